@@ -1,0 +1,10 @@
+// ESM jest for NestJS 12 (ESM-only): run with NODE_OPTIONS=--experimental-vm-modules.
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  setupFiles: ['reflect-metadata'],
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testTimeout: 60_000,
+};

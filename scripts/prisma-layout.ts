@@ -1,0 +1,31 @@
+// Where the schema files live and how a provider's schema is made from the models.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROVIDERS = ['sqlite', 'postgresql', 'mysql'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const MODELS_PATH = join(ROOT, 'prisma', 'models.prisma');
+
+export const schemaPath = (provider: Provider) => join(ROOT, 'prisma', provider, 'schema.prisma');
+export const migrationsDir = (provider: Provider) => join(ROOT, 'prisma', 'migrations', provider);
+
+/** The full schema for one provider: generated header, datasource, client generator, models. */
+export function renderSchema(provider: Provider, models: string): string {
+  const body = provider === 'sqlite' ? models.replace(/[ \t]+@db\.\w+(\([^)]*\))?/g, '') : models;
+  return `// Generated from prisma/models.prisma by scripts/prisma-schemas.ts. Do not edit.
+
+generator client {
+  provider            = "prisma-client"
+  output              = "../../src/generated/${provider}"
+  moduleFormat        = "esm"
+  importFileExtension = "js"
+}
+
+datasource db {
+  provider = "${provider}"
+}
+
+${body}`;
+}

@@ -1,0 +1,62 @@
+// The MessageStore contract. Inject it by its token: `@Inject(MessageStore) store: MessageStore`.
+import type { HistoryMessage, MessageInput, RepairRecord, StoredMessage } from './message.types.js';
+
+/**
+ * Per-thread conversation storage. Every method is scoped by `threadId`, a
+ * non-empty string of at most 191 characters, and validates its input before
+ * touching the database: invalid input throws StoreValidationError and changes
+ * nothing. Writes are atomic; concurrent writers to one thread are serialized,
+ * so sequence numbers are unique and nothing acknowledged is lost. A thread
+ * deleted as a session (TranscriptStore.deleteTranscript) answers writes with
+ * StoreNotFoundError instead of coming back.
+ */
+export interface MessageStore {
+  /** Appends one message at the next sequence number, creating the thread if needed. */
+  append(threadId: string, message: MessageInput): Promise<StoredMessage>;
+
+  /** Appends several messages atomically (all or none), at consecutive sequence numbers. */
+  appendMany(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]>;
+
+  /**
+   * The effective history: after the latest compaction or repair, its
+   * replacement messages (seq null) followed by every message appended after
+   * the part it replaced; without one, every message in order. `[]` for an
+   * unknown thread. Reads only the latest boundary and the messages after it.
+   */
+  getHistory(threadId: string): Promise<HistoryMessage[]>;
+
+  /** The length of the effective history, counted in the database without loading it. */
+  count(threadId: string): Promise<number>;
+
+  /** Removes the thread's messages, events, boundaries and repairs in one transaction. The thread itself stays; sequence numbers are never reused. */
+  clear(threadId: string): Promise<void>;
+
+  /** DESTRUCTIVE: atomically deletes the whole log (transcript included) and stores `messages` as the new history. */
+  replaceHistory(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]>;
+
+  /**
+   * Appends a compaction boundary; deletes nothing. The summarizer read the
+   * first `sourceMessageCount` messages of the effective history; afterwards
+   * the effective history is `messages` followed by every effective message
+   * after that position, including any appended while the summary was written.
+   * `retainedMessageCount` is how many of `messages` are kept verbatim. Throws
+   * StoreValidationError when sourceMessageCount exceeds the current effective
+   * count, or retainedMessageCount exceeds sourceMessageCount or messages.length.
+   */
+  appendCompaction(threadId: string, messages: MessageInput[], sourceMessageCount: number, retainedMessageCount: number): Promise<void>;
+
+  /**
+   * Repairs orphaned tool calls with the same boundary rule: the effective
+   * history becomes `balancedMessages` followed by every effective message after
+   * position `sourceMessageCount`. `repairMessage` is kept as evidence (getRepairs).
+   */
+  appendRepair(threadId: string, repairMessage: MessageInput, balancedMessages: MessageInput[], sourceMessageCount: number): Promise<void>;
+
+  /** The evidence of every repair, oldest first. */
+  getRepairs(threadId: string): Promise<RepairRecord[]>;
+
+  /** Every committed message in append order, whatever compactions and repairs happened. `[]` for an unknown thread. */
+  getTranscript(threadId: string): Promise<StoredMessage[]>;
+}
+
+export const MessageStore = Symbol('MessageStore');

@@ -1,0 +1,117 @@
+// The module's options, and their validation at start-up.
+import { StoreConfigurationError } from './store.errors.js';
+import type { Provider } from './data/dialect.js';
+
+export interface StoreModuleOptions {
+  /**
+   * Where the store lives: `file:<path>` (SQLite), `postgresql://…` or `mysql://…`
+   * (MySQL and MariaDB). Default: the SQLite file `./data/agent-store.db`.
+   */
+  url?: string;
+  /**
+   * Your own PrismaClient instead of a url: built with its driver adapter, from
+   * a schema that includes prisma/models.prisma. The module never disconnects it,
+   * and never migrates it (your schema's migrations are yours to run).
+   */
+  prisma?: object;
+  /** Apply pending migrations at start-up. Default: true for the embedded SQLite default, false otherwise. */
+  migrate?: boolean;
+  /** PostgreSQL and MySQL connection pool. */
+  pool?: {
+    /** Most connections open at once. Default 10. */
+    max?: number;
+    /** How long a call waits for a free connection before it fails. Default 10 000 ms. */
+    connectionTimeoutMs?: number;
+  };
+  /** SQLite: how long a write waits for another process's lock. Default 10 000 ms. */
+  sqliteBusyTimeoutMs?: number;
+}
+
+export const DEFAULT_URL = 'file:./data/agent-store.db';
+
+export type ResolvedStoreOptions =
+  | { source: 'url'; url: string; provider: Provider; migrate: boolean; pool: Required<NonNullable<StoreModuleOptions['pool']>>; sqliteBusyTimeoutMs: number }
+  | { source: 'client'; client: object; provider: Provider };
+
+const KNOWN_OPTIONS = new Set(['url', 'prisma', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
+const SCHEMES: Record<string, Provider> = { 'file:': 'sqlite', 'postgresql:': 'postgresql', 'postgres:': 'postgresql', 'mysql:': 'mysql', 'mariadb:': 'mysql' };
+
+export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreOptions {
+  if (typeof options !== 'object' || options === null) throw new StoreConfigurationError('StoreModule options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new StoreConfigurationError(`unknown StoreModule option "${key}"; known options: ${[...KNOWN_OPTIONS].join(', ')}`);
+    }
+  }
+  if (options.migrate !== undefined && typeof options.migrate !== 'boolean') {
+    throw new StoreConfigurationError('StoreModule option "migrate" must be true or false');
+  }
+  if (options.prisma !== undefined) return resolveClient(options);
+
+  const url = options.url ?? DEFAULT_URL;
+  const provider = providerOf(url);
+  return {
+    source: 'url',
+    url,
+    provider,
+    migrate: options.migrate ?? options.url === undefined,
+    pool: {
+      max: positiveInteger(options.pool?.max ?? 10, 'pool.max'),
+      connectionTimeoutMs: positiveInteger(options.pool?.connectionTimeoutMs ?? 10_000, 'pool.connectionTimeoutMs'),
+    },
+    sqliteBusyTimeoutMs: positiveInteger(options.sqliteBusyTimeoutMs ?? 10_000, 'sqliteBusyTimeoutMs'),
+  };
+}
+
+function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
+  const client = options.prisma as Record<string, unknown> & { _activeProvider?: unknown };
+  if (options.url !== undefined) throw new StoreConfigurationError('pass either "url" or "prisma" to StoreModule, not both');
+  if (options.migrate) {
+    throw new StoreConfigurationError(
+      'StoreModule cannot migrate your own PrismaClient: include prisma/models.prisma in your schema and run `prisma migrate deploy` with your migrations',
+    );
+  }
+  if (typeof client !== 'object' || client === null || typeof client.$transaction !== 'function' || !client.agentThread || !client.agentMessage) {
+    throw new StoreConfigurationError(
+      'StoreModule option "prisma" must be a PrismaClient whose schema includes the models of prisma/models.prisma (agentThread, agentMessage, …)',
+    );
+  }
+  const provider = ({ sqlite: 'sqlite', postgresql: 'postgresql', postgres: 'postgresql', mysql: 'mysql' } as const)[String(client._activeProvider) as 'sqlite'];
+  if (!provider) throw new StoreConfigurationError(`StoreModule supports SQLite, PostgreSQL and MySQL clients, not "${String(client._activeProvider)}"`);
+  return { source: 'client', client, provider };
+}
+
+function providerOf(url: unknown): Provider {
+  if (typeof url !== 'string' || url.length === 0) {
+    throw new StoreConfigurationError('StoreModule option "url" must be a connection string such as file:./data/agent-store.db or postgresql://user:pass@host:5432/db');
+  }
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
+  const provider = scheme ? SCHEMES[scheme] : undefined;
+  if (!provider) {
+    throw new StoreConfigurationError(
+      `StoreModule cannot open "${redact(url)}": the url must start with file: (SQLite), postgresql:// or mysql:// (MySQL/MariaDB)`,
+    );
+  }
+  if (provider === 'sqlite' && url.slice('file:'.length).trim() === '') {
+    throw new StoreConfigurationError('a SQLite url needs a path, e.g. file:./data/agent-store.db');
+  }
+  if (provider !== 'sqlite') {
+    try {
+      const parsed = new URL(url);
+      if (!parsed.hostname) throw new Error('no host');
+    } catch {
+      throw new StoreConfigurationError(`StoreModule cannot parse "${redact(url)}": expected ${scheme}//user:password@host:port/database`);
+    }
+  }
+  return provider;
+}
+
+function positiveInteger(value: unknown, name: string): number {
+  if (!Number.isSafeInteger(value) || (value as number) <= 0) {
+    throw new StoreConfigurationError(`StoreModule option "${name}" must be a positive integer, got ${String(value)}`);
+  }
+  return value as number;
+}
+
+/** Connection strings carry passwords: never echo one back. */
+export const redact = (url: string) => url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');

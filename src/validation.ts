@@ -1,0 +1,115 @@
+// Input checks. Every store method runs them before it touches the database,
+// so bad input never reaches it and never changes anything.
+import { MESSAGE_ROLES, type JsonObject, type Message, type MessageRole } from './message.types.js';
+import { StoreValidationError } from './store.errors.js';
+
+/** MySQL indexes at most 191 utf8mb4 characters of a string key. */
+export const MAX_ID_LENGTH = 191;
+/** MySQL refuses JSON nested deeper than 100; we stay well inside every database's limit. */
+export const MAX_JSON_DEPTH = 64;
+
+const MESSAGE_KEYS = new Set(['role', 'content', 'id', 'metadata', 'createdAt']);
+
+export function idOf(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
+    throw new StoreValidationError(`${name} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+  }
+  if (value.includes('\u0000')) throw new StoreValidationError(`${name} must not contain NUL characters`);
+  return value;
+}
+
+export function countOf(value: unknown, name: string): number {
+  if (!Number.isSafeInteger(value) || (value as number) < 0) {
+    throw new StoreValidationError(`${name} must be a non-negative integer, got ${String(value)}`);
+  }
+  return value as number;
+}
+
+export function messagesOf(value: unknown, name: string, now = new Date()): Message[] {
+  if (!Array.isArray(value)) throw new StoreValidationError(`${name} must be an array of messages`);
+  return value.map((message, i) => messageOf(message, `${name}[${i}]`, now));
+}
+
+export function messageOf(value: unknown, name: string, now = new Date()): Message {
+  if (!isPlainObject(value)) throw new StoreValidationError(`${name} must be a message object`);
+  for (const key of Object.keys(value)) {
+    if (!MESSAGE_KEYS.has(key)) {
+      throw new StoreValidationError(`${name} has an unknown property "${key}"; put extra data in metadata`);
+    }
+  }
+  const { role, content, id, metadata, createdAt } = value;
+  if (!MESSAGE_ROLES.includes(role as MessageRole)) {
+    throw new StoreValidationError(`${name}.role must be one of ${MESSAGE_ROLES.join(', ')}`);
+  }
+  const message: Message = { role: role as MessageRole, content: contentOf(content, `${name}.content`), createdAt: dateOf(createdAt, `${name}.createdAt`, now) };
+  if (id !== undefined) message.id = idOf(id, `${name}.id`);
+  if (metadata !== undefined) message.metadata = jsonObjectOf(metadata, `${name}.metadata`);
+  return message;
+}
+
+function contentOf(value: unknown, name: string): Message['content'] {
+  if (typeof value === 'string') {
+    assertJson(value, name);
+    return value;
+  }
+  if (!Array.isArray(value)) throw new StoreValidationError(`${name} must be a string or an array of parts`);
+  value.forEach((part, i) => {
+    if (!isPlainObject(part) || typeof part.type !== 'string') {
+      throw new StoreValidationError(`${name}[${i}] must be an object with a string "type"`);
+    }
+  });
+  assertJson(value, name);
+  return value as Message['content'];
+}
+
+export function jsonObjectOf(value: unknown, name: string): JsonObject {
+  if (!isPlainObject(value)) throw new StoreValidationError(`${name} must be a plain JSON object`);
+  assertJson(value, name);
+  return value as JsonObject;
+}
+
+function dateOf(value: unknown, name: string, fallback: Date): Date {
+  if (value === undefined) return fallback;
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw new StoreValidationError(`${name} must be a Date or an ISO-8601 string`);
+  return date;
+}
+
+/** Throws unless `value` survives a JSON round trip unchanged on every supported database. */
+export function assertJson(value: unknown, name: string, depth = 0): void {
+  if (depth > MAX_JSON_DEPTH) throw new StoreValidationError(`${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  switch (typeof value) {
+    case 'string':
+      // PostgreSQL's jsonb cannot hold U+0000.
+      if (value.includes('\u0000')) throw new StoreValidationError(`${name} contains a NUL character, which databases cannot store in JSON`);
+      return;
+    case 'boolean':
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) throw new StoreValidationError(`${name} must be a finite number`);
+      return;
+    case 'object':
+      if (value === null) return;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) assertJson(value[i], `${name}[${i}]`, depth + 1);
+        return;
+      }
+      if (!isPlainObject(value)) {
+        throw new StoreValidationError(`${name} must be plain JSON (got ${value.constructor?.name ?? 'an object'}); encode binary data as base64`);
+      }
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes('\u0000')) throw new StoreValidationError(`${name} has a key with a NUL character`);
+        // Like JSON itself, an undefined property is absent.
+        if (item !== undefined) assertJson(item, `${name}.${key}`, depth + 1);
+      }
+      return;
+    default:
+      throw new StoreValidationError(`${name} must be JSON (got ${typeof value})`);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
