@@ -18,13 +18,13 @@ export class PrismaMessageStore implements MessageStore {
     return stored;
   }
 
-  appendMany(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
+  async appendMany(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
     const id = idOf(threadId, 'threadId');
     const valid = messagesOf(messages, 'messages');
-    return valid.length === 0 ? Promise.resolve([]) : this.#append(id, valid);
+    return valid.length === 0 ? [] : this.#append(id, valid);
   }
 
-  getHistory(threadId: string): Promise<HistoryMessage[]> {
+  async getHistory(threadId: string): Promise<HistoryMessage[]> {
     const id = idOf(threadId, 'threadId');
     return this.db.read(async (tx) => {
       const boundary = await repo.latestBoundary(tx, id);
@@ -33,7 +33,7 @@ export class PrismaMessageStore implements MessageStore {
     });
   }
 
-  count(threadId: string): Promise<number> {
+  async count(threadId: string): Promise<number> {
     const id = idOf(threadId, 'threadId');
     return this.db.read(async (tx) => {
       const boundary = await repo.latestBoundaryCounts(tx, id);
@@ -48,7 +48,7 @@ export class PrismaMessageStore implements MessageStore {
     });
   }
 
-  replaceHistory(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
+  async replaceHistory(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
     const id = idOf(threadId, 'threadId');
     const valid = messagesOf(messages, 'messages');
     return this.db.write(async (tx) => {
@@ -81,12 +81,12 @@ export class PrismaMessageStore implements MessageStore {
     });
   }
 
-  getRepairs(threadId: string): Promise<RepairRecord[]> {
+  async getRepairs(threadId: string): Promise<RepairRecord[]> {
     const id = idOf(threadId, 'threadId');
     return this.db.query((client) => repo.repairsOf(client, id));
   }
 
-  getTranscript(threadId: string): Promise<StoredMessage[]> {
+  async getTranscript(threadId: string): Promise<StoredMessage[]> {
     const id = idOf(threadId, 'threadId');
     return this.db.query((client) => repo.transcriptOf(client, id));
   }

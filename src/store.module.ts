@@ -1,10 +1,10 @@
 // StoreModule: opens the database named by the options and provides the stores.
-import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { StoreDatabase } from './data/database.js';
 import { openDatabase } from './data/open-database.js';
 import { MessageStore } from './message-store.js';
 import { PrismaMessageStore } from './message-store.service.js';
-import { ConfigurableStoreModule, STORE_MODULE_OPTIONS } from './store.module-definition.js';
+import { ConfigurableStoreModule, STORE_MODULE_OPTIONS, STORE_OPTIONS_TYPE } from './store.module-definition.js';
 import { resolveOptions, type StoreModuleOptions } from './store.options.js';
 
 /** Closes the client the module created; a caller's own client is left alone. */
@@ -31,4 +31,9 @@ class StoreShutdown implements OnApplicationShutdown {
   ],
   exports: [MessageStore],
 })
-export class StoreModule extends ConfigurableStoreModule {}
+export class StoreModule extends ConfigurableStoreModule {
+  /** With no options: the embedded SQLite file ./data/agent-store.db, migrated at boot. */
+  static override forRoot(options: typeof STORE_OPTIONS_TYPE = {}): DynamicModule {
+    return super.forRoot(options);
+  }
+}
