@@ -215,7 +215,7 @@ describe('appendCompaction', () => {
 describe('appendRepair', () => {
   test('the effective history becomes the balanced projection and the repair message is kept as evidence', async () => {
     const id = thread();
-    const call = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] } as const;
+    const call: MessageInput = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] };
     await store.messages.appendMany(id, [user('find x'), call]);
     // The process crashed before the tool result; on reload the orphaned call is repaired.
     const repair: MessageInput = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'error-text', value: 'interrupted' } }] };
