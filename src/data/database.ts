@@ -1,0 +1,42 @@
+// The one door to the database: transactions with the right isolation for each
+// provider, retries of transient conflicts, and errors turned into StoreErrors.
+import type { Dialect } from './dialect.js';
+import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
+import type { StoreClient, StoreTx } from './store-client.js';
+
+const TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 30_000 };
+
+export class StoreDatabase {
+  constructor(
+    readonly client: StoreClient,
+    readonly dialect: Dialect,
+    /** Disconnect the client on close: only when the store created it. */
+    private readonly ownsClient: boolean,
+    private readonly retry: RetryPolicy = DEFAULT_RETRY,
+  ) {}
+
+  /** A write transaction. It should call `dialect.reserveSeqs` (or lock the thread) before it reads. */
+  write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.#transaction(work, this.dialect.writeIsolation);
+  }
+
+  /** Several reads that see one snapshot. */
+  read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.#transaction(work, this.dialect.readIsolation);
+  }
+
+  /** One statement, which is atomic by itself. */
+  query<T>(work: (client: StoreClient) => Promise<T>): Promise<T> {
+    return withRetries(() => work(this.client), this.retry);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.client.$disconnect();
+  }
+
+  #transaction<T>(work: (tx: StoreTx) => Promise<T>, isolationLevel: string | undefined): Promise<T> {
+    // The client is typed as SQLite's, whose only level is Serializable; the others exist on their providers.
+    const options = { ...TRANSACTION_LIMITS, ...(isolationLevel && { isolationLevel }) } as { isolationLevel?: 'Serializable' };
+    return withRetries(() => this.client.$transaction(work, options), this.retry);
+  }
+}

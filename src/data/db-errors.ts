@@ -1,0 +1,73 @@
+// Database failures are understood here, once: which are worth a retry, and
+// which StoreError each becomes. Unknown errors keep their cause.
+import {
+  StoreBusyError,
+  StoreConflictError,
+  StoreDatabaseError,
+  StoreError,
+  StoreNotFoundError,
+  StoreUnavailableError,
+} from '../store.errors.js';
+
+/** What a driver adapter reports about a failure (`DriverAdapterError.cause`). */
+interface AdapterFailure {
+  kind: string;
+  code?: string | number;
+  originalCode?: string;
+  extendedCode?: number;
+}
+
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+const PG_TRANSIENT = new Set(['40001', '40P01', '55P03']);
+const MYSQL_TRANSIENT = new Set([1205, 1213]);
+
+export function adapterFailureOf(error: unknown): AdapterFailure | undefined {
+  const candidate = error as { name?: string; cause?: unknown; meta?: { driverAdapterError?: { cause?: unknown } } };
+  const cause = candidate?.meta?.driverAdapterError?.cause ?? (candidate?.name === 'DriverAdapterError' ? candidate.cause : undefined);
+  return typeof (cause as AdapterFailure | undefined)?.kind === 'string' ? (cause as AdapterFailure) : undefined;
+}
+
+const prismaCodeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && /^P\d{4}$/.test(code) ? code : undefined;
+};
+
+/** A conflict that the same transaction, run again, may not meet: serialization failures, deadlocks, lock timeouts, SQLite busy. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof StoreError) return false;
+  if (prismaCodeOf(error) === 'P2034') return true;
+  const failure = adapterFailureOf(error);
+  if (!failure) return false;
+  if (failure.kind === 'TransactionWriteConflict') return true;
+  if (failure.originalCode?.startsWith('SQLITE_BUSY') || failure.originalCode?.startsWith('SQLITE_LOCKED')) return true;
+  if (failure.kind === 'sqlite') return [SQLITE_BUSY, SQLITE_LOCKED].includes((failure.extendedCode ?? 0) & 0xff);
+  if (failure.kind === 'postgres') return PG_TRANSIENT.has(String(failure.code));
+  if (failure.kind === 'mysql') return MYSQL_TRANSIENT.has(Number(failure.code));
+  return false;
+}
+
+const UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError']);
+// P1001 unreachable, P1002 timed out, P1008 operation timed out, P1017 connection closed, P2024 pool timeout.
+const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+// P2028 is any transaction API error; only this one means no connection or lock came free in time.
+const NO_TRANSACTION_IN_TIME = /Unable to start a transaction in the given time/;
+
+/** Turns any failure into a StoreError, keeping the original as `cause`. */
+export function toStoreError(error: unknown, retriesExhausted = false): StoreError {
+  if (error instanceof StoreError) return error;
+  const message = (error as Error)?.message ?? String(error);
+  if (retriesExhausted || isTransient(error)) {
+    return new StoreBusyError(`the database stayed busy with conflicting writes: ${message}`, { cause: error });
+  }
+  const code = prismaCodeOf(error);
+  const failure = adapterFailureOf(error);
+  if (code === 'P2002' || failure?.kind === 'UniqueConstraintViolation') {
+    return new StoreConflictError(`a row with the same key already exists: ${message}`, { cause: error });
+  }
+  if (code === 'P2025') return new StoreNotFoundError(message, { cause: error });
+  if ((code && UNAVAILABLE_CODES.has(code)) || (code === 'P2028' && NO_TRANSACTION_IN_TIME.test(message)) || (failure && UNAVAILABLE_KINDS.has(failure.kind) && !failure.originalCode?.startsWith('SQLITE'))) {
+    return new StoreUnavailableError(`the database is unavailable: ${message}`, { cause: error });
+  }
+  return new StoreDatabaseError(`the database failed: ${message}`, { cause: error });
+}

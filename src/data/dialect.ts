@@ -1,0 +1,48 @@
+// What differs between the databases, and nothing else.
+import type { StoreTx } from './store-client.js';
+
+export type Provider = 'sqlite' | 'postgresql' | 'mysql';
+
+/** Prisma's isolation level names; SQLite's adapter reads Serializable as "take the write lock up front". */
+type IsolationLevel = 'Serializable' | 'RepeatableRead' | 'ReadCommitted';
+
+export interface Dialect {
+  readonly provider: Provider;
+  /** Writes lock their thread row first; read committed then sees every write that committed before the lock. */
+  readonly writeIsolation: IsolationLevel;
+  /** Reads of several statements see one snapshot. Undefined: SQLite's deferred transaction, which is one. */
+  readonly readIsolation: IsolationLevel | undefined;
+  /**
+   * Creates the thread if it is missing and hands out `count` sequence numbers
+   * (count may be 0). Returns the last one handed out. The thread row stays
+   * locked until the transaction ends, so writers to one thread queue here.
+   */
+  reserveSeqs(tx: StoreTx, threadId: string, count: number, now: Date): Promise<number>;
+}
+
+// PostgreSQL and SQLite (3.35+) upsert and return in one statement.
+async function upsertReturning(tx: StoreTx, threadId: string, count: number, now: Date): Promise<number> {
+  const rows = await tx.$queryRaw<{ last_seq: number | bigint }[]>`
+    INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, ${count}, ${now}, ${now})
+    ON CONFLICT (id) DO UPDATE SET last_seq = agent_thread.last_seq + ${count}, updated_at = ${now}
+    RETURNING last_seq`;
+  return Number(rows[0].last_seq);
+}
+
+export const DIALECTS: Record<Provider, Dialect> = {
+  sqlite: { provider: 'sqlite', writeIsolation: 'Serializable', readIsolation: undefined, reserveSeqs: upsertReturning },
+  postgresql: { provider: 'postgresql', writeIsolation: 'ReadCommitted', readIsolation: 'RepeatableRead', reserveSeqs: upsertReturning },
+  mysql: {
+    provider: 'mysql',
+    writeIsolation: 'ReadCommitted',
+    readIsolation: 'RepeatableRead',
+    // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
+    async reserveSeqs(tx, threadId, count, now) {
+      await tx.$executeRaw`
+        INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, ${count}, ${now}, ${now})
+        ON DUPLICATE KEY UPDATE last_seq = last_seq + VALUES(last_seq), updated_at = VALUES(updated_at)`;
+      const rows = await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId}`;
+      return Number(rows[0].last_seq);
+    },
+  },
+};

@@ -1,0 +1,158 @@
+// Reads and writes of messages and boundaries. Callers run these inside a
+// StoreDatabase transaction; every query is an index range scan on (thread_id, seq).
+import type { HistoryMessage, JsonObject, Message, MessageRole, RepairRecord, StoredMessage } from '../message.types.js';
+import { StoreNotFoundError } from '../store.errors.js';
+import type { StoreTx } from './store-client.js';
+
+/** Selects messages, never a session's events. */
+const MESSAGES_ONLY = { eventType: null };
+
+export interface Boundary {
+  seq: number;
+  cutSeq: number;
+  messages: Message[];
+}
+
+type MessageRow = { seq: number; role: string | null; content: unknown; messageId: string | null; metadata: unknown; createdAt: Date };
+
+export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
+  if (await tx.agentTombstone.findUnique({ where: { id: threadId }, select: { id: true } })) {
+    throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+  }
+}
+
+export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: number, messages: Message[]): Promise<StoredMessage[]> {
+  if (messages.length === 0) return [];
+  const stored = messages.map((message, i) => ({ ...message, seq: firstSeq + i }));
+  await tx.agentMessage.createMany({
+    data: stored.map((message) => ({
+      threadId,
+      seq: message.seq,
+      role: message.role,
+      content: message.content as never,
+      messageId: message.id ?? null,
+      metadata: (message.metadata ?? undefined) as never,
+      createdAt: message.createdAt,
+    })),
+  });
+  return stored;
+}
+
+export async function latestBoundary(tx: StoreTx, threadId: string): Promise<Boundary | null> {
+  const row = await tx.agentBoundary.findFirst({
+    where: { threadId },
+    orderBy: { seq: 'desc' },
+    select: { seq: true, cutSeq: true, messages: true },
+  });
+  return row && { seq: row.seq, cutSeq: row.cutSeq, messages: (row.messages as unknown as SerializedMessage[]).map(deserialize) };
+}
+
+/** The latest boundary's counts only: no JSON is read. */
+export async function latestBoundaryCounts(tx: StoreTx, threadId: string): Promise<{ cutSeq: number; messageCount: number } | null> {
+  return tx.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { cutSeq: true, messageCount: true } });
+}
+
+export async function messagesAfter(tx: StoreTx, threadId: string, cutSeq: number): Promise<StoredMessage[]> {
+  const rows = await tx.agentMessage.findMany({
+    where: { threadId, seq: { gt: cutSeq }, ...MESSAGES_ONLY },
+    orderBy: { seq: 'asc' },
+    select: { seq: true, role: true, content: true, messageId: true, metadata: true, createdAt: true },
+  });
+  return rows.map(toStoredMessage);
+}
+
+export function countMessagesAfter(tx: StoreTx, threadId: string, cutSeq: number): Promise<number> {
+  return tx.agentMessage.count({ where: { threadId, seq: { gt: cutSeq }, ...MESSAGES_ONLY } });
+}
+
+/** The seq of the n-th (1-based) message after `cutSeq`. */
+export async function nthMessageSeqAfter(tx: StoreTx, threadId: string, cutSeq: number, n: number): Promise<number> {
+  const row = await tx.agentMessage.findFirst({
+    where: { threadId, seq: { gt: cutSeq }, ...MESSAGES_ONLY },
+    orderBy: { seq: 'asc' },
+    skip: n - 1,
+    select: { seq: true },
+  });
+  if (!row) throw new Error(`thread ${threadId} has fewer than ${n} messages after seq ${cutSeq}`);
+  return row.seq;
+}
+
+export interface NewBoundary {
+  seq: number;
+  kind: 'compaction' | 'repair';
+  cutSeq: number;
+  messages: Message[];
+  sourceCount: number;
+  retainedCount: number | null;
+  createdAt: Date;
+}
+
+export async function insertBoundary(tx: StoreTx, threadId: string, boundary: NewBoundary): Promise<void> {
+  await tx.agentBoundary.create({
+    data: {
+      threadId,
+      seq: boundary.seq,
+      kind: boundary.kind,
+      cutSeq: boundary.cutSeq,
+      messages: boundary.messages.map(serialize) as never,
+      messageCount: boundary.messages.length,
+      sourceCount: boundary.sourceCount,
+      retainedCount: boundary.retainedCount,
+      createdAt: boundary.createdAt,
+    },
+  });
+}
+
+export async function insertRepair(tx: StoreTx, threadId: string, seq: number, repairMessage: Message): Promise<void> {
+  await tx.agentRepair.create({ data: { threadId, seq, message: serialize(repairMessage) as never, createdAt: repairMessage.createdAt } });
+}
+
+export async function repairsOf(tx: StoreTx, threadId: string): Promise<RepairRecord[]> {
+  const rows = await tx.agentRepair.findMany({
+    where: { threadId },
+    orderBy: { seq: 'asc' },
+    select: { seq: true, message: true, createdAt: true, boundary: { select: { sourceCount: true } } },
+  });
+  return rows.map((row) => ({
+    seq: row.seq,
+    repairMessage: deserialize(row.message as unknown as SerializedMessage),
+    sourceMessageCount: row.boundary.sourceCount,
+    createdAt: row.createdAt,
+  }));
+}
+
+export async function transcriptOf(tx: StoreTx, threadId: string): Promise<StoredMessage[]> {
+  return messagesAfter(tx, threadId, 0);
+}
+
+/** Removes the thread's whole log: messages, events, boundaries and (by cascade) repairs. The thread stays. */
+export async function deleteLog(tx: StoreTx, threadId: string): Promise<void> {
+  await tx.agentMessage.deleteMany({ where: { threadId } });
+  await tx.agentBoundary.deleteMany({ where: { threadId } });
+}
+
+/** Locks an existing thread for the rest of the transaction; false when it does not exist. */
+export async function lockThread(tx: StoreTx, threadId: string, now: Date): Promise<boolean> {
+  const { count } = await tx.agentThread.updateMany({ where: { id: threadId }, data: { updatedAt: now } });
+  return count > 0;
+}
+
+export const asHistory = (messages: Message[]): HistoryMessage[] => messages.map((message) => ({ ...message, seq: null }));
+
+// Messages inside a boundary's JSON: dates travel as ISO strings.
+type SerializedMessage = Omit<Message, 'createdAt'> & { createdAt: string };
+
+function serialize(message: Message): SerializedMessage {
+  return { ...message, createdAt: message.createdAt.toISOString() };
+}
+
+function deserialize(message: SerializedMessage): Message {
+  return { ...message, createdAt: new Date(message.createdAt) };
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  const message: StoredMessage = { seq: row.seq, role: row.role as MessageRole, content: row.content as Message['content'], createdAt: row.createdAt };
+  if (row.messageId !== null) message.id = row.messageId;
+  if (row.metadata !== null) message.metadata = row.metadata as JsonObject;
+  return message;
+}

@@ -1,0 +1,84 @@
+// Opens the database the options name: the driver adapter for its url, the
+// Prisma client generated for its provider, and pending migrations if asked.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Logger } from '@nestjs/common';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { ResolvedStoreOptions } from '../store.options.js';
+import { StoreDatabase } from './database.js';
+import { DIALECTS, type Provider } from './dialect.js';
+import { toStoreError } from './db-errors.js';
+import { shippedMigrations } from './migration-files.js';
+import { applyMigrations, type MigrationReport } from './migrator.js';
+import { SerializedSqliteAdapterFactory } from './sqlite-adapter.js';
+import type { StoreClient } from './store-client.js';
+
+type UrlOptions = Extract<ResolvedStoreOptions, { source: 'url' }>;
+
+export async function openDatabase(options: ResolvedStoreOptions, logger: Logger): Promise<StoreDatabase> {
+  if (options.source === 'client') return new StoreDatabase(options.client as StoreClient, DIALECTS[options.provider], false);
+
+  const factory = await adapterFactory(options, logger);
+  if (options.migrate) {
+    const report = await migrate(factory, options.provider);
+    if (report.applied.length > 0) logger.log(`applied migrations: ${report.applied.join(', ')}`);
+    if (report.modified.length > 0) logger.warn(`migrations changed after they were applied (not re-run): ${report.modified.join(', ')}`);
+  }
+  const { PrismaClient } = await clientModule(options.provider);
+  const client = new PrismaClient({ adapter: factory as never }) as unknown as StoreClient;
+  return new StoreDatabase(client, DIALECTS[options.provider], true);
+}
+
+/** Applies the shipped migrations of `provider` on a connection of its own. */
+export async function migrate(factory: SqlDriverAdapterFactory, provider: Provider): Promise<MigrationReport> {
+  const adapter = await factory.connect().catch((error: unknown) => Promise.reject(toStoreError(error)));
+  try {
+    return await applyMigrations(adapter, provider, shippedMigrations(provider));
+  } catch (error) {
+    throw toStoreError(error);
+  } finally {
+    await adapter.dispose();
+  }
+}
+
+export async function adapterFactory(options: UrlOptions, logger: Logger): Promise<SqlDriverAdapterFactory> {
+  switch (options.provider) {
+    case 'sqlite': {
+      const path = options.url.slice('file:'.length);
+      if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+      return new SerializedSqliteAdapterFactory(options.url, { busyTimeoutMs: options.sqliteBusyTimeoutMs });
+    }
+    case 'postgresql': {
+      const { PrismaPg } = await import('@prisma/adapter-pg');
+      return new PrismaPg(
+        { connectionString: options.url, max: options.pool.max, connectionTimeoutMillis: options.pool.connectionTimeoutMs },
+        // An unhandled pool error would kill the process when the server restarts.
+        { onPoolError: (error) => logger.warn(`PostgreSQL pool error: ${error.message}`) },
+      );
+    }
+    case 'mysql': {
+      const { PrismaMariaDb } = await import('@prisma/adapter-mariadb');
+      const url = new URL(options.url);
+      return new PrismaMariaDb({
+        host: url.hostname,
+        port: Number(url.port || 3306),
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: decodeURIComponent(url.pathname.slice(1)),
+        connectionLimit: options.pool.max,
+        acquireTimeout: options.pool.connectionTimeoutMs,
+      });
+    }
+  }
+}
+
+function clientModule(provider: Provider): Promise<{ PrismaClient: new (options: { adapter: never }) => unknown }> {
+  switch (provider) {
+    case 'sqlite':
+      return import('../generated/sqlite/client.js');
+    case 'postgresql':
+      return import('../generated/postgresql/client.js');
+    case 'mysql':
+      return import('../generated/mysql/client.js');
+  }
+}

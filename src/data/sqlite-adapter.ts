@@ -1,0 +1,214 @@
+// The SQLite driver adapter the store opens files with.
+//
+// Prisma's better-sqlite3 adapter has one connection per client and starts
+// transactions with a deferred BEGIN. Two hazards follow: a query issued while
+// an interactive transaction is open runs inside that transaction (and vanishes
+// if it rolls back), and a deferred transaction that reads before it writes
+// gets SQLITE_BUSY when another process wrote in between. This adapter puts
+// every query and every transaction behind one FIFO lock, and takes the write
+// lock up front (BEGIN IMMEDIATE) for transactions opened as Serializable; a
+// transaction opened with no isolation level is a deferred read snapshot.
+//
+// The lock belongs to the file, not the connection: better-sqlite3 waits for
+// SQLite's lock synchronously, blocking the event loop, so a second connection
+// to the same file in the same process would stall the first one's commit
+// until its busy timeout ran out. In-process connections queue here instead;
+// other processes are kept apart by SQLite's own locks and the busy timeout.
+import { resolve } from 'node:path';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import type {
+  ConnectionInfo,
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQuery,
+  SqlResultSet,
+  Transaction,
+} from '@prisma/driver-adapter-utils';
+
+export interface SqliteOptions {
+  /** How long a statement waits for another process's write lock. */
+  busyTimeoutMs?: number;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+const statement = (sql: string): SqlQuery => ({ sql, args: [], argTypes: [] });
+
+/** A driver adapter factory for `new PrismaClient({ adapter })` that is safe to share within a process and across processes. */
+export class SerializedSqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
+  readonly provider = 'sqlite';
+  readonly adapterName = 'nestjs-agent-store-sqlite';
+  readonly #url: string;
+  readonly #busyTimeoutMs: number;
+
+  constructor(url: string, options: SqliteOptions = {}) {
+    this.#url = url;
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  }
+
+  connect(): Promise<SqlDriverAdapter> {
+    return this.#open(this.#url);
+  }
+
+  connectToShadowDb(): Promise<SqlDriverAdapter> {
+    return this.#open(':memory:');
+  }
+
+  async #open(url: string): Promise<SqlDriverAdapter> {
+    const inner = await new PrismaBetterSqlite3({ url, timeout: this.#busyTimeoutMs }).connect();
+    await inner.executeScript(
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${this.#busyTimeoutMs};`,
+    );
+    return new SerializedSqliteAdapter(inner, FileLocks.take(url));
+  }
+}
+
+class SerializedSqliteAdapter implements SqlDriverAdapter {
+  readonly provider = 'sqlite';
+  readonly adapterName = 'nestjs-agent-store-sqlite';
+  readonly #inner: SqlDriverAdapter;
+  readonly #lock: FileLock;
+
+  constructor(inner: SqlDriverAdapter, lock: FileLock) {
+    this.#inner = inner;
+    this.#lock = lock;
+  }
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return this.#lock.run(() => this.#inner.queryRaw(query));
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return this.#lock.run(() => this.#inner.executeRaw(query));
+  }
+
+  executeScript(script: string): Promise<void> {
+    return this.#lock.run(() => this.#inner.executeScript(script));
+  }
+
+  async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    const release = await this.#lock.acquire();
+    try {
+      await this.#inner.executeRaw(statement(isolationLevel === 'SERIALIZABLE' ? 'BEGIN IMMEDIATE' : 'BEGIN'));
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return new SqliteTransaction(this.#inner, release);
+  }
+
+  getConnectionInfo(): ConnectionInfo {
+    return this.#inner.getConnectionInfo?.() ?? { supportsRelationJoins: false };
+  }
+
+  dispose(): Promise<void> {
+    return this.#lock.run(() => this.#inner.dispose()).finally(() => this.#lock.give());
+  }
+}
+
+/** Runs on the connection while it holds the lock; Prisma sends COMMIT and ROLLBACK through executeRaw. */
+class SqliteTransaction implements Transaction {
+  readonly provider = 'sqlite';
+  readonly adapterName = 'nestjs-agent-store-sqlite';
+  readonly options = { usePhantomQuery: false };
+  readonly #inner: SqlDriverAdapter;
+  readonly #release: () => void;
+  #open = true;
+
+  constructor(inner: SqlDriverAdapter, release: () => void) {
+    this.#inner = inner;
+    this.#release = release;
+  }
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return this.#inner.queryRaw(query);
+  }
+
+  async executeRaw(query: SqlQuery): Promise<number> {
+    const changes = await this.#inner.executeRaw(query);
+    if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') this.#open = false;
+    return changes;
+  }
+
+  commit(): Promise<void> {
+    return this.#end();
+  }
+
+  rollback(): Promise<void> {
+    return this.#end();
+  }
+
+  async createSavepoint(name: string): Promise<void> {
+    await this.#inner.executeRaw(statement(`SAVEPOINT ${name}`));
+  }
+
+  async rollbackToSavepoint(name: string): Promise<void> {
+    await this.#inner.executeRaw(statement(`ROLLBACK TO ${name}`));
+  }
+
+  async releaseSavepoint(name: string): Promise<void> {
+    await this.#inner.executeRaw(statement(`RELEASE SAVEPOINT ${name}`));
+  }
+
+  // Prisma calls rollback() without sending ROLLBACK when COMMIT itself failed;
+  // the connection must not stay inside the transaction for the next caller.
+  async #end(): Promise<void> {
+    try {
+      if (this.#open) await this.#inner.executeRaw(statement('ROLLBACK'));
+    } finally {
+      this.#open = false;
+      this.#release();
+    }
+  }
+}
+
+/** A FIFO lock shared by every connection of this process to one file. */
+class FileLock {
+  #tail: Promise<void> = Promise.resolve();
+  #holders = 0;
+
+  constructor(private readonly onUnused: () => void) {}
+
+  take(): this {
+    this.#holders++;
+    return this;
+  }
+
+  give(): void {
+    if (--this.#holders === 0) this.onUnused();
+  }
+
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const acquired = this.#tail.then(() => release);
+    this.#tail = this.#tail.then(() => released);
+    return acquired;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+}
+
+const FileLocks = {
+  byPath: new Map<string, FileLock>(),
+
+  take(url: string): FileLock {
+    const path = url.replace(/^file:/, '');
+    // Every in-memory database is a database of its own.
+    if (path === ':memory:') return new FileLock(() => {}).take();
+    const key = resolve(path);
+    let lock = this.byPath.get(key);
+    if (!lock) {
+      lock = new FileLock(() => this.byPath.delete(key));
+      this.byPath.set(key, lock);
+    }
+    return lock.take();
+  },
+};
