@@ -5,8 +5,12 @@ import { StoreValidationError } from './store.errors.js';
 
 /** MySQL indexes at most 191 utf8mb4 characters of a string key. */
 export const MAX_ID_LENGTH = 191;
-/** MySQL refuses JSON nested deeper than 100; we stay well inside every database's limit. */
-export const MAX_JSON_DEPTH = 64;
+/**
+ * How deeply arrays and objects may nest in content and metadata. MariaDB's JSON
+ * check refuses more than 31 levels, and a compaction stores its messages two
+ * levels down (an array of message objects), so 28 fits every database.
+ */
+export const MAX_JSON_DEPTH = 28;
 
 const MESSAGE_KEYS = new Set(['role', 'content', 'id', 'metadata', 'createdAt']);
 
@@ -77,7 +81,6 @@ function dateOf(value: unknown, name: string, fallback: Date): Date {
 
 /** Throws unless `value` survives a JSON round trip unchanged on every supported database. */
 export function assertJson(value: unknown, name: string, depth = 0): void {
-  if (depth > MAX_JSON_DEPTH) throw new StoreValidationError(`${name} is nested deeper than ${MAX_JSON_DEPTH} levels`);
   switch (typeof value) {
     case 'string':
       // PostgreSQL's jsonb cannot hold U+0000.
@@ -90,6 +93,8 @@ export function assertJson(value: unknown, name: string, depth = 0): void {
       return;
     case 'object':
       if (value === null) return;
+      // `depth` counts the arrays and objects around this one.
+      if (depth >= MAX_JSON_DEPTH) throw new StoreValidationError(`${name} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) assertJson(value[i], `${name}[${i}]`, depth + 1);
         return;

@@ -1,6 +1,6 @@
 // MessageStore on a real SQLite file: every method and rule of its contract.
-import type { MessageInput, StoredMessage } from '../src/index.js';
-import { StoreNotFoundError, StoreValidationError } from '../src/index.js';
+import type { JsonValue, MessageInput, StoredMessage } from '../src/index.js';
+import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../src/index.js';
 import { sqliteApp, type SqliteApp } from './support/sqlite-app.js';
 
 let store: SqliteApp;
@@ -259,6 +259,17 @@ describe('input validation', () => {
   test.each(bad)('rejects %s and writes nothing', async (_name, call) => {
     await expect(call()).rejects.toThrow(StoreValidationError);
     expect(await store.db.client.agentThread.findUnique({ where: { id: 'v' } })).toBeNull();
+  });
+
+  test(`JSON nested ${MAX_JSON_DEPTH} levels deep is kept; one level more is rejected`, async () => {
+    const nest = (levels: number): JsonValue => (levels === 0 ? 'leaf' : [nest(levels - 1)]);
+    // content (an array) and its part (an object) are two of the levels.
+    const deepest = [{ type: 'data', value: nest(MAX_JSON_DEPTH - 2) }];
+    const stored = await store.messages.append('deep', { role: 'tool', content: deepest });
+    expect((await store.messages.getTranscript('deep'))[0]).toEqual(stored);
+    await expect(store.messages.append('deep', { role: 'tool', content: [{ type: 'data', value: nest(MAX_JSON_DEPTH - 1) }] })).rejects.toThrow(
+      /deeper than 28 levels/,
+    );
   });
 
   test('a thread id of exactly 191 characters is fine', async () => {

@@ -125,3 +125,9 @@ describe('the client', () => {
     await prisma.$disconnect();
   });
 });
+
+test('a SQLite file whose directory cannot be created fails the boot with a configuration error', async () => {
+  const failure = boot([StoreModule.forRoot({ url: 'file:/proc/no-such-dir/store.db', migrate: true })]);
+  await expect(failure).rejects.toThrow(StoreConfigurationError);
+  await expect(failure).rejects.toThrow(/cannot create \/proc\/no-such-dir/);
+});

@@ -1,9 +1,10 @@
 // Opens the database the options name: the driver adapter for its url, the
 // Prisma client generated for its provider, and pending migrations if asked.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions } from '../store.options.js';
 import { StoreDatabase } from './database.js';
 import { DIALECTS, type Provider } from './dialect.js';
@@ -45,7 +46,7 @@ export async function adapterFactory(options: UrlOptions, logger: Logger): Promi
   switch (options.provider) {
     case 'sqlite': {
       const path = options.url.slice('file:'.length);
-      if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+      if (path !== ':memory:') ensureDirectory(dirname(resolve(path)));
       return new SerializedSqliteAdapterFactory(options.url, { busyTimeoutMs: options.sqliteBusyTimeoutMs });
     }
     case 'postgresql': {
@@ -80,5 +81,19 @@ function clientModule(provider: Provider): Promise<{ PrismaClient: new (options:
       return import('../generated/postgresql/client.js');
     case 'mysql':
       return import('../generated/mysql/client.js');
+  }
+}
+
+/**
+ * Creates the SQLite file's directory one level at a time. Node's recursive
+ * mkdirSync never returns for some paths (under /proc it retries forever).
+ */
+function ensureDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; !existsSync(at); at = dirname(at)) missing.unshift(at);
+  try {
+    for (const level of missing) mkdirSync(level);
+  } catch (error) {
+    throw new StoreConfigurationError(`cannot create ${dir} for the SQLite file: ${(error as Error).message}`, { cause: error });
   }
 }
