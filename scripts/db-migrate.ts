@@ -1,0 +1,34 @@
+// `npm run db:migrate`: applies the shipped migrations to the database in
+// DATABASE_URL. The module migrates only its embedded SQLite default at start-up;
+// a server database is migrated by this, once per deploy, before the app starts.
+import { Logger } from '@nestjs/common';
+import { adapterFactory, migrate } from '../src/data/open-database.js';
+import { redact, resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
+
+const logger = new Logger('db:migrate');
+
+async function main(): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('set DATABASE_URL to file:<path>, postgresql://user:pass@host:5432/db or mysql://user:pass@host:3306/db');
+  // Given a url and no client, resolveOptions always resolves to a url source.
+  const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
+  const target = redact(url);
+
+  const report = await adapterFactory(options, logger)
+    .then((factory) => migrate(factory, options.provider))
+    .catch((error: Error) => Promise.reject(new Error(`${target}: ${error.message}`)));
+  logger.log(`${target}: ${report.applied.length > 0 ? `applied ${report.applied.join(', ')}` : 'no pending migrations'}`);
+  if (report.unchanged.length > 0) logger.log(`already applied: ${report.unchanged.join(', ')}`);
+  if (report.modified.length > 0) {
+    logger.warn(
+      `changed after they were applied, NOT re-run: ${report.modified.join(', ')}; ` +
+        'the database keeps the schema of the files as they were: restore the shipped files or reconcile it by hand',
+    );
+  }
+}
+
+main().catch((error: Error) => {
+  // One line, no stack: driver messages can span several.
+  logger.error(error.message.replace(/\s*\n\s*/g, ' '));
+  process.exitCode = 1;
+});
