@@ -7,4 +7,6 @@ export default {
   setupFiles: ['reflect-metadata'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60_000,
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

@@ -2,7 +2,7 @@
 // engine, or checks (--check) that the shipped ones are what the schema produces.
 // MySQL's migration is written by hand (the wasm engine has no MySQL connector)
 // and is checked against a live MariaDB by the test suite.
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -27,13 +27,6 @@ export async function expectedInitSql(provider: (typeof ENGINE_PROVIDERS)[number
   } finally {
     engine.free();
   }
-}
-
-export function shippedMigrations(provider: Provider): string[] {
-  return readdirSync(migrationsDir(provider), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
 }
 
 async function main() {

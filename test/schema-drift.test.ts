@@ -3,7 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { MODELS_PATH, PROVIDERS, migrationsDir, renderSchema, schemaPath } from '../scripts/prisma-layout.js';
+import { expectedInitSql } from '../scripts/prisma-migrations.js';
 import { openSchemaEngine, sqlFromEmpty } from '../scripts/schema-engine.js';
+import { shippedMigrations } from '../src/data/migration-files.js';
+import { describeWith, postgresServerUrl } from './support/databases.js';
 
 const models = readFileSync(MODELS_PATH, 'utf8');
 
@@ -50,5 +53,13 @@ describe('migration_lock.toml', () => {
     const lock = readFileSync(join(migrationsDir(provider), 'migration_lock.toml'), 'utf8');
     const providers = [...lock.matchAll(/^\s*provider\s*=\s*"([^"]*)"\s*$/gm)].map((match) => match[1]);
     expect(providers).toEqual([provider]);
+  });
+});
+
+describeWith(postgresServerUrl, 'PostgreSQL')('the PostgreSQL migration', () => {
+  it("is exactly what Prisma's schema engine produces for prisma/postgresql/schema.prisma", async () => {
+    const shipped = shippedMigrations('postgresql');
+    expect(shipped).toHaveLength(1);
+    expect(shipped[0].sql).toBe(await expectedInitSql('postgresql'));
   });
 });

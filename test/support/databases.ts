@@ -1,0 +1,50 @@
+// A fresh, empty database per test file on the servers the global setup provides.
+import { randomBytes } from 'node:crypto';
+import mariadb from 'mariadb';
+import pg from 'pg';
+
+export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
+export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
+
+const freshName = () => `agent_store_test_${randomBytes(6).toString('hex')}`;
+
+function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export async function freshPostgresUrl(): Promise<string> {
+  if (!postgresServerUrl) throw new Error('TEST_POSTGRES_URL is not set');
+  const name = freshName();
+  const client = new pg.Client({ connectionString: postgresServerUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return withDatabase(postgresServerUrl, name);
+}
+
+export async function freshMysqlUrl(): Promise<string> {
+  if (!mysqlServerUrl) throw new Error('TEST_MYSQL_URL is not set');
+  const name = freshName();
+  const url = new URL(mysqlServerUrl);
+  const connection = await mariadb.createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  });
+  try {
+    await connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  } finally {
+    await connection.end();
+  }
+  return withDatabase(mysqlServerUrl, name);
+}
+
+/** `describe` when the server is there; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
+export const describeWith = (serverUrl: string | undefined, name: string) =>
+  serverUrl ? describe : (title: string, fn: () => void) => describe.skip(`${title} (${name} unavailable: skipped)`, fn);
