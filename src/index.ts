@@ -2,7 +2,11 @@
 export { StoreModule } from './store.module.js';
 export type { StoreModuleOptions } from './store.options.js';
 export { MessageStore } from './message-store.js';
+export { TranscriptStore } from './transcript-store.js';
+export { SessionStore } from './session-store.js';
+export { HistoryProvider, HistoryProviders, type RunContext } from './history-provider.js';
 export * from './message.types.js';
+export * from './session.types.js';
 export * from './store.errors.js';
 export { SerializedSqliteAdapterFactory, type SqliteOptions } from './data/sqlite-adapter.js';
 export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './validation.js';

@@ -52,7 +52,7 @@ export class PrismaMessageStore implements MessageStore {
     const id = idOf(threadId, 'threadId');
     const valid = messagesOf(messages, 'messages');
     return this.db.write(async (tx) => {
-      const last = await this.#reserve(tx, id, valid.length);
+      const last = await repo.reserveSeqs(tx, this.db.dialect, id, valid.length);
       await repo.deleteLog(tx, id);
       return repo.insertMessages(tx, id, last - valid.length + 1, valid);
     });
@@ -93,16 +93,9 @@ export class PrismaMessageStore implements MessageStore {
 
   #append(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
     return this.db.write(async (tx) => {
-      const last = await this.#reserve(tx, threadId, messages.length);
+      const last = await repo.reserveSeqs(tx, this.db.dialect, threadId, messages.length);
       return repo.insertMessages(tx, threadId, last - messages.length + 1, messages);
     });
-  }
-
-  /** Locks (creating if needed) the thread and hands out `count` sequence numbers; the tombstone check comes after the lock, so a racing delete is seen. */
-  async #reserve(tx: StoreTx, threadId: string, count: number): Promise<number> {
-    const last = await this.db.dialect.reserveSeqs(tx, threadId, count, new Date());
-    await repo.assertNotDeleted(tx, threadId);
-    return last;
   }
 
   /**
@@ -118,7 +111,7 @@ export class PrismaMessageStore implements MessageStore {
     source: number,
     retained: number | null,
   ): Promise<number> {
-    const seq = await this.#reserve(tx, threadId, 1);
+    const seq = await repo.reserveSeqs(tx, this.db.dialect, threadId, 1);
     const previous = await repo.latestBoundary(tx, threadId);
     const previousMessages = previous?.messages ?? [];
     const previousCut = previous?.cutSeq ?? 0;

@@ -2,8 +2,13 @@
 import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { StoreDatabase } from './data/database.js';
 import { openDatabase } from './data/open-database.js';
+import { HistoryProviders } from './history-provider.js';
 import { MessageStore } from './message-store.js';
 import { PrismaMessageStore } from './message-store.service.js';
+import { SessionStore } from './session-store.js';
+import { PrismaSessionStore } from './session-store.service.js';
+import { TranscriptStore } from './transcript-store.js';
+import { PrismaTranscriptStore } from './transcript-store.service.js';
 import { ConfigurableStoreModule, STORE_MODULE_OPTIONS, STORE_OPTIONS_TYPE } from './store.module-definition.js';
 import { resolveOptions, type StoreModuleOptions } from './store.options.js';
 
@@ -28,8 +33,11 @@ class StoreShutdown implements OnApplicationShutdown {
     },
     StoreShutdown,
     { provide: MessageStore, useClass: PrismaMessageStore },
+    { provide: TranscriptStore, useClass: PrismaTranscriptStore },
+    { provide: SessionStore, useClass: PrismaSessionStore },
+    HistoryProviders,
   ],
-  exports: [MessageStore],
+  exports: [MessageStore, TranscriptStore, SessionStore, HistoryProviders],
 })
 export class StoreModule extends ConfigurableStoreModule {
   /** With no options: the embedded SQLite file ./data/agent-store.db, migrated at boot. */

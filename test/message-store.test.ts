@@ -1,11 +1,11 @@
 // MessageStore on a real SQLite file: every method and rule of its contract.
 import type { JsonValue, MessageInput, StoredMessage } from '../src/index.js';
 import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../src/index.js';
-import { sqliteApp, type SqliteApp } from './support/sqlite-app.js';
+import { storeApp, type StoreApp } from './support/store-app.js';
 
-let store: SqliteApp;
+let store: StoreApp;
 beforeAll(async () => {
-  store = await sqliteApp();
+  store = await storeApp();
 });
 afterAll(() => store.close());
 

@@ -1,9 +1,9 @@
 // Two processes appending to one thread in one SQLite file lose nothing.
 import { runFixture } from './support/processes.js';
-import { sqliteApp } from './support/sqlite-app.js';
+import { storeApp } from './support/store-app.js';
 
 test('two processes x 100 concurrent appends give 200 contiguous unique sequence numbers and every acknowledged message', async () => {
-  const { url, messages, close } = await sqliteApp();
+  const { url, messages, close } = await storeApp();
   try {
     const runs = await Promise.all([runFixture('append-worker.ts', [url, 'shared', '100', 'p1']), runFixture('append-worker.ts', [url, 'shared', '100', 'p2'])]);
     for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });

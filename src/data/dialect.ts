@@ -1,4 +1,5 @@
 // What differs between the databases, and nothing else.
+import { join } from '@prisma/client-runtime-utils';
 import type { StoreTx } from './store-client.js';
 
 export type Provider = 'sqlite' | 'postgresql' | 'mysql';
@@ -18,7 +19,16 @@ export interface Dialect {
    * locked until the transaction ends, so writers to one thread queue here.
    */
   reserveSeqs(tx: StoreTx, threadId: string, count: number, now: Date): Promise<number>;
+  /** Locks existing thread rows until the transaction ends (in id order, so lockers queue instead of deadlocking). */
+  lockThreads(tx: StoreTx, ids: string[]): Promise<void>;
 }
+
+async function selectForUpdate(tx: StoreTx, ids: string[]): Promise<void> {
+  if (ids.length > 0) await tx.$queryRaw`SELECT id FROM agent_thread WHERE id IN (${join(ids)}) ORDER BY id FOR UPDATE`;
+}
+
+// SQLite's write transactions hold the database's one write lock: rows need no locks of their own.
+const alreadyLocked = async () => {};
 
 // PostgreSQL and SQLite (3.35+) upsert and return in one statement.
 async function upsertReturning(tx: StoreTx, threadId: string, count: number, now: Date): Promise<number> {
@@ -30,12 +40,19 @@ async function upsertReturning(tx: StoreTx, threadId: string, count: number, now
 }
 
 export const DIALECTS: Record<Provider, Dialect> = {
-  sqlite: { provider: 'sqlite', writeIsolation: 'Serializable', readIsolation: undefined, reserveSeqs: upsertReturning },
-  postgresql: { provider: 'postgresql', writeIsolation: 'ReadCommitted', readIsolation: 'RepeatableRead', reserveSeqs: upsertReturning },
+  sqlite: { provider: 'sqlite', writeIsolation: 'Serializable', readIsolation: undefined, reserveSeqs: upsertReturning, lockThreads: alreadyLocked },
+  postgresql: {
+    provider: 'postgresql',
+    writeIsolation: 'ReadCommitted',
+    readIsolation: 'RepeatableRead',
+    reserveSeqs: upsertReturning,
+    lockThreads: selectForUpdate,
+  },
   mysql: {
     provider: 'mysql',
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
+    lockThreads: selectForUpdate,
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
     async reserveSeqs(tx, threadId, count, now) {
       await tx.$executeRaw`

@@ -2,6 +2,7 @@
 // StoreDatabase transaction; every query is an index range scan on (thread_id, seq).
 import type { HistoryMessage, JsonObject, Message, MessageRole, RepairRecord, StoredMessage } from '../message.types.js';
 import { StoreNotFoundError } from '../store.errors.js';
+import type { Dialect } from './dialect.js';
 import type { StoreTx } from './store-client.js';
 
 /** Selects messages, never a session's events. */
@@ -15,17 +16,34 @@ export interface Boundary {
 
 type MessageRow = { seq: number; role: string | null; content: unknown; messageId: string | null; metadata: unknown; createdAt: Date };
 
-export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
+/**
+ * Locks the thread (creating it if needed) and hands out `count` sequence
+ * numbers; returns the last one. The tombstone check comes after the lock, so
+ * a delete that committed meanwhile is seen: a deleted thread is not found.
+ */
+export async function reserveSeqs(tx: StoreTx, dialect: Dialect, threadId: string, count: number): Promise<number> {
+  const last = await dialect.reserveSeqs(tx, threadId, count, new Date());
+  await assertNotDeleted(tx, threadId);
+  return last;
+}
+
+async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
   if (await tx.agentTombstone.findUnique({ where: { id: threadId }, select: { id: true } })) {
     throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   }
 }
 
 export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: number, messages: Message[]): Promise<StoredMessage[]> {
-  if (messages.length === 0) return [];
   const stored = messages.map((message, i) => ({ ...message, seq: firstSeq + i }));
+  await insertStoredMessages(tx, threadId, stored);
+  return stored;
+}
+
+/** Inserts messages at the sequence numbers they carry, in one statement. */
+export async function insertStoredMessages(tx: StoreTx, threadId: string, messages: StoredMessage[]): Promise<void> {
+  if (messages.length === 0) return;
   await tx.agentMessage.createMany({
-    data: stored.map((message) => ({
+    data: messages.map((message) => ({
       threadId,
       seq: message.seq,
       role: message.role,
@@ -35,7 +53,6 @@ export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: nu
       createdAt: message.createdAt,
     })),
   });
-  return stored;
 }
 
 export async function latestBoundary(tx: StoreTx, threadId: string): Promise<Boundary | null> {
@@ -103,6 +120,25 @@ export async function insertBoundary(tx: StoreTx, threadId: string, boundary: Ne
   });
 }
 
+/** Every boundary of the thread in log order, each repair with its evidence. */
+export async function boundariesOf(tx: StoreTx, threadId: string): Promise<(NewBoundary & { repairMessage: Message | null })[]> {
+  const rows = await tx.agentBoundary.findMany({
+    where: { threadId },
+    orderBy: { seq: 'asc' },
+    select: { seq: true, kind: true, cutSeq: true, messages: true, sourceCount: true, retainedCount: true, createdAt: true, repair: { select: { message: true } } },
+  });
+  return rows.map((row) => ({
+    seq: row.seq,
+    kind: row.kind as NewBoundary['kind'],
+    cutSeq: row.cutSeq,
+    messages: (row.messages as unknown as SerializedMessage[]).map(deserialize),
+    sourceCount: row.sourceCount,
+    retainedCount: row.retainedCount,
+    createdAt: row.createdAt,
+    repairMessage: row.repair ? deserialize(row.repair.message as unknown as SerializedMessage) : null,
+  }));
+}
+
 export async function insertRepair(tx: StoreTx, threadId: string, seq: number, repairMessage: Message): Promise<void> {
   await tx.agentRepair.create({ data: { threadId, seq, message: serialize(repairMessage) as never, createdAt: repairMessage.createdAt } });
 }
@@ -150,7 +186,7 @@ function deserialize(message: SerializedMessage): Message {
   return { ...message, createdAt: new Date(message.createdAt) };
 }
 
-function toStoredMessage(row: MessageRow): StoredMessage {
+export function toStoredMessage(row: MessageRow): StoredMessage {
   const message: StoredMessage = { seq: row.seq, role: row.role as MessageRole, content: row.content as Message['content'], createdAt: row.createdAt };
   if (row.messageId !== null) message.id = row.messageId;
   if (row.metadata !== null) message.metadata = row.metadata as JsonObject;

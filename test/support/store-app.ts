@@ -3,20 +3,23 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { MessageStore, StoreModule, type StoreModuleOptions } from '../../src/index.js';
+import { HistoryProviders, MessageStore, SessionStore, StoreModule, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
 import { StoreDatabase } from '../../src/data/database.js';
 
 export const tempSqliteUrl = (name = 'store.db') => `file:${join(mkdtempSync(join(tmpdir(), 'agent-store-')), name)}`;
 
-export interface SqliteApp {
+export interface StoreApp {
   app: TestingModule;
   url: string;
   messages: MessageStore;
+  transcripts: TranscriptStore;
+  sessions: SessionStore;
+  histories: HistoryProviders;
   db: StoreDatabase;
   close(): Promise<void>;
 }
-
-export async function sqliteApp(options: StoreModuleOptions = {}): Promise<SqliteApp> {
+/** Boots the module on `options.url` (a fresh SQLite file when absent), migrated. */
+export async function storeApp(options: StoreModuleOptions = {}): Promise<StoreApp> {
   const url = options.url ?? tempSqliteUrl();
   const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ migrate: true, ...options, url })] }).compile();
   await app.init();
@@ -24,6 +27,9 @@ export async function sqliteApp(options: StoreModuleOptions = {}): Promise<Sqlit
     app,
     url,
     messages: app.get<MessageStore>(MessageStore),
+    transcripts: app.get<TranscriptStore>(TranscriptStore),
+    sessions: app.get<SessionStore>(SessionStore),
+    histories: app.get(HistoryProviders),
     db: app.get(StoreDatabase),
     close: () => app.close(),
   };

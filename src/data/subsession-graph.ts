@@ -1,0 +1,68 @@
+// The subsession graph: edges parent -> child between sessions, at most one
+// parent each, never a cycle, under any concurrency.
+//
+// Attaching a child merges the child's tree (it is the root: it has no parent)
+// into the parent's tree. Two attachments can only close a cycle between them
+// if they merge the same two trees crosswise, so each attachment locks the
+// child and every ancestor of the parent, the parent's root included, and
+// re-reads the chain after the locks are held. Attachments that could conflict
+// queue on the shared roots and each sees the other's edge (read committed).
+// SQLite needs none of this: its write transactions are serialized.
+import { StoreConflictError } from '../store.errors.js';
+import type { Dialect } from './dialect.js';
+import type { StoreTx } from './store-client.js';
+
+/** `id` and its ancestors, nearest first. */
+export async function ancestorsOf(tx: StoreTx, id: string): Promise<string[]> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    WITH RECURSIVE up (id, depth) AS (
+      SELECT ${id}, 0
+      UNION ALL
+      SELECT e.parent_id, up.depth + 1 FROM agent_subsession e JOIN up ON e.child_id = up.id
+    )
+    SELECT id FROM up ORDER BY depth`;
+  return rows.map((row) => row.id);
+}
+
+/** `id` and all its descendants, in one query whatever the depth or width. */
+export async function subtreeOf(tx: StoreTx, id: string): Promise<string[]> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    WITH RECURSIVE down (id) AS (
+      SELECT ${id}
+      UNION ALL
+      SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id
+    )
+    SELECT id FROM down`;
+  return rows.map((row) => row.id);
+}
+
+export async function childrenOf(tx: StoreTx, parentId: string): Promise<string[]> {
+  const edges = await tx.agentSubsession.findMany({ where: { parentId }, orderBy: { id: 'asc' }, select: { childId: true } });
+  return edges.map((edge) => edge.childId);
+}
+
+/**
+ * Registers parent -> child. Both sessions must exist and be locked by the
+ * caller's transaction. Registering an existing edge again changes nothing.
+ * A second parent, or a cycle (self included), is a StoreConflictError.
+ */
+export async function attachChild(tx: StoreTx, dialect: Dialect, parentId: string, childId: string): Promise<void> {
+  if (parentId === childId) throw new StoreConflictError(`session ${childId} cannot be its own subsession`);
+  const chain = await lockedAncestors(tx, dialect, parentId);
+  const existing = await tx.agentSubsession.findUnique({ where: { childId }, select: { parentId: true } });
+  if (existing?.parentId === parentId) return;
+  if (existing) throw new StoreConflictError(`session ${childId} is already a subsession of ${existing.parentId}`);
+  if (chain.includes(childId)) throw new StoreConflictError(`session ${childId} is an ancestor of ${parentId}: the edge would make a cycle`);
+  await tx.agentSubsession.create({ data: { parentId, childId } });
+}
+
+/** The parent's ancestor chain, every row of it locked, read again until no attachment changed it meanwhile. */
+async function lockedAncestors(tx: StoreTx, dialect: Dialect, id: string): Promise<string[]> {
+  let chain = await ancestorsOf(tx, id);
+  for (;;) {
+    await dialect.lockThreads(tx, chain);
+    const current = await ancestorsOf(tx, id);
+    if (current.length === chain.length && current.every((ancestor, i) => ancestor === chain[i])) return chain;
+    chain = current;
+  }
+}

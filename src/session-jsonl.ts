@@ -1,0 +1,160 @@
+// The JSONL session format: a header line, then one entry per line.
+//   {"type":"session","version":1,"id":…,"tenantId":…,"title":…,"metadata":…,"createdAt":…}
+//   {"type":"message","seq":1,"message":{"role":…,"content":…,"id"?,"metadata"?,"createdAt":…}}
+//   {"type":"event","seq":2,"event":{"type":…,"data":…},"createdAt":…}
+//   {"type":"compaction","seq":3,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"retainedMessageCount":…,"createdAt":…}
+//   {"type":"repair","seq":4,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"repairMessage":{…},"createdAt":…}
+//   {"type":"subsession","childId":…}
+// Log entries come in seq order; subsession lines last, in registration order.
+import type { JsonObject, JsonValue, Message } from './message.types.js';
+import { StoreValidationError } from './store.errors.js';
+import { assertJson, countOf, idOf, jsonObjectOf, messageOf, messagesOf } from './validation.js';
+
+export interface JsonlHeader {
+  id: string;
+  tenantId: string | null;
+  title: string | null;
+  metadata: JsonObject | null;
+  createdAt: Date;
+}
+
+export type JsonlLogEntry =
+  | { type: 'message'; seq: number; message: Message }
+  | { type: 'event'; seq: number; event: { type: string; data: JsonValue }; createdAt: Date }
+  | { type: 'compaction'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; retainedMessageCount: number; createdAt: Date }
+  | { type: 'repair'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; repairMessage: Message; createdAt: Date };
+
+export interface JsonlSession {
+  header: JsonlHeader;
+  log: JsonlLogEntry[];
+  subsessions: string[];
+  /** Problems that were skipped rather than fatal (a crash-truncated last line). */
+  warnings: string[];
+}
+
+export const headerLine = (header: JsonlHeader) => line({ type: 'session', version: 1, ...header });
+export const logLine = (entry: JsonlLogEntry) => line(entry);
+export const subsessionLine = (childId: string) => line({ type: 'subsession', childId });
+
+function line(value: object): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+/**
+ * Parses a whole JSONL session. A last line without its newline that does not
+ * parse was cut short by a crash: it is reported in `warnings` and skipped.
+ * Any other bad line fails the import with its line number.
+ */
+export function parseJsonl(text: string): JsonlSession {
+  const lines = text.split('\n');
+  const complete = text.endsWith('\n');
+  if (complete) lines.pop();
+  const warnings: string[] = [];
+  const values: { value: unknown; number: number }[] = [];
+  lines.forEach((raw, i) => {
+    const number = i + 1;
+    if (raw.trim() === '') return;
+    try {
+      values.push({ value: JSON.parse(raw), number });
+    } catch {
+      if (!complete && i === lines.length - 1) warnings.push(`line ${number} has no newline and is not complete JSON (a write cut short): skipped`);
+      else throw new StoreValidationError(`line ${number} is not valid JSON`);
+    }
+  });
+  if (values.length === 0) throw new StoreValidationError('line 1: the file has no session header');
+  const [first, ...rest] = values;
+  const header = at(first.number, () => headerOf(first.value));
+  const log: JsonlLogEntry[] = [];
+  const subsessions: string[] = [];
+  for (const { value, number } of rest) {
+    at(number, () => {
+      const entry = record(value);
+      if (entry.type === 'subsession') {
+        subsessions.push(idOf(entry.childId, 'childId'));
+        return;
+      }
+      if (subsessions.length > 0) throw new StoreValidationError('log entries must come before the subsession lines');
+      const parsed = logEntryOf(entry);
+      const previous = log.at(-1)?.seq ?? 0;
+      if (parsed.seq <= previous) throw new StoreValidationError(`seq ${parsed.seq} does not follow ${previous}`);
+      if ('cutSeq' in parsed && parsed.cutSeq >= parsed.seq) throw new StoreValidationError(`cutSeq ${parsed.cutSeq} is not before the boundary's seq ${parsed.seq}`);
+      log.push(parsed);
+    });
+  }
+  return { header, log, subsessions, warnings };
+}
+
+function at<T>(lineNumber: number, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof StoreValidationError) throw new StoreValidationError(`line ${lineNumber}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+function record(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreValidationError('each line must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function headerOf(value: unknown): JsonlHeader {
+  const header = record(value);
+  if (header.type !== 'session') throw new StoreValidationError('the first line must be the session header ({"type":"session",…})');
+  if (header.version !== 1) throw new StoreValidationError(`unsupported version ${String(header.version)}`);
+  if (header.title !== null && header.title !== undefined && typeof header.title !== 'string') throw new StoreValidationError('title must be a string');
+  return {
+    id: idOf(header.id, 'id'),
+    tenantId: header.tenantId == null ? null : idOf(header.tenantId, 'tenantId'),
+    title: (header.title as string | null | undefined) ?? null,
+    metadata: header.metadata == null ? null : jsonObjectOf(header.metadata, 'metadata'),
+    createdAt: dateOf(header.createdAt),
+  };
+}
+
+function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
+  const seq = positive(entry.seq, 'seq');
+  switch (entry.type) {
+    case 'message':
+      return { type: 'message', seq, message: messageOf(entry.message, 'message') };
+    case 'event': {
+      const event = record(entry.event);
+      assertJson(event.data ?? null, 'event.data');
+      return { type: 'event', seq, event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue }, createdAt: dateOf(entry.createdAt) };
+    }
+    case 'compaction':
+      return {
+        type: 'compaction',
+        seq,
+        cutSeq: countOf(entry.cutSeq, 'cutSeq'),
+        messages: messagesOf(entry.messages, 'messages'),
+        sourceMessageCount: countOf(entry.sourceMessageCount, 'sourceMessageCount'),
+        retainedMessageCount: countOf(entry.retainedMessageCount, 'retainedMessageCount'),
+        createdAt: dateOf(entry.createdAt),
+      };
+    case 'repair':
+      return {
+        type: 'repair',
+        seq,
+        cutSeq: countOf(entry.cutSeq, 'cutSeq'),
+        messages: messagesOf(entry.messages, 'messages'),
+        sourceMessageCount: countOf(entry.sourceMessageCount, 'sourceMessageCount'),
+        repairMessage: messageOf(entry.repairMessage, 'repairMessage'),
+        createdAt: dateOf(entry.createdAt),
+      };
+    default:
+      throw new StoreValidationError(`unknown entry type ${JSON.stringify(entry.type)}`);
+  }
+}
+
+function positive(value: unknown, name: string): number {
+  const count = countOf(value, name);
+  if (count === 0) throw new StoreValidationError(`${name} must be positive`);
+  return count;
+}
+
+function dateOf(value: unknown): Date {
+  const date = typeof value === 'string' ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw new StoreValidationError('createdAt must be an ISO-8601 date');
+  return date;
+}

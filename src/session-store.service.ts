@@ -1,0 +1,208 @@
+// SessionStore over the Prisma schema.
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { StoreDatabase } from './data/database.js';
+import * as messages from './data/message.repository.js';
+import * as sessions from './data/session.repository.js';
+import { attachChild, childrenOf } from './data/subsession-graph.js';
+import { headerLine, logLine, parseJsonl, subsessionLine, type JsonlLogEntry } from './session-jsonl.js';
+import type { JsonValue } from './message.types.js';
+import { isEvent, type JsonlImport, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage } from './session.types.js';
+import type { SessionStore } from './session-store.js';
+import { StoreConflictError, StoreNotFoundError, StoreValidationError } from './store.errors.js';
+import { assertJson, idOf, jsonObjectOf, messageOf } from './validation.js';
+
+const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
+const LIST_KEYS = new Set(['tenantId', 'parentId', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
+const EVENT_KEYS = new Set(['type', 'data']);
+const MAX_PAGE = 500;
+
+@Injectable()
+export class PrismaSessionStore implements SessionStore {
+  constructor(@Inject(StoreDatabase) private readonly db: StoreDatabase) {}
+
+  async create(meta: NewSession = {}): Promise<string> {
+    const session = newSessionOf(meta);
+    return this.db.write(async (tx) => {
+      if (await sessions.isDeleted(tx, session.id)) {
+        throw new StoreConflictError(`session ${session.id} was deleted; ids of deleted sessions are not reused`);
+      }
+      if (await sessions.metaOf(tx, session.id)) throw new StoreConflictError(`session ${session.id} already exists`);
+      if (session.parentId !== null && !(await messages.lockThread(tx, session.parentId, new Date()))) {
+        throw new StoreNotFoundError(`parent session ${session.parentId} does not exist`);
+      }
+      await sessions.insertSession(tx, session, new Date());
+      if (session.parentId !== null) await attachChild(tx, this.db.dialect, session.parentId, session.id);
+      return session.id;
+    });
+  }
+
+  async get(sessionId: string): Promise<SessionMeta | null> {
+    const id = idOf(sessionId, 'sessionId');
+    return this.db.query((client) => sessions.metaOf(client, id));
+  }
+
+  async append(sessionId: string, entry: SessionEntryInput): Promise<SessionEntry> {
+    const id = idOf(sessionId, 'sessionId');
+    const now = new Date();
+    const valid = entryOf(entry, now);
+    return this.db.write(async (tx) => {
+      if (!(await messages.lockThread(tx, id, now))) throw new StoreNotFoundError(`session ${id} does not exist`);
+      const seq = await messages.reserveSeqs(tx, this.db.dialect, id, 1);
+      if (valid.kind === 'message') return (await messages.insertMessages(tx, id, seq, [valid.message]))[0];
+      const event = { seq, type: valid.type, data: valid.data, createdAt: now };
+      await sessions.insertEvents(tx, id, [event]);
+      return event;
+    });
+  }
+
+  async load(sessionId: string): Promise<SessionEntry[]> {
+    const id = idOf(sessionId, 'sessionId');
+    return this.db.read(async (tx) => {
+      if (!(await sessions.metaOf(tx, id))) throw new StoreNotFoundError(`session ${id} does not exist`);
+      return sessions.entriesOf(tx, id);
+    });
+  }
+
+  async list(options: SessionListOptions = {}): Promise<SessionPage> {
+    const valid = listOptionsOf(options);
+    return this.db.query((client) => sessions.listSessions(client, valid));
+  }
+
+  async *exportJsonl(sessionId: string): AsyncIterable<string> {
+    const id = idOf(sessionId, 'sessionId');
+    const snapshot = await this.db.read(async (tx) => {
+      const meta = await sessions.metaOf(tx, id);
+      if (!meta) throw new StoreNotFoundError(`session ${id} does not exist`);
+      return { meta, entries: await sessions.entriesOf(tx, id), boundaries: await messages.boundariesOf(tx, id), children: await childrenOf(tx, id) };
+    });
+    const { meta } = snapshot;
+    yield headerLine({ id: meta.id, tenantId: meta.tenantId, title: meta.title, metadata: meta.metadata, createdAt: meta.createdAt });
+    const log: JsonlLogEntry[] = [
+      ...snapshot.entries.map((entry): JsonlLogEntry => {
+        if (isEvent(entry)) return { type: 'event', seq: entry.seq, event: { type: entry.type, data: entry.data }, createdAt: entry.createdAt };
+        const { seq, ...message } = entry;
+        return { type: 'message', seq, message };
+      }),
+      ...snapshot.boundaries.map(({ seq, kind, cutSeq, messages: replacement, sourceCount, retainedCount, createdAt, repairMessage }): JsonlLogEntry =>
+        kind === 'repair'
+          ? { type: 'repair', seq, cutSeq, messages: replacement, sourceMessageCount: sourceCount, repairMessage: repairMessage!, createdAt }
+          : { type: 'compaction', seq, cutSeq, messages: replacement, sourceMessageCount: sourceCount, retainedMessageCount: retainedCount ?? 0, createdAt },
+      ),
+    ].sort((a, b) => a.seq - b.seq);
+    for (const entry of log) yield logLine(entry);
+    for (const child of snapshot.children) yield subsessionLine(child);
+  }
+
+  async importJsonl(input: string | AsyncIterable<string | Uint8Array>, options: { sessionId?: string } = {}): Promise<JsonlImport> {
+    const parsed = parseJsonl(await textOf(input));
+    const id = options.sessionId === undefined ? parsed.header.id : idOf(options.sessionId, 'options.sessionId');
+    const span = parsed.log.at(-1)?.seq ?? 0;
+    await this.db.write(async (tx) => {
+      const existing = await sessions.metaOf(tx, id);
+      // Seqs shift past any the session handed out before it was emptied; they are never reused.
+      const offset = (await messages.reserveSeqs(tx, this.db.dialect, id, span)) - span;
+      if (existing) {
+        if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
+          throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
+        }
+      } else {
+        const { tenantId, title, metadata, createdAt } = parsed.header;
+        await tx.agentThread.update({ where: { id }, data: { tenantId, title, metadata: (metadata ?? undefined) as never, createdAt } });
+      }
+      await writeLog(tx, id, parsed.log, offset);
+      for (const child of parsed.subsessions) {
+        await messages.reserveSeqs(tx, this.db.dialect, child, 0);
+        await attachChild(tx, this.db.dialect, id, child);
+      }
+    });
+    return { sessionId: id, entries: parsed.log.length, warnings: parsed.warnings };
+  }
+}
+
+/** The imported log in three statements plus one per boundary, whatever its length. */
+async function writeLog(tx: Parameters<typeof messages.insertMessages>[0], id: string, log: JsonlLogEntry[], offset: number): Promise<void> {
+  const shifted = log.map((entry) => ({ ...entry, seq: entry.seq + offset }));
+  await messages.insertStoredMessages(tx, id, shifted.flatMap((entry) => (entry.type === 'message' ? [{ ...entry.message, seq: entry.seq }] : [])));
+  await sessions.insertEvents(
+    tx,
+    id,
+    shifted.flatMap((entry) => (entry.type === 'event' ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, createdAt: entry.createdAt }] : [])),
+  );
+  for (const entry of shifted) {
+    if (entry.type !== 'compaction' && entry.type !== 'repair') continue;
+    const cutSeq = entry.cutSeq === 0 ? 0 : entry.cutSeq + offset;
+    const retainedCount = entry.type === 'compaction' ? entry.retainedMessageCount : null;
+    await messages.insertBoundary(tx, id, { seq: entry.seq, kind: entry.type, cutSeq, messages: entry.messages, sourceCount: entry.sourceMessageCount, retainedCount, createdAt: entry.createdAt });
+    if (entry.type === 'repair') await messages.insertRepair(tx, id, entry.seq, entry.repairMessage);
+  }
+}
+
+async function textOf(input: string | AsyncIterable<string | Uint8Array>): Promise<string> {
+  if (typeof input === 'string') return input;
+  if (input === null || typeof input !== 'object' || !(Symbol.asyncIterator in input)) {
+    throw new StoreValidationError('JSONL input must be a string or an async iterable of chunks');
+  }
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let text = '';
+  try {
+    for await (const chunk of input) text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    return text + decoder.decode();
+  } catch (error) {
+    if (error instanceof TypeError) throw new StoreValidationError('JSONL input is not valid UTF-8', { cause: error });
+    throw error;
+  }
+}
+
+function newSessionOf(meta: NewSession) {
+  if (typeof meta !== 'object' || meta === null) throw new StoreValidationError('session meta must be an object');
+  for (const key of Object.keys(meta)) {
+    if (!NEW_SESSION_KEYS.has(key)) throw new StoreValidationError(`session meta has an unknown property "${key}"`);
+  }
+  if (meta.title !== undefined && typeof meta.title !== 'string') throw new StoreValidationError('title must be a string');
+  const id = meta.id === undefined ? randomUUID() : idOf(meta.id, 'id');
+  const parentId = meta.parentId === undefined ? null : idOf(meta.parentId, 'parentId');
+  if (parentId === id) throw new StoreConflictError(`session ${id} cannot be its own subsession`);
+  if (meta.title !== undefined) assertJson(meta.title, 'title');
+  return {
+    id,
+    parentId,
+    tenantId: meta.tenantId === undefined ? null : idOf(meta.tenantId, 'tenantId'),
+    title: meta.title ?? null,
+    metadata: meta.metadata === undefined ? null : jsonObjectOf(meta.metadata, 'metadata'),
+  };
+}
+
+type ValidEntry = { kind: 'message'; message: ReturnType<typeof messageOf> } | { kind: 'event'; type: string; data: JsonValue };
+
+function entryOf(entry: SessionEntryInput, now: Date): ValidEntry {
+  if (typeof entry !== 'object' || entry === null) throw new StoreValidationError('entry must be a message or an event { type, data }');
+  if ('role' in entry) return { kind: 'message', message: messageOf(entry, 'entry', now) };
+  for (const key of Object.keys(entry)) {
+    if (!EVENT_KEYS.has(key)) throw new StoreValidationError(`event has an unknown property "${key}"`);
+  }
+  const type = idOf((entry as { type?: unknown }).type, 'event.type');
+  const data = (entry as { data?: JsonValue }).data ?? null;
+  assertJson(data, 'event.data');
+  return { kind: 'event', type, data };
+}
+
+function listOptionsOf(options: SessionListOptions) {
+  if (typeof options !== 'object' || options === null) throw new StoreValidationError('list options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!LIST_KEYS.has(key)) throw new StoreValidationError(`list options have an unknown property "${key}"`);
+  }
+  const limit = options.limit ?? 50;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_PAGE}`);
+  for (const key of ['createdAfter', 'createdBefore'] as const) {
+    const date = options[key];
+    if (date !== undefined && (!(date instanceof Date) || Number.isNaN(date.getTime()))) throw new StoreValidationError(`${key} must be a valid Date`);
+  }
+  if (options.cursor !== undefined && typeof options.cursor !== 'string') throw new StoreValidationError('cursor must be a string');
+  return {
+    ...options,
+    limit,
+    tenantId: options.tenantId === undefined ? undefined : idOf(options.tenantId, 'tenantId'),
+    parentId: options.parentId === undefined ? undefined : idOf(options.parentId, 'parentId'),
+  };
+}

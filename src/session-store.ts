@@ -1,0 +1,54 @@
+// The SessionStore contract. Inject it by its token: `@Inject(SessionStore) sessions: SessionStore`.
+import type { JsonlImport, NewSession, SessionEntry, SessionEntryInput, SessionListOptions, SessionMeta, SessionPage } from './session.types.js';
+
+/**
+ * Sessions with explicit headers and an append-only log of entries: messages
+ * and typed non-message events. Unlike MessageStore, nothing is created
+ * implicitly: a session must be created before it is appended to.
+ */
+export interface SessionStore {
+  /**
+   * Stores a session header and returns its id (a UUID when none is given).
+   * A duplicate id, or the id of a deleted session, is a StoreConflictError.
+   * `parentId` registers the new session as a subsession of an existing one
+   * (StoreNotFoundError when it does not exist).
+   */
+  create(meta?: NewSession): Promise<string>;
+
+  /** The session's header, or null. */
+  get(sessionId: string): Promise<SessionMeta | null>;
+
+  /**
+   * Appends one entry: a message (it has a `role`) or an event `{ type, data }`.
+   * StoreNotFoundError when the session was never created (or was deleted).
+   */
+  append(sessionId: string, entry: SessionEntryInput): Promise<SessionEntry>;
+
+  /** Every entry in append order. StoreNotFoundError for an unknown session. */
+  load(sessionId: string): Promise<SessionEntry[]>;
+
+  /**
+   * Session headers, newest first, a page at a time. With `tenantId`, only that
+   * tenant's sessions, whatever else is asked.
+   */
+  list(options?: SessionListOptions): Promise<SessionPage>;
+
+  /**
+   * The session as JSONL lines (each ending in a newline): its header, then
+   * every message, event, compaction and repair in log order, then its
+   * subsessions. Read from one snapshot. StoreNotFoundError for an unknown session.
+   */
+  exportJsonl(sessionId: string): AsyncIterable<string>;
+
+  /**
+   * Imports a JSONL session into a new session, or an existing empty one
+   * (`options.sessionId`, else the header's id), atomically. A crash-truncated
+   * last line is skipped and reported in `warnings`; any other bad line is a
+   * StoreValidationError naming its line, and nothing is imported. A session
+   * that already has entries is a StoreConflictError. Subsessions are
+   * registered (created empty when missing) under the usual rules.
+   */
+  importJsonl(input: string | AsyncIterable<string | Uint8Array>, options?: { sessionId?: string }): Promise<JsonlImport>;
+}
+
+export const SessionStore = Symbol('SessionStore');

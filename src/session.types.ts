@@ -1,0 +1,82 @@
+// The domain types of sessions: their header (meta), their entries, their transcript.
+import type { JsonObject, JsonValue, MessageInput, StoredMessage } from './message.types.js';
+
+/** A session's header. A session is a thread: its messages are the thread's. */
+export interface SessionMeta {
+  id: string;
+  tenantId: string | null;
+  title: string | null;
+  /** The session this one is a subsession of, if any. */
+  parentId: string | null;
+  metadata: JsonObject | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewSession {
+  /** Generated (a UUID) when absent. */
+  id?: string;
+  tenantId?: string;
+  title?: string;
+  /** Registers this session as a subsession of an existing session. */
+  parentId?: string;
+  metadata?: JsonObject;
+}
+
+/** A typed non-message entry of a session's log. */
+export interface SessionEventInput {
+  type: string;
+  data?: JsonValue;
+}
+
+export interface StoredSessionEvent {
+  seq: number;
+  type: string;
+  data: JsonValue;
+  createdAt: Date;
+}
+
+/** What SessionStore.append takes: a message (it has a `role`) or an event (it has a `type`). */
+export type SessionEntryInput = MessageInput | SessionEventInput;
+export type SessionEntry = StoredMessage | StoredSessionEvent;
+
+export const isEvent = (entry: SessionEntry): entry is StoredSessionEvent => !('role' in entry);
+
+export interface SessionListOptions {
+  tenantId?: string;
+  /** Only the subsessions of this session. */
+  parentId?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  /** Page size, 1 to 500. Default 50. */
+  limit?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface SessionPage {
+  sessions: SessionMeta[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** A session's whole transcript, as TranscriptStore saves and returns it. */
+export interface Transcript {
+  messages: MessageInput[];
+  /** Ids of the subsessions, in registration order. */
+  subsessions?: string[];
+  metadata?: JsonObject;
+}
+
+export interface StoredTranscript {
+  messages: StoredMessage[];
+  subsessions: string[];
+  metadata: JsonObject | null;
+}
+
+export interface JsonlImport {
+  sessionId: string;
+  /** Log entries imported: messages, events, compactions and repairs. */
+  entries: number;
+  warnings: string[];
+}
