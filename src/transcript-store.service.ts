@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { StoreDatabase } from './data/database.js';
 import * as messages from './data/message.repository.js';
 import * as sessions from './data/session.repository.js';
-import { attachChild, childrenOf, subtreeOf } from './data/subsession-graph.js';
+import { attachChild, childrenOf, deleteSubtree } from './data/subsession-graph.js';
 import type { StoreTx } from './data/store-client.js';
 import { MessageStore } from './message-store.js';
 import type { MessageInput, StoredMessage } from './message.types.js';
@@ -83,9 +83,7 @@ export class PrismaTranscriptStore implements TranscriptStore {
       const now = new Date();
       // Locking the root first makes attachments below it wait for this delete.
       if (!(await messages.lockThread(tx, id, now))) return 0;
-      const subtree = await subtreeOf(tx, id);
-      await sessions.deleteSessions(tx, subtree, now);
-      return subtree.length;
+      return deleteSubtree(tx, id, now);
     });
   }
 

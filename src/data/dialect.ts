@@ -1,5 +1,4 @@
 // What differs between the databases, and nothing else.
-import { join } from '@prisma/client-runtime-utils';
 import type { StoreTx } from './store-client.js';
 
 export type Provider = 'sqlite' | 'postgresql' | 'mysql';
@@ -23,9 +22,13 @@ export interface Dialect {
   lockThreads(tx: StoreTx, ids: string[]): Promise<void>;
 }
 
-async function selectForUpdate(tx: StoreTx, ids: string[]): Promise<void> {
-  if (ids.length > 0) await tx.$queryRaw`SELECT id FROM agent_thread WHERE id IN (${join(ids)}) ORDER BY id FOR UPDATE`;
-}
+const selectForUpdate =
+  (placeholder: (i: number) => string) =>
+  async (tx: StoreTx, ids: string[]): Promise<void> => {
+    if (ids.length === 0) return;
+    const list = ids.map((_, i) => placeholder(i)).join(', ');
+    await tx.$queryRawUnsafe(`SELECT id FROM agent_thread WHERE id IN (${list}) ORDER BY id FOR UPDATE`, ...ids);
+  };
 
 // SQLite's write transactions hold the database's one write lock: rows need no locks of their own.
 const alreadyLocked = async () => {};
@@ -46,13 +49,13 @@ export const DIALECTS: Record<Provider, Dialect> = {
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
     reserveSeqs: upsertReturning,
-    lockThreads: selectForUpdate,
+    lockThreads: selectForUpdate((i) => `$${i + 1}`),
   },
   mysql: {
     provider: 'mysql',
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
-    lockThreads: selectForUpdate,
+    lockThreads: selectForUpdate(() => '?'),
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
     async reserveSeqs(tx, threadId, count, now) {
       await tx.$executeRaw`

@@ -24,16 +24,23 @@ export async function ancestorsOf(tx: StoreTx, id: string): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-/** `id` and all its descendants, in one query whatever the depth or width. */
-export async function subtreeOf(tx: StoreTx, id: string): Promise<string[]> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    WITH RECURSIVE down (id) AS (
-      SELECT ${id}
-      UNION ALL
-      SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id
-    )
-    SELECT id FROM down`;
-  return rows.map((row) => row.id);
+/**
+ * Deletes `id` and its whole subtree in two statements, whatever its size:
+ * tombstones first (so no later write brings one back), then the sessions,
+ * whose messages, boundaries, repairs and edges go by the database's cascades.
+ * Returns how many sessions were deleted.
+ */
+export async function deleteSubtree(tx: StoreTx, id: string, now: Date): Promise<number> {
+  // The same recursive walk in both statements; the root is locked, so no edge below it changes in between.
+  const deleted = await tx.$executeRaw`
+    INSERT INTO agent_tombstone (id, deleted_at)
+    WITH RECURSIVE down (id) AS (SELECT ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
+    SELECT id, ${now} FROM down`;
+  await tx.$executeRaw`
+    DELETE FROM agent_thread WHERE id IN (
+      WITH RECURSIVE down (id) AS (SELECT ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
+      SELECT id FROM down)`;
+  return deleted;
 }
 
 export async function childrenOf(tx: StoreTx, parentId: string): Promise<string[]> {
