@@ -143,13 +143,22 @@ async function textOf(input: string | AsyncIterable<string | Uint8Array>): Promi
   if (input === null || typeof input !== 'object' || !(Symbol.asyncIterator in input)) {
     throw new StoreValidationError('JSONL input must be a string or an async iterable of chunks');
   }
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let text = '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  const bytes = Buffer.concat(chunks);
+  // A crash cuts a file at a byte, maybe inside a character: an unfinished last
+  // line may end with an incomplete one, and reaches the parser as the cut line it is.
+  const end = bytes.lastIndexOf(0x0a) + 1;
+  return utf8(bytes.subarray(0, end), false) + utf8(bytes.subarray(end), true);
+}
+
+function utf8(bytes: Uint8Array, mayEndInsideACharacter: boolean): string {
   try {
-    for await (const chunk of input) text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    return text + decoder.decode();
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: mayEndInsideACharacter });
   } catch (error) {
-    if (error instanceof TypeError) throw new StoreValidationError('JSONL input is not valid UTF-8', { cause: error });
+    if ((error as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+      throw new StoreValidationError('JSONL input is not valid UTF-8', { cause: error });
+    }
     throw error;
   }
 }

@@ -12,11 +12,11 @@ import { StoreConflictError } from '../store.errors.js';
 import type { Dialect } from './dialect.js';
 import type { StoreTx } from './store-client.js';
 
-/** `id` and its ancestors, nearest first. */
+/** `id` and its ancestors, nearest first; `id` must exist (its row types the walk's column on MySQL). */
 export async function ancestorsOf(tx: StoreTx, id: string): Promise<string[]> {
   const rows = await tx.$queryRaw<{ id: string }[]>`
     WITH RECURSIVE up (id, depth) AS (
-      SELECT ${id}, 0
+      SELECT id, 0 FROM agent_thread WHERE id = ${id}
       UNION ALL
       SELECT e.parent_id, up.depth + 1 FROM agent_subsession e JOIN up ON e.child_id = up.id
     )
@@ -32,13 +32,15 @@ export async function ancestorsOf(tx: StoreTx, id: string): Promise<string[]> {
  */
 export async function deleteSubtree(tx: StoreTx, id: string, now: Date): Promise<number> {
   // The same recursive walk in both statements; the root is locked, so no edge below it changes in between.
+  // Each walk starts from the root's row: MySQL types a recursive CTE's columns by its first SELECT.
   const deleted = await tx.$executeRaw`
     INSERT INTO agent_tombstone (id, deleted_at)
-    WITH RECURSIVE down (id) AS (SELECT ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
+    WITH RECURSIVE down (id) AS (SELECT id FROM agent_thread WHERE id = ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
     SELECT id, ${now} FROM down`;
+  // Anchored on the root's new tombstone: MySQL refuses a subquery on the table it deletes from.
   await tx.$executeRaw`
     DELETE FROM agent_thread WHERE id IN (
-      WITH RECURSIVE down (id) AS (SELECT ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
+      WITH RECURSIVE down (id) AS (SELECT id FROM agent_tombstone WHERE id = ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
       SELECT id FROM down)`;
   return deleted;
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import mariadb from 'mariadb';
 import pg from 'pg';
+import { tempSqliteUrl } from './store-app.js';
 
 export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
 export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
@@ -48,3 +49,24 @@ export async function freshMysqlUrl(): Promise<string> {
 /** `describe` when the server is there; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
 export const describeWith = (serverUrl: string | undefined, name: string) =>
   serverUrl ? describe : (title: string, fn: () => void) => describe.skip(`${title} (${name} unavailable: skipped)`, fn);
+
+export interface TestDatabase {
+  provider: 'sqlite' | 'postgresql' | 'mysql';
+  label: string;
+  available: boolean;
+  /** A new, empty database (not yet migrated). */
+  freshUrl(): Promise<string>;
+}
+
+export const DATABASES: TestDatabase[] = [
+  { provider: 'sqlite', label: 'SQLite', available: true, freshUrl: async () => tempSqliteUrl() },
+  { provider: 'postgresql', label: 'PostgreSQL', available: postgresServerUrl !== undefined, freshUrl: freshPostgresUrl },
+  { provider: 'mysql', label: 'MariaDB', available: mysqlServerUrl !== undefined, freshUrl: freshMysqlUrl },
+];
+
+/** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */
+export function eachDatabase(suite: (database: TestDatabase) => void): void {
+  for (const database of DATABASES) {
+    (database.available ? describe : describe.skip)(`[${database.label}]`, () => suite(database));
+  }
+}
