@@ -1,9 +1,11 @@
 // Jest global setup: a PostgreSQL and a MariaDB for the suites that need them,
 // unless TEST_POSTGRES_URL / TEST_MYSQL_URL name servers of your own. They are
-// the locally installed Debian binaries, each with its own data directory, on a
-// free loopback port, stopped by pid in the global teardown.
+// throwaway servers from the locally installed Debian binaries, each with its
+// own data directory, on a free loopback port, stopped by pid in the teardown.
 // Missing binaries: a loud warning locally, a failed run under CI=true.
-// (One file: jest loads global setup files without the test module mapper.)
+// A test that must stop and restart a server starts its own with the exports
+// below. (Jest loads this file without the tests' module mapper, so it imports
+// no file of ours.)
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,7 +13,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
 
-interface RunningServer {
+export interface RunningServer {
   name: string;
   url: string;
   pid: number;
@@ -43,7 +45,7 @@ function postgresBin(): string | undefined {
   return versions[0] && join(root, versions[0], 'bin');
 }
 
-async function startPostgres(): Promise<RunningServer | undefined> {
+export async function startPostgres(): Promise<RunningServer | undefined> {
   const bin = postgresBin();
   if (!bin) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-pg-'));
@@ -67,7 +69,7 @@ function mariadbBin(): { server: string; install: string } | undefined {
   return server && install ? { server, install } : undefined;
 }
 
-async function startMariaDb(): Promise<RunningServer | undefined> {
+export async function startMariaDb(): Promise<RunningServer | undefined> {
   const bin = mariadbBin();
   if (!bin) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-mariadb-'));
@@ -93,7 +95,7 @@ async function startMariaDb(): Promise<RunningServer | undefined> {
   return { name: 'MariaDB', url, pid: child.pid!, dataDir };
 }
 
-async function stopServer(server: RunningServer): Promise<void> {
+export async function stopServer(server: RunningServer): Promise<void> {
   // SIGINT is PostgreSQL's fast shutdown; MariaDB shuts down cleanly on SIGTERM.
   process.kill(server.pid, server.name === 'PostgreSQL' ? 'SIGINT' : 'SIGTERM');
   await waitFor(async () => {
@@ -122,6 +124,7 @@ async function waitFor(probe: () => Promise<void>, timeoutMs: number, failure: (
 const tail = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').slice(-10).join('\n') : '(no log)');
 const uid = (user: string) => Number(execFileSync('id', ['-u', user]).toString().trim());
 const gid = (user: string) => Number(execFileSync('id', ['-g', user]).toString().trim());
+
 
 declare global {
   /** Set here, called by global-teardown.ts. */
