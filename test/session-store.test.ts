@@ -1,168 +1,171 @@
-// SessionStore on a real SQLite file: headers, entries, listing.
+// SessionStore on SQLite, PostgreSQL and MariaDB: headers, entries, listing.
 import { isEvent, StoreConflictError, StoreNotFoundError, StoreValidationError, type SessionMeta } from '../src/index.js';
 import { storeApp, type StoreApp } from './support/store-app.js';
+import { eachDatabase } from './support/databases.js';
 
-let store: StoreApp;
-beforeAll(async () => {
-  store = await storeApp();
-});
-afterAll(() => store.close());
+eachDatabase((database) => {
+  let store: StoreApp;
+  beforeAll(async () => {
+    store = await storeApp({ url: await database.freshUrl() });
+  });
+  afterAll(() => store.close());
 
-let n = 0;
-const unique = (name = 's') => `${name}-${++n}`;
+  let n = 0;
+  const unique = (name = 's') => `${name}-${++n}`;
 
-describe('create and get', () => {
-  test('returns a generated UUID when no id is given, and stores the header', async () => {
-    const parent = await store.sessions.create({ id: unique('parent') });
-    const id = await store.sessions.create({ title: 'Research', tenantId: 'acme', parentId: parent, metadata: { model: 'm' } });
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(await store.sessions.get(id)).toMatchObject({ id, title: 'Research', tenantId: 'acme', parentId: parent, metadata: { model: 'm' } });
-    expect(await store.transcripts.getSubsessions(parent)).toEqual([id]);
-    expect(await store.sessions.get(unique())).toBeNull();
+  describe('create and get', () => {
+    test('returns a generated UUID when no id is given, and stores the header', async () => {
+      const parent = await store.sessions.create({ id: unique('parent') });
+      const id = await store.sessions.create({ title: 'Research', tenantId: 'acme', parentId: parent, metadata: { model: 'm' } });
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(await store.sessions.get(id)).toMatchObject({ id, title: 'Research', tenantId: 'acme', parentId: parent, metadata: { model: 'm' } });
+      expect(await store.transcripts.getSubsessions(parent)).toEqual([id]);
+      expect(await store.sessions.get(unique())).toBeNull();
+    });
+
+    test('a duplicate id is a conflict and changes nothing', async () => {
+      const id = await store.sessions.create({ id: unique(), title: 'first' });
+      await expect(store.sessions.create({ id, title: 'second' })).rejects.toThrow(StoreConflictError);
+      expect((await store.sessions.get(id))?.title).toBe('first');
+    });
+
+    test('the id of a deleted session is not reused', async () => {
+      const id = await store.sessions.create({ id: unique() });
+      await store.transcripts.deleteTranscript(id);
+      await expect(store.sessions.create({ id })).rejects.toThrow(StoreConflictError);
+      expect(await store.sessions.get(id)).toBeNull();
+    });
+
+    test('an unknown parent is not found, and the session is not created', async () => {
+      const id = unique();
+      await expect(store.sessions.create({ id, parentId: unique('missing') })).rejects.toThrow(StoreNotFoundError);
+      expect(await store.sessions.get(id)).toBeNull();
+    });
+
+    test.each([
+      ['an unknown property', { id: 'x1', owner: 'me' }],
+      ['an empty id', { id: '' }],
+      ['a tenant id that is not a string', { tenantId: 7 }],
+      ['a title that is not a string', { title: ['t'] }],
+      ['metadata that is not an object', { metadata: 'm' }],
+    ])('rejects %s', async (_name, meta) => {
+      await expect(store.sessions.create(meta as never)).rejects.toThrow(StoreValidationError);
+    });
   });
 
-  test('a duplicate id is a conflict and changes nothing', async () => {
-    const id = await store.sessions.create({ id: unique(), title: 'first' });
-    await expect(store.sessions.create({ id, title: 'second' })).rejects.toThrow(StoreConflictError);
-    expect((await store.sessions.get(id))?.title).toBe('first');
+  describe('append and load', () => {
+    test('messages and events come back in append order', async () => {
+      const id = await store.sessions.create();
+      await store.sessions.append(id, { role: 'user', content: 'hi' });
+      const started = await store.sessions.append(id, { type: 'tool-started', data: { tool: 'search', args: [1, 'two'] } });
+      await store.sessions.append(id, { role: 'assistant', content: [{ type: 'text', text: 'done' }] });
+      await store.sessions.append(id, { type: 'checkpoint' });
+
+      const entries = await store.sessions.load(id);
+      expect(entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4]);
+      expect(entries.map((entry) => (isEvent(entry) ? `event:${entry.type}` : `message:${entry.role}`))).toEqual([
+        'message:user',
+        'event:tool-started',
+        'message:assistant',
+        'event:checkpoint',
+      ]);
+      expect(entries[1]).toEqual(started);
+      expect(entries[3]).toMatchObject({ type: 'checkpoint', data: null });
+    });
+
+    test('events are not messages: the effective history and transcript leave them out', async () => {
+      const id = await store.sessions.create();
+      await store.sessions.append(id, { role: 'user', content: 'a' });
+      await store.sessions.append(id, { type: 'note', data: 'between' });
+      await store.sessions.append(id, { role: 'user', content: 'b' });
+      expect((await store.messages.getHistory(id)).map((m) => m.content)).toEqual(['a', 'b']);
+      expect(await store.messages.count(id)).toBe(2);
+      await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary of a' }], 1, 0);
+      expect((await store.messages.getHistory(id)).map((m) => m.content)).toEqual(['summary of a', 'b']);
+    });
+
+    test('appending to a session that was never created is not found, and creates nothing', async () => {
+      const id = unique('never');
+      await expect(store.sessions.append(id, { role: 'user', content: 'x' })).rejects.toThrow(StoreNotFoundError);
+      await expect(store.sessions.append(id, { type: 'x' })).rejects.toThrow(StoreNotFoundError);
+      expect(await store.sessions.get(id)).toBeNull();
+      await expect(store.sessions.load(id)).rejects.toThrow(StoreNotFoundError);
+    });
+
+    test.each([
+      ['an event without a type', { data: 1 }],
+      ['an event with an unknown property', { type: 'x', payload: 1 }],
+      ['an event whose data is not JSON', { type: 'x', data: new Date() }],
+      ['a message with a bad role', { role: 'bot', content: 'x' }],
+      ['null', null],
+    ])('rejects %s and appends nothing', async (_name, entry) => {
+      const id = await store.sessions.create();
+      await expect(store.sessions.append(id, entry as never)).rejects.toThrow(StoreValidationError);
+      expect(await store.sessions.load(id)).toEqual([]);
+    });
   });
 
-  test('the id of a deleted session is not reused', async () => {
-    const id = await store.sessions.create({ id: unique() });
-    await store.transcripts.deleteTranscript(id);
-    await expect(store.sessions.create({ id })).rejects.toThrow(StoreConflictError);
-    expect(await store.sessions.get(id)).toBeNull();
-  });
+  describe('list', () => {
+    /** Sessions created one after another, so their creation times are in order (ties break by id). */
+    async function createSessions(count: number, meta: { tenantId?: string; parentId?: string } = {}) {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) ids.push(await store.sessions.create({ ...meta, id: unique('listed') }));
+      return ids;
+    }
+    const newestFirst = (metas: SessionMeta[]) =>
+      [...metas].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 
-  test('an unknown parent is not found, and the session is not created', async () => {
-    const id = unique();
-    await expect(store.sessions.create({ id, parentId: unique('missing') })).rejects.toThrow(StoreNotFoundError);
-    expect(await store.sessions.get(id)).toBeNull();
-  });
+    test('pages through every session of a tenant exactly once, newest first', async () => {
+      const tenant = unique('tenant');
+      const ids = await createSessions(23, { tenantId: tenant });
+      const seen: SessionMeta[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.sessions.list({ tenantId: tenant, limit: 10, cursor });
+        seen.push(...page.sessions);
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect(seen.map((s) => s.id).sort()).toEqual([...ids].sort());
+      expect(seen).toEqual(newestFirst(seen));
+    });
 
-  test.each([
-    ['an unknown property', { id: 'x1', owner: 'me' }],
-    ['an empty id', { id: '' }],
-    ['a tenant id that is not a string', { tenantId: 7 }],
-    ['a title that is not a string', { title: ['t'] }],
-    ['metadata that is not an object', { metadata: 'm' }],
-  ])('rejects %s', async (_name, meta) => {
-    await expect(store.sessions.create(meta as never)).rejects.toThrow(StoreValidationError);
-  });
-});
+    test("with a tenant, never another tenant's sessions", async () => {
+      const [mine, theirs] = [unique('mine'), unique('theirs')];
+      const ids = await createSessions(3, { tenantId: mine });
+      await createSessions(3, { tenantId: theirs });
+      await createSessions(2);
+      const page = await store.sessions.list({ tenantId: mine, limit: 500 });
+      expect(page.sessions.map((s) => s.id).sort()).toEqual([...ids].sort());
+      expect(page.sessions.every((s) => s.tenantId === mine)).toBe(true);
+    });
 
-describe('append and load', () => {
-  test('messages and events come back in append order', async () => {
-    const id = await store.sessions.create();
-    await store.sessions.append(id, { role: 'user', content: 'hi' });
-    const started = await store.sessions.append(id, { type: 'tool-started', data: { tool: 'search', args: [1, 'two'] } });
-    await store.sessions.append(id, { role: 'assistant', content: [{ type: 'text', text: 'done' }] });
-    await store.sessions.append(id, { type: 'checkpoint' });
+    test('filters by parent and by creation time', async () => {
+      const parent = await store.sessions.create({ id: unique('parent') });
+      const children = await createSessions(3, { parentId: parent });
+      expect((await store.sessions.list({ parentId: parent })).sessions.map((s) => s.id).sort()).toEqual([...children].sort());
 
-    const entries = await store.sessions.load(id);
-    expect(entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4]);
-    expect(entries.map((entry) => (isEvent(entry) ? `event:${entry.type}` : `message:${entry.role}`))).toEqual([
-      'message:user',
-      'event:tool-started',
-      'message:assistant',
-      'event:checkpoint',
-    ]);
-    expect(entries[1]).toEqual(started);
-    expect(entries[3]).toMatchObject({ type: 'checkpoint', data: null });
-  });
+      const tenant = unique('timed');
+      const [early] = await createSessions(1, { tenantId: tenant });
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      const boundary = new Date();
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      const [late] = await createSessions(1, { tenantId: tenant });
+      expect((await store.sessions.list({ tenantId: tenant, createdAfter: boundary })).sessions.map((s) => s.id)).toEqual([late]);
+      expect((await store.sessions.list({ tenantId: tenant, createdBefore: boundary })).sessions.map((s) => s.id)).toEqual([early]);
+    });
 
-  test('events are not messages: the effective history and transcript leave them out', async () => {
-    const id = await store.sessions.create();
-    await store.sessions.append(id, { role: 'user', content: 'a' });
-    await store.sessions.append(id, { type: 'note', data: 'between' });
-    await store.sessions.append(id, { role: 'user', content: 'b' });
-    expect((await store.messages.getHistory(id)).map((m) => m.content)).toEqual(['a', 'b']);
-    expect(await store.messages.count(id)).toBe(2);
-    await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary of a' }], 1, 0);
-    expect((await store.messages.getHistory(id)).map((m) => m.content)).toEqual(['summary of a', 'b']);
-  });
-
-  test('appending to a session that was never created is not found, and creates nothing', async () => {
-    const id = unique('never');
-    await expect(store.sessions.append(id, { role: 'user', content: 'x' })).rejects.toThrow(StoreNotFoundError);
-    await expect(store.sessions.append(id, { type: 'x' })).rejects.toThrow(StoreNotFoundError);
-    expect(await store.sessions.get(id)).toBeNull();
-    await expect(store.sessions.load(id)).rejects.toThrow(StoreNotFoundError);
-  });
-
-  test.each([
-    ['an event without a type', { data: 1 }],
-    ['an event with an unknown property', { type: 'x', payload: 1 }],
-    ['an event whose data is not JSON', { type: 'x', data: new Date() }],
-    ['a message with a bad role', { role: 'bot', content: 'x' }],
-    ['null', null],
-  ])('rejects %s and appends nothing', async (_name, entry) => {
-    const id = await store.sessions.create();
-    await expect(store.sessions.append(id, entry as never)).rejects.toThrow(StoreValidationError);
-    expect(await store.sessions.load(id)).toEqual([]);
-  });
-});
-
-describe('list', () => {
-  /** Sessions created one after another, so their creation times are in order (ties break by id). */
-  async function createSessions(count: number, meta: { tenantId?: string; parentId?: string } = {}) {
-    const ids: string[] = [];
-    for (let i = 0; i < count; i++) ids.push(await store.sessions.create({ ...meta, id: unique('listed') }));
-    return ids;
-  }
-  const newestFirst = (metas: SessionMeta[]) =>
-    [...metas].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-
-  test('pages through every session of a tenant exactly once, newest first', async () => {
-    const tenant = unique('tenant');
-    const ids = await createSessions(23, { tenantId: tenant });
-    const seen: SessionMeta[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = await store.sessions.list({ tenantId: tenant, limit: 10, cursor });
-      seen.push(...page.sessions);
-      cursor = page.nextCursor ?? undefined;
-      pages++;
-    } while (cursor);
-    expect(pages).toBe(3);
-    expect(seen.map((s) => s.id).sort()).toEqual([...ids].sort());
-    expect(seen).toEqual(newestFirst(seen));
-  });
-
-  test("with a tenant, never another tenant's sessions", async () => {
-    const [mine, theirs] = [unique('mine'), unique('theirs')];
-    const ids = await createSessions(3, { tenantId: mine });
-    await createSessions(3, { tenantId: theirs });
-    await createSessions(2);
-    const page = await store.sessions.list({ tenantId: mine, limit: 500 });
-    expect(page.sessions.map((s) => s.id).sort()).toEqual([...ids].sort());
-    expect(page.sessions.every((s) => s.tenantId === mine)).toBe(true);
-  });
-
-  test('filters by parent and by creation time', async () => {
-    const parent = await store.sessions.create({ id: unique('parent') });
-    const children = await createSessions(3, { parentId: parent });
-    expect((await store.sessions.list({ parentId: parent })).sessions.map((s) => s.id).sort()).toEqual([...children].sort());
-
-    const tenant = unique('timed');
-    const [early] = await createSessions(1, { tenantId: tenant });
-    await new Promise((resolve) => setTimeout(resolve, 15));
-    const boundary = new Date();
-    await new Promise((resolve) => setTimeout(resolve, 15));
-    const [late] = await createSessions(1, { tenantId: tenant });
-    expect((await store.sessions.list({ tenantId: tenant, createdAfter: boundary })).sessions.map((s) => s.id)).toEqual([late]);
-    expect((await store.sessions.list({ tenantId: tenant, createdBefore: boundary })).sessions.map((s) => s.id)).toEqual([early]);
-  });
-
-  test.each([
-    ['a cursor it did not hand out', { cursor: 'bm90LWEtY3Vyc29y' }],
-    ['a limit of 0', { limit: 0 }],
-    ['a limit above 500', { limit: 501 }],
-    ['an invalid date', { createdAfter: new Date('nope') }],
-    ['an unknown option', { owner: 'me' }],
-    ['a tenant that is not a string', { tenantId: { contains: '' } }],
-  ])('rejects %s', async (_name, options) => {
-    await expect(store.sessions.list(options as never)).rejects.toThrow(StoreValidationError);
+    test.each([
+      ['a cursor it did not hand out', { cursor: 'bm90LWEtY3Vyc29y' }],
+      ['a limit of 0', { limit: 0 }],
+      ['a limit above 500', { limit: 501 }],
+      ['an invalid date', { createdAfter: new Date('nope') }],
+      ['an unknown option', { owner: 'me' }],
+      ['a tenant that is not a string', { tenantId: { contains: '' } }],
+    ])('rejects %s', async (_name, options) => {
+      await expect(store.sessions.list(options as never)).rejects.toThrow(StoreValidationError);
+    });
   });
 });
