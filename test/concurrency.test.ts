@@ -1,0 +1,74 @@
+// Concurrency on every database, through two separate Prisma clients (two apps)
+// writing at once: nothing acknowledged is lost, nothing deleted comes back.
+import { StoreNotFoundError, type MessageInput } from '../src/index.js';
+import { eachDatabase } from './support/databases.js';
+import { storeApp, type StoreApp } from './support/store-app.js';
+
+const user = (text: string): MessageInput => ({ role: 'user', content: text });
+
+eachDatabase((database) => {
+  let a: StoreApp;
+  let b: StoreApp;
+  beforeAll(async () => {
+    a = await storeApp({ url: await database.freshUrl() });
+    b = await storeApp({ url: a.url, migrate: false });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+  const both = () => [a, b];
+
+  test('200 concurrent appends to one thread through two clients: contiguous unique seqs, exactly the acknowledged messages', async () => {
+    const acks = await Promise.all(Array.from({ length: 200 }, (_, i) => both()[i % 2].messages.append('hot', user(`m${i}`))));
+    const transcript = await a.messages.getTranscript('hot');
+    expect(transcript.map((m) => m.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(transcript).toHaveLength(acks.length);
+    for (const ack of acks) expect(transcript[ack.seq - 1].content).toBe(ack.content);
+  });
+
+  test('50 concurrent addSubsession on one parent through two clients leave 50 edges', async () => {
+    const children = Array.from({ length: 50 }, (_, i) => `child-${i}`);
+    await Promise.all(children.map((child, i) => both()[i % 2].transcripts.addSubsession('parent', child)));
+    expect(new Set(await b.transcripts.getSubsessions('parent'))).toEqual(new Set(children));
+    expect(await a.db.client.agentSubsession.count({ where: { parentId: 'parent' } })).toBe(50);
+  });
+
+  test('a subtree delete racing appends leaves no row of a deleted session; later appends are not found', async () => {
+    const tree = ['root', 'left', 'right', 'leaf'];
+    await a.transcripts.addSubsession('root', 'left');
+    await a.transcripts.addSubsession('root', 'right');
+    await a.transcripts.addSubsession('left', 'leaf');
+    const appends = Array.from({ length: 80 }, (_, i) => b.messages.append(tree[i % 4], user(`race-${i}`)));
+    const deleted = new Promise((resolve) => setTimeout(resolve, 5)).then(() => a.transcripts.deleteTranscript('root'));
+    const results = await Promise.allSettled([...appends, deleted]);
+
+    expect(await deleted).toBe(4);
+    for (const result of results.slice(0, -1)) {
+      if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(StoreNotFoundError);
+    }
+    const { client } = a.db;
+    expect(await client.agentThread.count({ where: { id: { in: tree } } })).toBe(0);
+    expect(await client.agentMessage.count({ where: { threadId: { in: tree } } })).toBe(0);
+    expect(await client.agentSubsession.count({ where: { OR: [{ parentId: { in: tree } }, { childId: { in: tree } }] } })).toBe(0);
+    for (const id of tree) await expect(b.messages.append(id, user('after'))).rejects.toThrow(StoreNotFoundError);
+  });
+
+  test('a compaction racing appends keeps every committed message', async () => {
+    await a.messages.appendMany('compacting', Array.from({ length: 20 }, (_, i) => user(`before-${i}`)));
+    // The summarizer reads the history, then commits its summary while appends keep arriving.
+    const seen = await a.messages.count('compacting');
+    const appends = Array.from({ length: 60 }, (_, i) => b.messages.append('compacting', user(`during-${i}`)));
+    const compaction = a.messages.appendCompaction('compacting', [{ role: 'system', content: 'summary' }], seen, 0);
+    const acks = await Promise.all(appends);
+    await compaction;
+
+    const transcript = await a.messages.getTranscript('compacting');
+    expect(transcript).toHaveLength(80);
+    for (const ack of acks) expect(transcript.find((m) => m.seq === ack.seq)?.content).toBe(ack.content);
+    const history = await b.messages.getHistory('compacting');
+    expect(history[0].content).toBe('summary');
+    expect(history.slice(1).map((m) => m.content).sort()).toEqual(acks.map((m) => m.content).sort());
+    expect(await b.messages.count('compacting')).toBe(61);
+  });
+});
