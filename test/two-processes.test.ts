@@ -1,4 +1,4 @@
-// Two processes appending to one thread in one SQLite file lose nothing.
+// Two processes writing to one SQLite file at once lose nothing.
 import { runFixture } from './support/processes.js';
 import { storeApp } from './support/store-app.js';
 
@@ -13,6 +13,19 @@ test('two processes x 100 concurrent appends give 200 contiguous unique sequence
     const transcript = await messages.getTranscript('shared');
     expect(transcript.map((m) => m.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     for (const ack of acks) expect(transcript[ack.seq - 1].content).toBe(ack.content);
+  } finally {
+    await close();
+  }
+});
+
+test('two processes x 25 concurrent addSubsession on one parent leave exactly 50 edges', async () => {
+  const { url, transcripts, close } = await storeApp();
+  try {
+    const runs = await Promise.all([runFixture('subsession-worker.ts', [url, 'parent', '25', 'p1']), runFixture('subsession-worker.ts', [url, 'parent', '25', 'p2'])]);
+    for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const acknowledged = runs.flatMap((run) => run.stdout.trim().split('\n'));
+    expect(new Set(await transcripts.getSubsessions('parent'))).toEqual(new Set(acknowledged));
+    expect(acknowledged).toHaveLength(50);
   } finally {
     await close();
   }
