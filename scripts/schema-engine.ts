@@ -1,10 +1,11 @@
 // Prisma's real schema engine, run from @prisma/schema-engine-wasm through a
 // driver adapter: it needs no native binary, so it works behind any firewall.
 // It supports SQLite and PostgreSQL, not MySQL (see prisma/migrations/mysql).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { migrationsDir, type Provider } from './prisma-layout.js';
 
 export type SchemaEngine = import('@prisma/schema-engine-wasm').SchemaEngine;
 
@@ -53,6 +54,43 @@ export async function sqlFromEmpty(engine: SchemaEngine, schemaPath: string): Pr
   const result = await engine.diff({
     from: { tag: 'empty' },
     to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: readFileSync(schemaPath, 'utf8') }] },
+    script: true,
+    exitCode: null,
+    filters: NO_FILTERS,
+  });
+  return result.stdout ?? '';
+}
+
+/** The shipped migrations of `provider`, as Prisma's engine takes them. */
+export function migrationsListOf(provider: Provider) {
+  const dir = migrationsDir(provider);
+  return {
+    baseDir: dir,
+    lockfile: { path: 'migration_lock.toml', content: readFileSync(join(dir, 'migration_lock.toml'), 'utf8') },
+    shadowDbInitScript: '',
+    migrationDirectories: readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort()
+      .map((name) => ({
+        path: name,
+        migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: readFileSync(join(dir, name, 'migration.sql'), 'utf8') } },
+      })),
+  };
+}
+
+/** What `prisma migrate deploy` does: applies pending shipped migrations; returns the names it applied. */
+export async function deployWithPrisma(engine: SchemaEngine, provider: Provider): Promise<string[]> {
+  const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: migrationsListOf(provider), filters: NO_FILTERS });
+  return appliedMigrationNames;
+}
+
+/** The SQL that would take the live database (the engine's adapter) to the schema: empty when they match. */
+export async function sqlFromDatabase(engine: SchemaEngine, schemaPath: string): Promise<string> {
+  const files = [{ path: schemaPath, content: readFileSync(schemaPath, 'utf8') }];
+  const result = await engine.diff({
+    from: { tag: 'schemaDatasource', files, configDir: dirname(schemaPath) },
+    to: { tag: 'schemaDatamodel', files },
     script: true,
     exitCode: null,
     filters: NO_FILTERS,
