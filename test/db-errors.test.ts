@@ -175,6 +175,16 @@ describe('toStoreError', () => {
     expect(storeError.cause).toBe(error);
   });
 
+  it.each([
+    ['PostgreSQL shutting the connection down (57P01)', viaPrisma({ kind: 'postgres', code: '57P01' })],
+    ['PostgreSQL connection failure (08006)', viaPrisma({ kind: 'postgres', code: '08006' })],
+    ["MariaDB's pool timeout (45028)", viaPrisma({ kind: 'mysql', code: 45028 }, 'P2039')],
+    ['a MariaDB socket closed (45009)', viaPrisma({ kind: 'mysql', code: 45009 })],
+    ["pg-pool's timeout, a plain Error", new Error('timeout exceeded when trying to connect')],
+  ])('%s becomes StoreUnavailableError', (_name, error) => {
+    expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
+  });
+
   it.each(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError'])(
     'adapter kind %s becomes StoreUnavailableError',
     (kind) => {

@@ -52,6 +52,12 @@ const UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', '
 const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 // P2028 is any transaction API error; only this one means no connection or lock came free in time.
 const NO_TRANSACTION_IN_TIME = /Unable to start a transaction in the given time/;
+// The connection went away or never came: pg-pool's timeout (a plain Error), a broken pg client.
+const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|ECONNRESET|EPIPE|ECONNREFUSED/;
+// PostgreSQL: admin shutdown, crash shutdown, cannot connect now, and the connection exception class 08.
+const PG_UNAVAILABLE = /^(57P0[123]|08...)$/;
+// MariaDB connector: connection or pool timeout, socket closed, connection refused.
+const MYSQL_UNAVAILABLE = new Set([45009, 45012, 45028, 45029]);
 
 /** Turns any failure into a StoreError, keeping the original as `cause`. */
 export function toStoreError(error: unknown, retriesExhausted = false): StoreError {
@@ -66,8 +72,18 @@ export function toStoreError(error: unknown, retriesExhausted = false): StoreErr
     return new StoreConflictError(`a row with the same key already exists: ${message}`, { cause: error });
   }
   if (code === 'P2025') return new StoreNotFoundError(message, { cause: error });
-  if ((code && UNAVAILABLE_CODES.has(code)) || (code === 'P2028' && NO_TRANSACTION_IN_TIME.test(message)) || (failure && UNAVAILABLE_KINDS.has(failure.kind) && !failure.originalCode?.startsWith('SQLITE'))) {
+  if (isUnavailable(code, failure, message)) {
     return new StoreUnavailableError(`the database is unavailable: ${message}`, { cause: error });
   }
   return new StoreDatabaseError(`the database failed: ${message}`, { cause: error });
+}
+
+function isUnavailable(code: string | undefined, failure: AdapterFailure | undefined, message: string): boolean {
+  if (code && UNAVAILABLE_CODES.has(code)) return true;
+  if (code === 'P2028') return NO_TRANSACTION_IN_TIME.test(message);
+  if (CONNECTION_LOST.test(message)) return true;
+  if (!failure) return false;
+  if (failure.kind === 'postgres') return PG_UNAVAILABLE.test(String(failure.code));
+  if (failure.kind === 'mysql') return MYSQL_UNAVAILABLE.has(Number(failure.code));
+  return UNAVAILABLE_KINDS.has(failure.kind) && !failure.originalCode?.startsWith('SQLITE');
 }
