@@ -7,6 +7,7 @@ export default {
   setupFiles: ['reflect-metadata'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/test/support/database-reporter.js'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { migrationsDir, schemaPath, type Provider } from './prisma-layout.js';
-import { openSchemaEngine, sqlFromEmpty } from './schema-engine.js';
+import { sqlFromEmpty, withSchemaEngine } from './schema-engine.js';
 
 const ENGINE_PROVIDERS = ['sqlite', 'postgresql'] as const satisfies readonly Provider[];
 const INIT = '20261129000000_init';
@@ -21,12 +21,7 @@ function adapterFactory(provider: (typeof ENGINE_PROVIDERS)[number]) {
 }
 
 export async function expectedInitSql(provider: (typeof ENGINE_PROVIDERS)[number]): Promise<string> {
-  const engine = await openSchemaEngine(schemaPath(provider), adapterFactory(provider));
-  try {
-    return await sqlFromEmpty(engine, schemaPath(provider));
-  } finally {
-    engine.free();
-  }
+  return withSchemaEngine(schemaPath(provider), adapterFactory(provider), (engine) => sqlFromEmpty(engine, schemaPath(provider)));
 }
 
 async function main() {

@@ -4,7 +4,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import { migrationsDir, type Provider } from './prisma-layout.js';
 
 export type SchemaEngine = import('@prisma/schema-engine-wasm').SchemaEngine;
@@ -35,16 +39,39 @@ function loadWasm() {
   return loaded;
 }
 
-export async function openSchemaEngine(
+/**
+ * Runs `use` with Prisma's schema engine on the schema and the adapter
+ * factory's database, then frees the engine and disposes every connection it
+ * opened (freeing the engine alone leaves them, and their pools, open).
+ */
+export async function withSchemaEngine<T>(
   schemaPath: string,
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-): Promise<SchemaEngine> {
+  use: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
+  const opened: SqlDriverAdapter[] = [];
+  const track = async (adapter: Promise<SqlDriverAdapter>) => {
+    opened.push(await adapter);
+    return opened[opened.length - 1];
+  };
+  const tracking: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapterFactory.provider,
+    adapterName: adapterFactory.adapterName,
+    connect: () => track(adapterFactory.connect()),
+    connectToShadowDb: () => track(adapterFactory.connectToShadowDb()),
+  };
   const bg = await loadWasm();
-  return bg.SchemaEngine.new(
+  const engine = (await bg.SchemaEngine.new(
     { datamodels: [[schemaPath, readFileSync(schemaPath, 'utf8')]] },
     () => {},
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
-  ) as Promise<SchemaEngine>;
+    bindMigrationAwareSqlAdapterFactory(tracking),
+  )) as SchemaEngine;
+  try {
+    return await use(engine);
+  } finally {
+    engine.free();
+    await Promise.all(opened.map((adapter) => adapter.dispose().catch(() => undefined)));
+  }
 }
 
 const NO_FILTERS = { externalTables: [], externalEnums: [] };

@@ -3,21 +3,28 @@
 import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { PrismaPg } from '@prisma/adapter-pg';
 import Database from 'better-sqlite3';
 import { MODELS_PATH, schemaPath } from '../scripts/prisma-layout.js';
-import { deployWithPrisma, openSchemaEngine, sqlFromDatabase } from '../scripts/schema-engine.js';
+import { sqlFromDatabase, withSchemaEngine } from '../scripts/schema-engine.js';
 import { shippedMigrations } from '../src/data/migration-files.js';
 import { adapterFactory, migrate } from '../src/data/open-database.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
 import { mysqlCatalog, postgresCatalog } from './support/catalog.js';
 import { eachDatabase, freshPostgresUrl, postgresServerUrl } from './support/databases.js';
+import { runFixture } from './support/processes.js';
 
 const migrateUrl = async (url: string) => {
   const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
   return migrate(await adapterFactory(options, new Logger('test')), options.provider);
 };
 const INIT = shippedMigrations('sqlite').map((m) => m.name);
+
+/** What Prisma's own `migrate deploy` applies to a PostgreSQL database (through its wasm engine, in a child process). */
+async function prismaDeploy(url: string): Promise<string[]> {
+  const run = await runFixture('prisma-deploy.ts', [url]);
+  if (run.code !== 0) throw new Error(`prisma deploy failed: ${run.stderr}`);
+  return JSON.parse(run.stdout) as string[];
+}
 
 eachDatabase((database) => {
   test('the shipped migrations apply on a fresh database; a second run is a no-op', async () => {
@@ -48,15 +55,7 @@ describe('the migrated schema is what the Prisma schema requires', () => {
     await migrateUrl(clean);
     await migrateUrl(broken);
     new Database(broken.slice('file:'.length)).exec('DROP INDEX agent_subsession_parent_id_id_idx');
-    // The engine holds its SQLite files in exclusive mode until the process exits: nothing else opens them after this.
-    const diff = async (url: string) => {
-      const engine = await openSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url }));
-      try {
-        return await sqlFromDatabase(engine, schemaPath('sqlite'));
-      } finally {
-        engine.free();
-      }
-    };
+    const diff = (url: string) => withSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url }), (engine) => sqlFromDatabase(engine, schemaPath('sqlite')));
     expect(await diff(clean)).toBe('-- This is an empty migration.\n');
     expect(await diff(broken)).toMatch(/CREATE INDEX "agent_subsession_parent_id_id_idx"/);
   });
@@ -66,12 +65,7 @@ describe('the migrated schema is what the Prisma schema requires', () => {
     beforeAll(async () => {
       // Prisma's engine applies the shipped migrations itself, as `prisma migrate deploy` would.
       const url = await freshPostgresUrl();
-      const engine = await openSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }));
-      try {
-        expect(await deployWithPrisma(engine, 'postgresql')).toEqual(INIT);
-      } finally {
-        engine.free();
-      }
+      expect(await prismaDeploy(url)).toEqual(INIT);
       prismaDeployed = await postgresCatalog(url);
       // Not an empty comparison: every table, index and foreign key is there.
       expect(Object.keys(prismaDeployed.columns)).toHaveLength(34);
@@ -86,12 +80,7 @@ describe('the migrated schema is what the Prisma schema requires', () => {
       const url = await freshPostgresUrl();
       await migrateUrl(url);
       expect(await postgresCatalog(url)).toEqual(prismaDeployed);
-      const engine = await openSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }));
-      try {
-        expect(await deployWithPrisma(engine, 'postgresql')).toEqual([]);
-      } finally {
-        engine.free();
-      }
+      expect(await prismaDeploy(url)).toEqual([]);
     });
 
     test('the comparison sees a difference', async () => {

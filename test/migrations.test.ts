@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { migrationsDir, schemaPath } from '../scripts/prisma-layout.js';
-import { openSchemaEngine } from '../scripts/schema-engine.js';
+import { deployWithPrisma, withSchemaEngine } from '../scripts/schema-engine.js';
 import { checksumOf, shippedMigrations, splitStatements, type MigrationFile } from '../src/data/migration-files.js';
 import { applyMigrations, FailedMigrationError } from '../src/data/migrator.js';
 import { migrate } from '../src/data/open-database.js';
@@ -261,33 +261,9 @@ describe('applyMigrations on SQLite', () => {
 });
 
 describe("takeover by Prisma's schema engine", () => {
-  const lockfileContent = readFileSync(join(SQLITE_DIR, 'migration_lock.toml'), 'utf8');
-  const migrationsList = () => ({
-    baseDir: SQLITE_DIR,
-    lockfile: { path: 'migration_lock.toml', content: lockfileContent },
-    shadowDbInitScript: '',
-    migrationDirectories: readdirSync(SQLITE_DIR, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort()
-      .map((name) => ({
-        path: name,
-        migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: readFileSync(join(SQLITE_DIR, name, 'migration.sql'), 'utf8') } },
-      })),
-  });
-  const filters = { externalTables: [], externalEnums: [] };
-
-  // The engine keeps its SQLite connection in EXCLUSIVE locking mode until the
-  // process exits: no test touches these files after the engine has opened them.
-  async function prismaDeploy(path: string): Promise<string[]> {
-    const engine = await openSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url: urlOf(path) }));
-    try {
-      const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: migrationsList(), filters });
-      return appliedMigrationNames;
-    } finally {
-      engine.free();
-    }
-  }
+  // What `prisma migrate deploy` does, through the wasm engine; the files it opened are not touched afterwards.
+  const prismaDeploy = (path: string) =>
+    withSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url: urlOf(path) }), (engine) => deployWithPrisma(engine, 'sqlite'));
 
   it('the engine, given a fresh file, applies the shipped migration (the input is understood)', async () => {
     expect(await prismaDeploy(freshFile())).toEqual([INIT]);

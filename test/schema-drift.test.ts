@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { MODELS_PATH, PROVIDERS, migrationsDir, renderSchema, schemaPath } from '../scripts/prisma-layout.js';
 import { expectedInitSql } from '../scripts/prisma-migrations.js';
-import { openSchemaEngine, sqlFromEmpty } from '../scripts/schema-engine.js';
+import { sqlFromEmpty, withSchemaEngine } from '../scripts/schema-engine.js';
 import { shippedMigrations } from '../src/data/migration-files.js';
 import { describeWith, postgresServerUrl } from './support/databases.js';
 
@@ -36,13 +36,7 @@ describe('shipped SQLite migration', () => {
 
   it("is exactly what Prisma's schema engine produces from an empty database", async () => {
     const path = schemaPath('sqlite');
-    const engine = await openSchemaEngine(path, new PrismaBetterSqlite3({ url: ':memory:' }));
-    let expected: string;
-    try {
-      expected = await sqlFromEmpty(engine, path);
-    } finally {
-      engine.free();
-    }
+    const expected = await withSchemaEngine(path, new PrismaBetterSqlite3({ url: ':memory:' }), (engine) => sqlFromEmpty(engine, path));
     expect(expected).toMatch(/CREATE TABLE "agent_thread"/);
     expect(readFileSync(join(dir, migrations[0], 'migration.sql'), 'utf8')).toBe(expected);
   });
