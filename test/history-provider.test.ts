@@ -1,15 +1,10 @@
 // HistoryProvider on SQLite, PostgreSQL and MariaDB: the stored history injected before a run, the run stored after it.
 import type { MessageInput } from '../src/index.js';
 import { HistoryProvider, StoreValidationError } from '../src/index.js';
-import { storeApp, type StoreApp } from './support/store-app.js';
-import { eachDatabase } from './support/databases.js';
+import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
-  let store: StoreApp;
-  beforeAll(async () => {
-    store = await storeApp({ url: await database.freshUrl() });
-  });
-  afterAll(() => store.close());
+  const store = storeFor(database);
 
   let n = 0;
   const thread = () => `history-${++n}`;

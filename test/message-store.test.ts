@@ -1,15 +1,10 @@
 // MessageStore on SQLite, PostgreSQL and MariaDB: every method and rule of its contract.
 import type { JsonValue, MessageInput, StoredMessage } from '../src/index.js';
 import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../src/index.js';
-import { storeApp, type StoreApp } from './support/store-app.js';
-import { eachDatabase } from './support/databases.js';
+import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
-  let store: StoreApp;
-  beforeAll(async () => {
-    store = await storeApp({ url: await database.freshUrl() });
-  });
-  afterAll(() => store.close());
+  const store = storeFor(database);
 
   let n = 0;
   const thread = () => `thread-${++n}`;

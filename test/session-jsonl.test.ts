@@ -3,14 +3,10 @@
 import type { HistoryMessage, MessageInput } from '../src/index.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../src/index.js';
 import { storeApp, type StoreApp } from './support/store-app.js';
-import { eachDatabase } from './support/databases.js';
+import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
-  let store: StoreApp;
-  beforeAll(async () => {
-    store = await storeApp({ url: await database.freshUrl() });
-  });
-  afterAll(() => store.close());
+  const store = storeFor(database);
 
   let n = 0;
   const sid = () => `jsonl-${++n}`;

@@ -1,14 +1,9 @@
 // SessionStore on SQLite, PostgreSQL and MariaDB: headers, entries, listing.
 import { isEvent, StoreConflictError, StoreNotFoundError, StoreValidationError, type SessionMeta } from '../src/index.js';
-import { storeApp, type StoreApp } from './support/store-app.js';
-import { eachDatabase } from './support/databases.js';
+import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
-  let store: StoreApp;
-  beforeAll(async () => {
-    store = await storeApp({ url: await database.freshUrl() });
-  });
-  afterAll(() => store.close());
+  const store = storeFor(database);
 
   let n = 0;
   const unique = (name = 's') => `${name}-${++n}`;

@@ -1,15 +1,10 @@
 // TranscriptStore on SQLite, PostgreSQL and MariaDB: transcripts, the subsession graph, subtree deletes.
 import { StoreConflictError, StoreDatabaseError, StoreNotFoundError, StoreValidationError, type MessageInput } from '../src/index.js';
 import { injectFailure } from './support/failures.js';
-import { storeApp, type StoreApp } from './support/store-app.js';
-import { eachDatabase } from './support/databases.js';
+import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
-  let store: StoreApp;
-  beforeAll(async () => {
-    store = await storeApp({ url: await database.freshUrl() });
-  });
-  afterAll(() => store.close());
+  const store = storeFor(database);
 
   let n = 0;
   const session = (name = 's') => `${name}-${++n}`;

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { tempSqliteUrl } from './store-app.js';
+import { storeApp, tempSqliteUrl, type StoreApp } from './store-app.js';
 
 export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
 export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
@@ -69,4 +69,19 @@ export function eachDatabase(suite: (database: TestDatabase) => void): void {
   for (const database of DATABASES) {
     (database.available ? describe : describe.skip)(`[${database.label}]`, () => suite(database));
   }
+}
+
+/** The store app of a describe block: opened on a fresh database before its tests, closed after them. */
+export function storeFor(database: TestDatabase): StoreApp {
+  let app: StoreApp | undefined;
+  beforeAll(async () => {
+    app = await storeApp({ url: await database.freshUrl() });
+  });
+  afterAll(() => app?.close());
+  return new Proxy({} as StoreApp, {
+    get(_target, key) {
+      if (!app) throw new Error('the store app opens in beforeAll');
+      return app[key as keyof StoreApp];
+    },
+  });
 }
