@@ -111,10 +111,7 @@ export class PrismaSessionStore implements SessionStore {
         await tx.agentThread.update({ where: { id }, data: { tenantId, title, metadata: (metadata ?? undefined) as never, createdAt } });
       }
       await writeLog(tx, id, parsed.log, offset);
-      for (const child of parsed.subsessions) {
-        await messages.reserveSeqs(tx, this.db.dialect, child, 0);
-        await attachChild(tx, this.db.dialect, id, child);
-      }
+      for (const child of parsed.subsessions) await attachChild(tx, this.db.dialect, id, child);
     });
     return { sessionId: id, entries: parsed.log.length, warnings: parsed.warnings };
   }

@@ -4,7 +4,6 @@ import { StoreDatabase } from './data/database.js';
 import * as messages from './data/message.repository.js';
 import * as sessions from './data/session.repository.js';
 import { attachChild, childrenOf, deleteSubtree } from './data/subsession-graph.js';
-import type { StoreTx } from './data/store-client.js';
 import { MessageStore } from './message-store.js';
 import type { MessageInput, StoredMessage } from './message.types.js';
 import type { StoredTranscript, Transcript } from './session.types.js';
@@ -30,7 +29,7 @@ export class PrismaTranscriptStore implements TranscriptStore {
       const stored = await messages.insertMessages(tx, id, last - valid.length + 1, valid);
       await sessions.setMetadata(tx, id, metadata);
       await tx.agentSubsession.deleteMany({ where: { parentId: id } });
-      for (const child of children) await this.#attach(tx, id, child);
+      for (const child of children) await attachChild(tx, this.db.dialect, id, child);
       return { messages: stored, subsessions: children, metadata };
     });
   }
@@ -65,11 +64,7 @@ export class PrismaTranscriptStore implements TranscriptStore {
   async addSubsession(parentId: string, childId: string): Promise<void> {
     const parent = idOf(parentId, 'parentId');
     const child = idOf(childId, 'childId');
-    await this.db.write(async (tx) => {
-      // Both rows in id order, so two registrations never wait on each other crosswise.
-      for (const id of [parent, child].sort()) await messages.reserveSeqs(tx, this.db.dialect, id, 0);
-      await this.#attach(tx, parent, child);
-    });
+    await this.db.write((tx) => attachChild(tx, this.db.dialect, parent, child));
   }
 
   async getSubsessions(sessionId: string): Promise<string[]> {
@@ -85,11 +80,6 @@ export class PrismaTranscriptStore implements TranscriptStore {
       if (!(await messages.lockThread(tx, id, now))) return 0;
       return deleteSubtree(tx, id, now);
     });
-  }
-
-  async #attach(tx: StoreTx, parent: string, child: string): Promise<void> {
-    await messages.reserveSeqs(tx, this.db.dialect, child, 0);
-    await attachChild(tx, this.db.dialect, parent, child);
   }
 }
 

@@ -1,4 +1,5 @@
 // What differs between the databases, and nothing else.
+import { adapterFailureOf } from './db-errors.js';
 import type { StoreTx } from './store-client.js';
 
 export type Provider = 'sqlite' | 'postgresql' | 'mysql';
@@ -18,8 +19,15 @@ export interface Dialect {
    * locked until the transaction ends, so writers to one thread queue here.
    */
   reserveSeqs(tx: StoreTx, threadId: string, count: number, now: Date): Promise<number>;
-  /** Locks existing thread rows until the transaction ends (in id order, so lockers queue instead of deadlocking). */
+  /** Locks existing thread rows until the transaction ends, in id order, in one statement. */
   lockThreads(tx: StoreTx, ids: string[]): Promise<void>;
+  /** Creates the thread if it is missing, without locking it when it exists. */
+  ensureThread(tx: StoreTx, id: string, now: Date): Promise<void>;
+}
+
+// PostgreSQL and SQLite: DO NOTHING takes no lock on an existing row.
+async function insertIfMissing(tx: StoreTx, id: string, now: Date): Promise<void> {
+  await tx.$executeRaw`INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${id}, 0, ${now}, ${now}) ON CONFLICT (id) DO NOTHING`;
 }
 
 const selectForUpdate =
@@ -43,19 +51,39 @@ async function upsertReturning(tx: StoreTx, threadId: string, count: number, now
 }
 
 export const DIALECTS: Record<Provider, Dialect> = {
-  sqlite: { provider: 'sqlite', writeIsolation: 'Serializable', readIsolation: undefined, reserveSeqs: upsertReturning, lockThreads: alreadyLocked },
+  sqlite: {
+    provider: 'sqlite',
+    writeIsolation: 'Serializable',
+    readIsolation: undefined,
+    reserveSeqs: upsertReturning,
+    lockThreads: alreadyLocked,
+    ensureThread: insertIfMissing,
+  },
   postgresql: {
     provider: 'postgresql',
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
     reserveSeqs: upsertReturning,
     lockThreads: selectForUpdate((i) => `$${i + 1}`),
+    ensureThread: insertIfMissing,
   },
   mysql: {
     provider: 'mysql',
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
     lockThreads: selectForUpdate(() => '?'),
+    // INSERT IGNORE would swallow every error, and ON DUPLICATE KEY locks the row. A
+    // read-committed INSERT … SELECT reads without locking; a racing insert of the same
+    // id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
+    async ensureThread(tx, id, now) {
+      try {
+        await tx.$executeRaw`
+          INSERT INTO agent_thread (id, last_seq, created_at, updated_at)
+          SELECT ${id}, 0, ${now}, ${now} FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_thread WHERE id = ${id})`;
+      } catch (error) {
+        if (adapterFailureOf(error)?.kind !== 'UniqueConstraintViolation' && (error as { code?: string }).code !== 'P2002') throw error;
+      }
+    },
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
     async reserveSeqs(tx, threadId, count, now) {
       await tx.$executeRaw`

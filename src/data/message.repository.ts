@@ -27,7 +27,7 @@ export async function reserveSeqs(tx: StoreTx, dialect: Dialect, threadId: strin
   return last;
 }
 
-async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
+export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
   if (await tx.agentTombstone.findUnique({ where: { id: threadId }, select: { id: true } })) {
     throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   }

@@ -10,6 +10,7 @@
 // SQLite needs none of this: its write transactions are serialized.
 import { StoreConflictError } from '../store.errors.js';
 import type { Dialect } from './dialect.js';
+import { assertNotDeleted } from './message.repository.js';
 import type { StoreTx } from './store-client.js';
 
 /** `id` and its ancestors, nearest first; `id` must exist (its row types the walk's column on MySQL). */
@@ -51,13 +52,17 @@ export async function childrenOf(tx: StoreTx, parentId: string): Promise<string[
 }
 
 /**
- * Registers parent -> child. Both sessions must exist and be locked by the
- * caller's transaction. Registering an existing edge again changes nothing.
- * A second parent, or a cycle (self included), is a StoreConflictError.
+ * Registers parent -> child, creating either session if it is missing (a
+ * deleted one is StoreNotFoundError). Registering an existing edge again
+ * changes nothing. A second parent, or a cycle (self included), is a
+ * StoreConflictError.
  */
 export async function attachChild(tx: StoreTx, dialect: Dialect, parentId: string, childId: string): Promise<void> {
   if (parentId === childId) throw new StoreConflictError(`session ${childId} cannot be its own subsession`);
-  const chain = await lockedAncestors(tx, dialect, parentId);
+  const now = new Date();
+  for (const id of [parentId, childId]) await dialect.ensureThread(tx, id, now);
+  const chain = await lockedChain(tx, dialect, parentId, childId);
+  for (const id of [parentId, childId]) await assertNotDeleted(tx, id);
   const existing = await tx.agentSubsession.findUnique({ where: { childId }, select: { parentId: true } });
   if (existing?.parentId === parentId) return;
   if (existing) throw new StoreConflictError(`session ${childId} is already a subsession of ${existing.parentId}`);
@@ -65,12 +70,17 @@ export async function attachChild(tx: StoreTx, dialect: Dialect, parentId: strin
   await tx.agentSubsession.create({ data: { parentId, childId } });
 }
 
-/** The parent's ancestor chain, every row of it locked, read again until no attachment changed it meanwhile. */
-async function lockedAncestors(tx: StoreTx, dialect: Dialect, id: string): Promise<string[]> {
-  let chain = await ancestorsOf(tx, id);
+/**
+ * Locks the child and the parent's whole ancestor chain in one id-ordered
+ * statement (every registration takes its locks in the same order, so two never
+ * wait on each other crosswise), then reads the chain again until no
+ * registration changed it meanwhile. Returns the chain.
+ */
+async function lockedChain(tx: StoreTx, dialect: Dialect, parentId: string, childId: string): Promise<string[]> {
+  let chain = await ancestorsOf(tx, parentId);
   for (;;) {
-    await dialect.lockThreads(tx, chain);
-    const current = await ancestorsOf(tx, id);
+    await dialect.lockThreads(tx, [...new Set([...chain, childId])]);
+    const current = await ancestorsOf(tx, parentId);
     if (current.length === chain.length && current.every((ancestor, i) => ancestor === chain[i])) return chain;
     chain = current;
   }
