@@ -59,18 +59,25 @@ export async function adapterFactory(options: UrlOptions, logger: Logger): Promi
     }
     case 'mysql': {
       const { PrismaMariaDb } = await import('@prisma/adapter-mariadb');
-      const url = new URL(options.url);
       return new PrismaMariaDb({
-        host: url.hostname,
-        port: Number(url.port || 3306),
-        user: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password),
-        database: decodeURIComponent(url.pathname.slice(1)),
+        ...mariadbConnection(options.url),
         connectionLimit: options.pool.max,
         acquireTimeout: options.pool.connectionTimeoutMs,
       });
     }
   }
+}
+
+/** The MariaDB connector's connection options for a mysql:// url. */
+export function mariadbConnection(url: string) {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 3306),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: decodeURIComponent(parsed.pathname.slice(1)) || undefined,
+  };
 }
 
 function clientModule(provider: Provider): Promise<{ PrismaClient: new (options: { adapter: never }) => unknown }> {

@@ -3,6 +3,7 @@
 // precision, default), indexes and foreign keys with their referential actions.
 import mariadb from 'mariadb';
 import pg from 'pg';
+import { mariadbConnection } from '../../src/data/open-database.js';
 
 export interface Catalog {
   /** `table.column` -> description */
@@ -73,14 +74,7 @@ export async function postgresCatalog(url: string): Promise<Catalog> {
 }
 
 export async function mysqlCatalog(url: string): Promise<Catalog> {
-  const parsed = new URL(url);
-  const connection = await mariadb.createConnection({
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
-    database: parsed.pathname.slice(1),
-  });
+  const connection = await mariadb.createConnection(mariadbConnection(url));
   try {
     const columns = await connection.query(
       `SELECT TABLE_NAME t, COLUMN_NAME c, IS_NULLABLE n, DATA_TYPE dt, COLUMN_TYPE ct, DATETIME_PRECISION p, COLUMN_DEFAULT d, EXTRA x

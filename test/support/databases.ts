@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import mariadb from 'mariadb';
 import pg from 'pg';
+import { mariadbConnection } from '../../src/data/open-database.js';
 import { storeApp, tempSqliteUrl, type StoreApp } from './store-app.js';
 
 export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
@@ -31,13 +32,7 @@ export async function freshPostgresUrl(): Promise<string> {
 export async function freshMysqlUrl(): Promise<string> {
   if (!mysqlServerUrl) throw new Error('TEST_MYSQL_URL is not set');
   const name = freshName();
-  const url = new URL(mysqlServerUrl);
-  const connection = await mariadb.createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-  });
+  const connection = await mariadb.createConnection({ ...mariadbConnection(mysqlServerUrl), database: undefined });
   try {
     await connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   } finally {
