@@ -1,0 +1,106 @@
+// A scripted agent (no network model) that uses the stores the way a real agent
+// loop does: tool calls, a sub-agent registered as a subsession, a compaction,
+// and a crash between a tool call and its result that is repaired on reload.
+import { Inject, Injectable } from '@nestjs/common';
+import { HistoryProviders } from '../history-provider.js';
+import { MessageStore } from '../message-store.js';
+import type { Message, MessageInput } from '../message.types.js';
+import { TranscriptStore } from '../transcript-store.js';
+
+type ToolCall = { type: 'tool-call'; toolCallId: string; toolName: string; input: Record<string, string> };
+
+const call = (toolCallId: string, toolName: string, input: Record<string, string>): MessageInput => ({
+  role: 'assistant',
+  content: [{ type: 'tool-call', toolCallId, toolName, input }],
+});
+const result = (toolCallId: string, toolName: string, value: unknown): MessageInput => ({
+  role: 'tool',
+  content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: value as never } }],
+});
+
+/** The tool calls in `messages` that no tool result answers: what a crash leaves behind. */
+export function orphanedToolCalls(messages: Message[]): ToolCall[] {
+  const parts = messages.flatMap((message) => (Array.isArray(message.content) ? (message.content as { type: string; toolCallId?: string }[]) : []));
+  const answered = new Set(parts.filter((part) => part.type === 'tool-result').map((part) => part.toolCallId));
+  return parts.filter((part): part is ToolCall => part.type === 'tool-call' && !answered.has(part.toolCallId));
+}
+
+@Injectable()
+export class ScriptedAgent {
+  constructor(
+    @Inject(MessageStore) private readonly messages: MessageStore,
+    @Inject(TranscriptStore) private readonly transcripts: TranscriptStore,
+    @Inject(HistoryProviders) private readonly histories: HistoryProviders,
+  ) {}
+
+  /** Runs the whole script on `threadId` and returns what the model would see next, and the full record. */
+  async run(threadId: string) {
+    await this.plan(threadId);
+    await this.delegate(threadId, `${threadId}/researcher`);
+    await this.compact(threadId);
+    await this.crashMidTool(threadId);
+    await this.reload(threadId);
+    return {
+      history: await this.messages.getHistory(threadId),
+      transcript: await this.messages.getTranscript(threadId),
+      subsessions: await this.transcripts.getSubsessions(threadId),
+      repairs: await this.messages.getRepairs(threadId),
+    };
+  }
+
+  /** One tool-calling turn, stored atomically after it succeeded. */
+  private async plan(threadId: string): Promise<void> {
+    const history = this.histories.forThread(threadId);
+    const request: MessageInput[] = [{ role: 'user', content: 'Plan a weekend in Lisbon for two.' }];
+    await history.beforeRun({ messages: request });
+    await history.afterRun(request, [
+      call('flights-1', 'search_flights', { to: 'LIS' }),
+      result('flights-1', 'search_flights', { cheapest: 'TP 1337, Friday 18:05' }),
+      { role: 'assistant', content: 'Flights found. I will ask a researcher for neighbourhoods.' },
+    ]);
+  }
+
+  /** A sub-agent works in a session of its own, registered as a subsession of the main one. */
+  private async delegate(threadId: string, subagentId: string): Promise<void> {
+    await this.transcripts.addSubsession(threadId, subagentId);
+    await this.transcripts.appendMessages(subagentId, [
+      { role: 'user', content: 'Which Lisbon neighbourhoods suit a first visit?' },
+      { role: 'assistant', content: 'Alfama for views, Baixa for walking, Príncipe Real for food.' },
+    ]);
+    await this.messages.appendMany(threadId, [
+      call('research-1', 'ask_researcher', { question: 'neighbourhoods' }),
+      result('research-1', 'ask_researcher', { answer: 'Alfama, Baixa, Príncipe Real' }),
+    ]);
+  }
+
+  /** The context grew: everything but the last tool exchange becomes a summary. */
+  private async compact(threadId: string): Promise<void> {
+    const seen = await this.messages.getHistory(threadId);
+    const kept = seen.slice(-2).map(({ seq: _seq, ...message }) => message);
+    const summary: MessageInput = { role: 'system', content: 'Summary: flights TP 1337 on Friday; the user wants a weekend in Lisbon for two.' };
+    await this.messages.appendCompaction(threadId, [summary, ...kept], seen.length, kept.length);
+  }
+
+  /** The process dies after the model asked for a tool and before the tool answered. */
+  private async crashMidTool(threadId: string): Promise<void> {
+    await this.messages.append(threadId, call('hotel-1', 'book_hotel', { area: 'Alfama', nights: '2' }));
+  }
+
+  /** On reload, each orphaned tool call is answered by a synthetic result, kept as evidence. */
+  private async reload(threadId: string): Promise<void> {
+    for (;;) {
+      const history = await this.messages.getHistory(threadId);
+      const [orphan] = orphanedToolCalls(history);
+      if (!orphan) return;
+      const answer = result(orphan.toolCallId, orphan.toolName, { error: 'interrupted: the process stopped before the tool answered' });
+      // The balanced projection: the history as it is, with the answer right after its call.
+      const balanced = history.flatMap(({ seq: _seq, ...message }) => (callsOf(message).includes(orphan.toolCallId) ? [message, answer] : [message]));
+      await this.messages.appendRepair(threadId, answer, balanced, history.length);
+    }
+  }
+}
+
+function callsOf(message: Message): string[] {
+  if (!Array.isArray(message.content)) return [];
+  return (message.content as { type: string; toolCallId?: string }[]).filter((part) => part.type === 'tool-call').map((part) => part.toolCallId!);
+}
