@@ -8,5 +8,6 @@ export { HistoryProvider, HistoryProviders, type RunContext } from './history-pr
 export * from './message.types.js';
 export * from './session.types.js';
 export * from './store.errors.js';
+export { FailedMigrationError } from './data/migrator.js';
 export { SerializedSqliteAdapterFactory, type SqliteOptions } from './data/sqlite-adapter.js';
 export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './validation.js';

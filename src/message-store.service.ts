@@ -83,7 +83,8 @@ export class PrismaMessageStore implements MessageStore {
 
   async getRepairs(threadId: string): Promise<RepairRecord[]> {
     const id = idOf(threadId, 'threadId');
-    return this.db.query((client) => repo.repairsOf(client, id));
+    // Repairs and their boundaries are two queries: one snapshot keeps them together.
+    return this.db.read((tx) => repo.repairsOf(tx, id));
   }
 
   async getTranscript(threadId: string): Promise<StoredMessage[]> {

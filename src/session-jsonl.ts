@@ -8,7 +8,7 @@
 // Log entries come in seq order; subsession lines last, in registration order.
 import type { JsonObject, JsonValue, Message } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
-import { assertJson, countOf, idOf, jsonObjectOf, messageOf, messagesOf } from './validation.js';
+import { assertJson, countOf, idOf, jsonObjectOf, messageOf, messagesOf, textOf } from './validation.js';
 
 export interface JsonlHeader {
   id: string;
@@ -77,7 +77,12 @@ export function parseJsonl(text: string): JsonlSession {
       const parsed = logEntryOf(entry);
       const previous = log.at(-1)?.seq ?? 0;
       if (parsed.seq <= previous) throw new StoreValidationError(`seq ${parsed.seq} does not follow ${previous}`);
-      if ('cutSeq' in parsed && parsed.cutSeq >= parsed.seq) throw new StoreValidationError(`cutSeq ${parsed.cutSeq} is not before the boundary's seq ${parsed.seq}`);
+      if ('cutSeq' in parsed && parsed.cutSeq !== 0 && !log.some((earlier) => earlier.type === 'message' && earlier.seq === parsed.cutSeq)) {
+        throw new StoreValidationError(`cutSeq ${parsed.cutSeq} is not the seq of an earlier message`);
+      }
+      if (parsed.type === 'compaction' && (parsed.retainedMessageCount > parsed.sourceMessageCount || parsed.retainedMessageCount > parsed.messages.length)) {
+        throw new StoreValidationError('retainedMessageCount exceeds sourceMessageCount or the messages given');
+      }
       log.push(parsed);
     });
   }
@@ -102,11 +107,10 @@ function headerOf(value: unknown): JsonlHeader {
   const header = record(value);
   if (header.type !== 'session') throw new StoreValidationError('the first line must be the session header ({"type":"session",…})');
   if (header.version !== 1) throw new StoreValidationError(`unsupported version ${String(header.version)}`);
-  if (header.title !== null && header.title !== undefined && typeof header.title !== 'string') throw new StoreValidationError('title must be a string');
   return {
     id: idOf(header.id, 'id'),
     tenantId: header.tenantId == null ? null : idOf(header.tenantId, 'tenantId'),
-    title: (header.title as string | null | undefined) ?? null,
+    title: header.title == null ? null : textOf(header.title, 'title'),
     metadata: header.metadata == null ? null : jsonObjectOf(header.metadata, 'metadata'),
     createdAt: dateOf(header.createdAt),
   };

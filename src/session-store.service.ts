@@ -10,7 +10,7 @@ import type { JsonValue } from './message.types.js';
 import { isEvent, type JsonlImport, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from './store.errors.js';
-import { assertJson, idOf, jsonObjectOf, messageOf } from './validation.js';
+import { assertJson, idOf, jsonObjectOf, messageOf, textOf as titleOf } from './validation.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
 const LIST_KEYS = new Set(['tenantId', 'parentId', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
@@ -99,14 +99,14 @@ export class PrismaSessionStore implements SessionStore {
     const id = options.sessionId === undefined ? parsed.header.id : idOf(options.sessionId, 'options.sessionId');
     const span = parsed.log.at(-1)?.seq ?? 0;
     await this.db.write(async (tx) => {
-      const existing = await sessions.metaOf(tx, id);
+      const created = await this.db.dialect.ensureThread(tx, id, new Date());
       // Seqs shift past any the session handed out before it was emptied; they are never reused.
       const offset = (await messages.reserveSeqs(tx, this.db.dialect, id, span)) - span;
-      if (existing) {
-        if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
-          throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
-        }
-      } else {
+      // Checked under the lock: a session created or written meanwhile is seen.
+      if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
+        throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
+      }
+      if (created) {
         const { tenantId, title, metadata, createdAt } = parsed.header;
         await tx.agentThread.update({ where: { id }, data: { tenantId, title, metadata: (metadata ?? undefined) as never, createdAt } });
       }
@@ -165,16 +165,14 @@ function newSessionOf(meta: NewSession) {
   for (const key of Object.keys(meta)) {
     if (!NEW_SESSION_KEYS.has(key)) throw new StoreValidationError(`session meta has an unknown property "${key}"`);
   }
-  if (meta.title !== undefined && typeof meta.title !== 'string') throw new StoreValidationError('title must be a string');
   const id = meta.id === undefined ? randomUUID() : idOf(meta.id, 'id');
   const parentId = meta.parentId === undefined ? null : idOf(meta.parentId, 'parentId');
   if (parentId === id) throw new StoreConflictError(`session ${id} cannot be its own subsession`);
-  if (meta.title !== undefined) assertJson(meta.title, 'title');
   return {
     id,
     parentId,
     tenantId: meta.tenantId === undefined ? null : idOf(meta.tenantId, 'tenantId'),
-    title: meta.title ?? null,
+    title: meta.title === undefined ? null : titleOf(meta.title, 'title'),
     metadata: meta.metadata === undefined ? null : jsonObjectOf(meta.metadata, 'metadata'),
   };
 }

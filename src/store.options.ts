@@ -56,6 +56,7 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
     provider,
     migrate: options.migrate ?? options.url === undefined,
     pool: {
+      ...knownKeys(options.pool ?? {}, 'pool', ['max', 'connectionTimeoutMs']),
       max: positiveInteger(options.pool?.max ?? 10, 'pool.max'),
       connectionTimeoutMs: positiveInteger(options.pool?.connectionTimeoutMs ?? 10_000, 'pool.connectionTimeoutMs'),
     },
@@ -95,6 +96,9 @@ function providerOf(url: unknown): Provider {
   if (provider === 'sqlite' && url.slice('file:'.length).trim() === '') {
     throw new StoreConfigurationError('a SQLite url needs a path, e.g. file:./data/agent-store.db');
   }
+  if (provider === 'sqlite' && url.slice('file:'.length).startsWith(':memory:')) {
+    throw new StoreConfigurationError('an in-memory SQLite database lives and dies with one connection, and the store opens several: use a file');
+  }
   if (provider !== 'sqlite') {
     try {
       const parsed = new URL(url);
@@ -104,6 +108,14 @@ function providerOf(url: unknown): Provider {
     }
   }
   return provider;
+}
+
+function knownKeys(value: object, name: string, known: string[]): object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreConfigurationError(`StoreModule option "${name}" must be an object`);
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new StoreConfigurationError(`unknown StoreModule option "${name}.${key}"; known: ${known.join(', ')}`);
+  }
+  return {};
 }
 
 function positiveInteger(value: unknown, name: string): number {

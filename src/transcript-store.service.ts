@@ -78,7 +78,7 @@ export class PrismaTranscriptStore implements TranscriptStore {
       const now = new Date();
       // Locking the root first makes attachments below it wait for this delete.
       if (!(await messages.lockThread(tx, id, now))) return 0;
-      return deleteSubtree(tx, id, now);
+      return deleteSubtree(tx, this.db.dialect, id, now);
     });
   }
 }

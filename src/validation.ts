@@ -19,6 +19,24 @@ export function idOf(value: unknown, name: string): string {
     throw new StoreValidationError(`${name} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
   }
   if (value.includes('\u0000')) throw new StoreValidationError(`${name} must not contain NUL characters`);
+  if (!isWellFormed(value)) throw new StoreValidationError(`${name} contains a lone UTF-16 surrogate`);
+  // MySQL's collations pad with spaces: "x" and "x " would be one key there.
+  if (value.endsWith(' ')) throw new StoreValidationError(`${name} must not end with a space`);
+  return value;
+}
+
+/** Lone surrogates cannot be encoded in UTF-8: databases replace or reject them. */
+const isWellFormed = (value: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+
+/** MySQL's DATETIME holds the years 1000 to 9999. */
+const EARLIEST = Date.UTC(1000, 0, 1);
+const LATEST = Date.UTC(10000, 0, 1) - 1;
+
+/** MySQL's TEXT holds 65,535 bytes. */
+export function textOf(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw new StoreValidationError(`${name} must be a string`);
+  assertJson(value, name);
+  if (Buffer.byteLength(value, 'utf8') > 65_535) throw new StoreValidationError(`${name} is longer than 65,535 bytes`);
   return value;
 }
 
@@ -76,6 +94,7 @@ function dateOf(value: unknown, name: string, fallback: Date): Date {
   if (value === undefined) return fallback;
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) throw new StoreValidationError(`${name} must be a Date or an ISO-8601 string`);
+  if (date.getTime() < EARLIEST || date.getTime() > LATEST) throw new StoreValidationError(`${name} must be within the years 1000 to 9999`);
   return date;
 }
 
@@ -85,6 +104,7 @@ export function assertJson(value: unknown, name: string, depth = 0): void {
     case 'string':
       // PostgreSQL's jsonb cannot hold U+0000.
       if (value.includes('\u0000')) throw new StoreValidationError(`${name} contains a NUL character, which databases cannot store in JSON`);
+      if (!isWellFormed(value)) throw new StoreValidationError(`${name} contains a lone UTF-16 surrogate`);
       return;
     case 'boolean':
       return;
@@ -103,7 +123,7 @@ export function assertJson(value: unknown, name: string, depth = 0): void {
         throw new StoreValidationError(`${name} must be plain JSON (got ${value.constructor?.name ?? 'an object'}); encode binary data as base64`);
       }
       for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\u0000')) throw new StoreValidationError(`${name} has a key with a NUL character`);
+        if (key.includes('\u0000') || !isWellFormed(key)) throw new StoreValidationError(`${name} has a key with a NUL character or a lone surrogate`);
         // Like JSON itself, an undefined property is absent.
         if (item !== undefined) assertJson(item, `${name}.${key}`, depth + 1);
       }

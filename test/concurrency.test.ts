@@ -57,6 +57,37 @@ eachDatabase((database) => {
     expect(await deadlocks()).toBe(before);
   });
 
+  test('two imports of one file into one new session: one imports, the other is a conflict', async () => {
+    await a.sessions.create({ id: 'source' });
+    await a.sessions.append('source', user('imported'));
+    let jsonl = '';
+    for await (const line of a.sessions.exportJsonl('source')) jsonl += line;
+    for (let i = 0; i < 5; i++) {
+      const results = await Promise.allSettled([a.sessions.importJsonl(jsonl, { sessionId: `copy-${i}` }), b.sessions.importJsonl(jsonl, { sessionId: `copy-${i}` })]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect((await a.sessions.load(`copy-${i}`)).map((entry) => ('content' in entry ? entry.content : null))).toEqual(['imported']);
+    }
+  });
+
+  test('an import racing an append into the same new session never mixes them', async () => {
+    let jsonl = '';
+    for await (const line of a.sessions.exportJsonl('source')) jsonl += line;
+    for (let i = 0; i < 5; i++) {
+      const [imported] = await Promise.allSettled([a.sessions.importJsonl(jsonl, { sessionId: `mixed-${i}` }), b.messages.append(`mixed-${i}`, user('appended'))]);
+      const contents = (await a.sessions.load(`mixed-${i}`)).map((entry) => ('content' in entry ? entry.content : null));
+      expect(contents).toEqual(imported.status === 'fulfilled' ? ['imported', 'appended'] : ['appended']);
+    }
+  });
+
+  test('getRepairs racing clear reads one consistent snapshot', async () => {
+    for (let i = 0; i < 10; i++) {
+      await a.messages.appendMany('repaired', [user('x'), user('y')]);
+      await a.messages.appendRepair('repaired', user('evidence'), [user('balanced')], 1);
+      const [repairs] = await Promise.all([b.messages.getRepairs('repaired'), a.messages.clear('repaired')]);
+      expect(repairs.every((repair) => repair.sourceMessageCount === 1)).toBe(true);
+    }
+  });
+
   test('a subtree delete racing appends leaves no row of a deleted session; later appends are not found', async () => {
     const tree = ['root', 'left', 'right', 'leaf'];
     await a.transcripts.addSubsession('root', 'left');

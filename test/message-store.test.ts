@@ -252,6 +252,11 @@ eachDatabase((database) => {
       ['an invalid date', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: 'yesterday' })],
       ['a message id too long', () => store.messages.append('v', { role: 'user', content: 'a', id: 'i'.repeat(192) })],
       ['a non-array batch', () => store.messages.appendMany('v', user('a') as never)],
+      ['a thread id ending with a space', () => store.messages.append('v ', user('a'))],
+      ['a lone surrogate in a thread id', () => store.messages.append('v\ud800', user('a'))],
+      ['a lone surrogate in content', () => store.messages.append('v', user('a\udc00b'))],
+      ['a date after the year 9999', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: '+010000-01-01T00:00:00.000Z' })],
+      ['a date before the year 1000', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: new Date(Date.UTC(999, 0, 1)) })],
     ];
     test.each(bad)('rejects %s and writes nothing', async (_name, call) => {
       await expect(call()).rejects.toThrow(StoreValidationError);
@@ -267,6 +272,16 @@ eachDatabase((database) => {
       await expect(store.messages.append('deep', { role: 'tool', content: [{ type: 'data', value: nest(MAX_JSON_DEPTH - 1) }] })).rejects.toThrow(
         /deeper than 28 levels/,
       );
+    });
+
+    test('ids are compared byte for byte: case and accents make different threads', async () => {
+      await store.messages.append('Case-A', user('upper'));
+      await store.messages.append('case-a', user('lower'));
+      await store.messages.append('cafe', user('plain'));
+      await store.messages.append('café', user('accent'));
+      expect(texts(await store.messages.getHistory('case-a'))).toEqual(['lower']);
+      expect(texts(await store.messages.getHistory('Case-A'))).toEqual(['upper']);
+      expect(texts(await store.messages.getHistory('café'))).toEqual(['accent']);
     });
 
     test('a thread id of exactly 191 characters is fine', async () => {

@@ -473,3 +473,21 @@ eachDatabase((database) => {
     });
   });
 });
+
+describe('boundaries the stores would refuse are refused on import too', () => {
+  const header = '{"type":"session","version":1,"id":"b","tenantId":null,"title":null,"metadata":null,"createdAt":"2026-01-01T00:00:00.000Z"}\n';
+  const message = '{"type":"message","seq":1,"message":{"role":"user","content":"a","createdAt":"2026-01-01T00:00:00.000Z"}}\n';
+  test.each([
+    ['a retained count above the source count', '{"type":"compaction","seq":2,"cutSeq":1,"messages":[],"sourceMessageCount":0,"retainedMessageCount":1,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
+    ['a cut at no message', '{"type":"compaction","seq":2,"cutSeq":5,"messages":[],"sourceMessageCount":1,"retainedMessageCount":0,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
+  ])('%s', async (_name, boundary) => {
+    const { storeApp, tempSqliteUrl } = await import('./support/store-app.js');
+    const app = await storeApp({ url: tempSqliteUrl() });
+    try {
+      await expect(app.sessions.importJsonl(header + message + boundary)).rejects.toThrow(/line 3/);
+      expect(await app.sessions.get('b')).toBeNull();
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -43,6 +43,7 @@ eachDatabase((database) => {
       ['a tenant id that is not a string', { tenantId: 7 }],
       ['a title that is not a string', { title: ['t'] }],
       ['metadata that is not an object', { metadata: 'm' }],
+      ['a title longer than 65,535 bytes', { title: '🚀'.repeat(16_384) }],
     ])('rejects %s', async (_name, meta) => {
       await expect(store.sessions.create(meta as never)).rejects.toThrow(StoreValidationError);
     });
@@ -135,6 +136,13 @@ eachDatabase((database) => {
       const page = await store.sessions.list({ tenantId: mine, limit: 500 });
       expect(page.sessions.map((s) => s.id).sort()).toEqual([...ids].sort());
       expect(page.sessions.every((s) => s.tenantId === mine)).toBe(true);
+    });
+
+    test('tenants that differ only in case are different tenants', async () => {
+      const upper = await store.sessions.create({ tenantId: `ACME-${unique()}` });
+      const tenant = (await store.sessions.get(upper))!.tenantId!;
+      expect((await store.sessions.list({ tenantId: tenant.toLowerCase() })).sessions).toEqual([]);
+      expect((await store.sessions.list({ tenantId: tenant })).sessions.map((s) => s.id)).toEqual([upper]);
     });
 
     test('filters by parent and by creation time', async () => {

@@ -87,6 +87,9 @@ describe('options are validated when the module starts', () => {
     ['an unknown option', { migrations: true } as never, /unknown StoreModule option "migrations"/],
     ['a pool of zero connections', { url: 'postgresql://u@h/d', pool: { max: 0 } }, /pool.max/],
     ['migrate that is not a boolean', { migrate: 'yes' as never }, /"migrate" must be true or false/],
+    ['an in-memory SQLite database', { url: 'file::memory:', migrate: true }, /in-memory SQLite database/],
+    ['an unknown pool option', { url: 'postgresql://u@h/d', pool: { maxConnections: 50 } as never }, /unknown StoreModule option "pool.maxConnections"/],
+    ['a pool that is not an object', { url: 'postgresql://u@h/d', pool: 5 as never }, /"pool" must be an object/],
   ];
   test.each(cases)('%s fails with a StoreConfigurationError that says what to fix', async (_name, options, message) => {
     const failure = boot([StoreModule.forRoot(options)]);

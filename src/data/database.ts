@@ -4,7 +4,14 @@ import type { Dialect } from './dialect.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { StoreClient, StoreTx } from './store-client.js';
 
-const TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 30_000 };
+export interface TransactionLimits {
+  /** How long a transaction may wait for a connection (or SQLite's lock) before it fails. */
+  maxWait: number;
+  /** How long it may run. */
+  timeout: number;
+}
+
+const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 
 export class StoreDatabase {
   constructor(
@@ -12,6 +19,7 @@ export class StoreDatabase {
     readonly dialect: Dialect,
     /** Disconnect the client on close: only when the store created it. */
     private readonly ownsClient: boolean,
+    private readonly limits: TransactionLimits = DEFAULT_LIMITS,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
   ) {}
 
@@ -36,7 +44,7 @@ export class StoreDatabase {
 
   #transaction<T>(work: (tx: StoreTx) => Promise<T>, isolationLevel: string | undefined): Promise<T> {
     // The client is typed as SQLite's, whose only level is Serializable; the others exist on their providers.
-    const options = { ...TRANSACTION_LIMITS, ...(isolationLevel && { isolationLevel }) } as { isolationLevel?: 'Serializable' };
+    const options = { ...this.limits, ...(isolationLevel && { isolationLevel }) } as { isolationLevel?: 'Serializable' };
     return withRetries(() => this.client.$transaction(work, options), this.retry);
   }
 }

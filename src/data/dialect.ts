@@ -21,13 +21,14 @@ export interface Dialect {
   reserveSeqs(tx: StoreTx, threadId: string, count: number, now: Date): Promise<number>;
   /** Locks existing thread rows until the transaction ends, in id order, in one statement. */
   lockThreads(tx: StoreTx, ids: string[]): Promise<void>;
-  /** Creates the thread if it is missing, without locking it when it exists. */
-  ensureThread(tx: StoreTx, id: string, now: Date): Promise<void>;
+  /** Creates the thread if it is missing, without locking it when it exists; true when it created it. */
+  ensureThread(tx: StoreTx, id: string, now: Date): Promise<boolean>;
 }
 
 // PostgreSQL and SQLite: DO NOTHING takes no lock on an existing row.
-async function insertIfMissing(tx: StoreTx, id: string, now: Date): Promise<void> {
-  await tx.$executeRaw`INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${id}, 0, ${now}, ${now}) ON CONFLICT (id) DO NOTHING`;
+async function insertIfMissing(tx: StoreTx, id: string, now: Date): Promise<boolean> {
+  const inserted = await tx.$executeRaw`INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${id}, 0, ${now}, ${now}) ON CONFLICT (id) DO NOTHING`;
+  return inserted > 0;
 }
 
 const selectForUpdate =
@@ -77,11 +78,13 @@ export const DIALECTS: Record<Provider, Dialect> = {
     // id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
     async ensureThread(tx, id, now) {
       try {
-        await tx.$executeRaw`
+        const inserted = await tx.$executeRaw`
           INSERT INTO agent_thread (id, last_seq, created_at, updated_at)
           SELECT ${id}, 0, ${now}, ${now} FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_thread WHERE id = ${id})`;
+        return inserted > 0;
       } catch (error) {
         if (adapterFailureOf(error)?.kind !== 'UniqueConstraintViolation' && (error as { code?: string }).code !== 'P2002') throw error;
+        return false;
       }
     },
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.

@@ -122,7 +122,10 @@ class Session {
   async lock(): Promise<void> {
     if (this.provider === 'postgresql') await this.run(PG_LOCK);
     // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect.
-    if (this.provider === 'mysql') await this.rows("SELECT GET_LOCK('prisma_migrate', 600)");
+    if (this.provider === 'mysql') {
+      const [row] = await this.rows("SELECT GET_LOCK('prisma_migrate', 600) AS locked");
+      if (Number(row?.locked) !== 1) throw new StoreDatabaseError('another migration held the prisma_migrate lock for 10 minutes');
+    }
     // SQLite: the transaction began IMMEDIATE, which is the lock.
   }
 

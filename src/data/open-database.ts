@@ -27,7 +27,9 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
   }
   const { PrismaClient } = await clientModule(options.provider);
   const client = new PrismaClient({ adapter: factory as never }) as unknown as StoreClient;
-  return new StoreDatabase(client, DIALECTS[options.provider], true);
+  // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
+  const maxWait = options.provider === 'sqlite' ? options.sqliteBusyTimeoutMs : options.pool.connectionTimeoutMs;
+  return new StoreDatabase(client, DIALECTS[options.provider], true, { maxWait, timeout: Math.max(30_000, maxWait) });
 }
 
 /** Applies the shipped migrations of `provider` on a connection of its own. */

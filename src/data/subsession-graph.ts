@@ -26,13 +26,22 @@ export async function ancestorsOf(tx: StoreTx, id: string): Promise<string[]> {
 }
 
 /**
- * Deletes `id` and its whole subtree in two statements, whatever its size:
+ * Deletes `id` and its whole subtree in three statements, whatever its size:
  * tombstones first (so no later write brings one back), then the sessions,
  * whose messages, boundaries, repairs and edges go by the database's cascades.
  * Returns how many sessions were deleted.
  */
-export async function deleteSubtree(tx: StoreTx, id: string, now: Date): Promise<number> {
-  // The same recursive walk in both statements; the root is locked, so no edge below it changes in between.
+export async function deleteSubtree(tx: StoreTx, dialect: Dialect, id: string, now: Date): Promise<number> {
+  // The same recursive walk in every statement. Locking every session of the
+  // subtree first freezes it: changing an edge below the root takes one of these
+  // locks. (SQLite's writers are serialized already.)
+  if (dialect.provider !== 'sqlite') {
+    await tx.$queryRaw`
+      SELECT id FROM agent_thread WHERE id IN (
+        WITH RECURSIVE down (id) AS (SELECT id FROM agent_thread WHERE id = ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
+        SELECT id FROM down)
+      ORDER BY id FOR UPDATE`;
+  }
   // Each walk starts from the root's row: MySQL types a recursive CTE's columns by its first SELECT.
   const deleted = await tx.$executeRaw`
     INSERT INTO agent_tombstone (id, deleted_at)

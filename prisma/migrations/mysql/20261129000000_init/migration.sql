@@ -1,3 +1,5 @@
+-- Ids compare byte for byte: a binary collation, not Prisma's default utf8mb4_unicode_ci,
+-- under which "Thread-A" and "thread-a" (or two tenants) would be the same row.
 -- CreateTable
 CREATE TABLE `agent_thread` (
     `id` VARCHAR(191) NOT NULL,
@@ -11,7 +13,7 @@ CREATE TABLE `agent_thread` (
     INDEX `agent_thread_tenant_id_created_at_id_idx`(`tenant_id`, `created_at`, `id`),
     INDEX `agent_thread_created_at_id_idx`(`created_at`, `id`),
     PRIMARY KEY (`id`)
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
 -- CreateTable
 CREATE TABLE `agent_message` (
@@ -25,7 +27,7 @@ CREATE TABLE `agent_message` (
     `created_at` DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
 
     PRIMARY KEY (`thread_id`, `seq`)
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
 -- CreateTable
 CREATE TABLE `agent_boundary` (
@@ -40,7 +42,7 @@ CREATE TABLE `agent_boundary` (
     `created_at` DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
 
     PRIMARY KEY (`thread_id`, `seq`)
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
 -- CreateTable
 CREATE TABLE `agent_repair` (
@@ -50,7 +52,7 @@ CREATE TABLE `agent_repair` (
     `created_at` DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
 
     PRIMARY KEY (`thread_id`, `seq`)
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
 -- CreateTable
 CREATE TABLE `agent_subsession` (
@@ -62,7 +64,7 @@ CREATE TABLE `agent_subsession` (
     UNIQUE INDEX `agent_subsession_child_id_key`(`child_id`),
     INDEX `agent_subsession_parent_id_id_idx`(`parent_id`, `id`),
     PRIMARY KEY (`id`)
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
 -- CreateTable
 CREATE TABLE `agent_tombstone` (
@@ -70,7 +72,7 @@ CREATE TABLE `agent_tombstone` (
     `deleted_at` DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
 
     PRIMARY KEY (`id`)
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
 -- AddForeignKey
 ALTER TABLE `agent_message` ADD CONSTRAINT `agent_message_thread_id_fkey` FOREIGN KEY (`thread_id`) REFERENCES `agent_thread`(`id`) ON DELETE CASCADE ON UPDATE CASCADE;
