@@ -8,7 +8,7 @@
 // Log entries come in seq order; subsession lines last, in registration order.
 import type { JsonObject, JsonValue, Message } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
-import { assertJson, countOf, idOf, jsonObjectOf, messageOf, messagesOf, textOf } from './validation.js';
+import { assertJson, countOf, dateOf as validDateOf, idOf, jsonObjectOf, messageOf, messagesOf, textOf } from './validation.js';
 
 export interface JsonlHeader {
   id: string;
@@ -112,7 +112,7 @@ function headerOf(value: unknown): JsonlHeader {
     tenantId: header.tenantId == null ? null : idOf(header.tenantId, 'tenantId'),
     title: header.title == null ? null : textOf(header.title, 'title'),
     metadata: header.metadata == null ? null : jsonObjectOf(header.metadata, 'metadata'),
-    createdAt: dateOf(header.createdAt),
+    createdAt: validDateOf(header.createdAt, 'createdAt'),
   };
 }
 
@@ -124,7 +124,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
     case 'event': {
       const event = record(entry.event);
       assertJson(event.data ?? null, 'event.data');
-      return { type: 'event', seq, event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue }, createdAt: dateOf(entry.createdAt) };
+      return { type: 'event', seq, event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue }, createdAt: validDateOf(entry.createdAt, 'createdAt') };
     }
     case 'compaction':
       return {
@@ -134,7 +134,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
         messages: messagesOf(entry.messages, 'messages'),
         sourceMessageCount: countOf(entry.sourceMessageCount, 'sourceMessageCount'),
         retainedMessageCount: countOf(entry.retainedMessageCount, 'retainedMessageCount'),
-        createdAt: dateOf(entry.createdAt),
+        createdAt: validDateOf(entry.createdAt, 'createdAt'),
       };
     case 'repair':
       return {
@@ -144,7 +144,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
         messages: messagesOf(entry.messages, 'messages'),
         sourceMessageCount: countOf(entry.sourceMessageCount, 'sourceMessageCount'),
         repairMessage: messageOf(entry.repairMessage, 'repairMessage'),
-        createdAt: dateOf(entry.createdAt),
+        createdAt: validDateOf(entry.createdAt, 'createdAt'),
       };
     default:
       throw new StoreValidationError(`unknown entry type ${JSON.stringify(entry.type)}`);
@@ -157,8 +157,3 @@ function positive(value: unknown, name: string): number {
   return count;
 }
 
-function dateOf(value: unknown): Date {
-  const date = typeof value === 'string' ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw new StoreValidationError('createdAt must be an ISO-8601 date');
-  return date;
-}

@@ -90,8 +90,8 @@ export function jsonObjectOf(value: unknown, name: string): JsonObject {
   return value as JsonObject;
 }
 
-function dateOf(value: unknown, name: string, fallback: Date): Date {
-  if (value === undefined) return fallback;
+export function dateOf(value: unknown, name: string, fallback?: Date): Date {
+  if (value === undefined && fallback) return fallback;
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) throw new StoreValidationError(`${name} must be a Date or an ISO-8601 string`);
   if (date.getTime() < EARLIEST || date.getTime() > LATEST) throw new StoreValidationError(`${name} must be within the years 1000 to 9999`);
