@@ -494,5 +494,5 @@ function crashSuite(target: Target) {
 
 describe('crash safety', () => {
   describe('[SQLite]', () => crashSuite({ label: 'SQLite', provider: 'sqlite', url: async () => tempSqliteUrl('crash.db') }));
-  describeWith(postgresServerUrl, 'PostgreSQL')('[PostgreSQL]', () => crashSuite({ label: 'PostgreSQL', provider: 'postgresql', url: freshPostgresUrl }));
+  describeWith(postgresServerUrl, 'PostgreSQL unavailable')('[PostgreSQL]', () => crashSuite({ label: 'PostgreSQL', provider: 'postgresql', url: freshPostgresUrl }));
 });

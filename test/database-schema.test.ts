@@ -10,7 +10,7 @@ import { shippedMigrations } from '../src/data/migration-files.js';
 import { adapterFactory, migrate } from '../src/data/open-database.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
 import { mysqlCatalog, postgresCatalog } from './support/catalog.js';
-import { eachDatabase, freshPostgresUrl, postgresServerUrl } from './support/databases.js';
+import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl } from './support/databases.js';
 import { runFixture } from './support/processes.js';
 
 const migrateUrl = async (url: string) => {
@@ -60,7 +60,7 @@ describe('the migrated schema is what the Prisma schema requires', () => {
     expect(await diff(broken)).toMatch(/CREATE INDEX "agent_subsession_parent_id_id_idx"/);
   });
 
-  (postgresServerUrl ? describe : describe.skip)('against what Prisma itself deploys on PostgreSQL', () => {
+  describeWith(postgresServerUrl, 'PostgreSQL unavailable')('against what Prisma itself deploys on PostgreSQL', () => {
     let prismaDeployed: Awaited<ReturnType<typeof postgresCatalog>>;
     beforeAll(async () => {
       // Prisma's engine applies the shipped migrations itself, as `prisma migrate deploy` would.

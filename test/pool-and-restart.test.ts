@@ -7,9 +7,17 @@ import pg from 'pg';
 import { toStoreError } from '../src/data/db-errors.js';
 import { Prisma } from '../src/generated/mysql/client.js';
 import { StoreDatabaseError, StoreError, StoreUnavailableError } from '../src/store.errors.js';
-import { freshMysqlUrl, freshPostgresUrl } from './support/databases.js';
-import { startMariaDb, startPostgres, type RunningServer } from './support/global-setup.js';
-import { hasMariaDbBinaries, hasPostgresBinaries, removeServer, startAgain, stopKeepingData } from './support/restartable-server.js';
+import { describeWith, freshMysqlUrl, freshPostgresUrl } from './support/databases.js';
+import {
+  hasMariaDbBinaries,
+  hasPostgresBinaries,
+  restartServer,
+  startMariaDb,
+  startPostgres,
+  stopKeepingData,
+  stopServer,
+  type RunningServer,
+} from './support/global-setup.js';
 import { storeApp, type StoreApp } from './support/store-app.js';
 
 interface Engine {
@@ -96,11 +104,8 @@ function captureUncaught(): { errors: unknown[]; release(): void } {
   return { errors, release: () => process.setUncaughtExceptionCaptureCallback(null) };
 }
 
-const describeFor = (engine: Engine) =>
-  engine.available ? describe : (title: string, fn: () => void) => describe.skip(`${title} (${engine.label} binaries missing: skipped)`, fn);
-
 for (const engine of ENGINES) {
-  describeFor(engine)(`[${engine.label}] pool and restart`, () => {
+  describeWith(engine.available, `${engine.label} binaries missing`)(`[${engine.label}] pool and restart`, () => {
     test('with the pool\'s one connection held, store calls fail fast with StoreUnavailableError, and work once it is free', async () => {
       const store = await storeApp({ url: await engine.freshUrl(), migrate: true, pool: { max: 1, connectionTimeoutMs: 500 } });
       let holder: Promise<Outcome<unknown>> | undefined;
@@ -197,7 +202,7 @@ for (const engine of ENGINES) {
         await sleep(1_000);
         const upAt = Date.now();
 
-        server = await startAgain(server);
+        server = await restartServer(server);
         const restartedAt = Date.now();
         const recoveryDeadline = restartedAt + 5_000;
         while (!acks.some((ack) => ack.at > restartedAt) && Date.now() < recoveryDeadline) await sleep(50);
@@ -233,7 +238,7 @@ for (const engine of ENGINES) {
         await Promise.all(workers);
         await store?.close();
         uncaught.release();
-        await removeServer(server);
+        await stopServer(server);
       }
       expect(uncaught.errors.map(String)).toEqual([]);
     });

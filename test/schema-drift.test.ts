@@ -50,7 +50,7 @@ describe('migration_lock.toml', () => {
   });
 });
 
-describeWith(postgresServerUrl, 'PostgreSQL')('the PostgreSQL migration', () => {
+describeWith(postgresServerUrl, 'PostgreSQL unavailable')('the PostgreSQL migration', () => {
   it("is exactly what Prisma's schema engine produces for prisma/postgresql/schema.prisma", async () => {
     const shipped = shippedMigrations('postgresql');
     expect(shipped).toHaveLength(1);

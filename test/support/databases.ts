@@ -41,9 +41,9 @@ export async function freshMysqlUrl(): Promise<string> {
   return withDatabase(mysqlServerUrl, name);
 }
 
-/** `describe` when the server is there; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
-export const describeWith = (serverUrl: string | undefined, name: string) =>
-  serverUrl ? describe : (title: string, fn: () => void) => describe.skip(`${title} (${name} unavailable: skipped)`, fn);
+/** `describe` when what it needs is there; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
+export const describeWith = (available: unknown, why: string) =>
+  available ? describe : (title: string, fn: () => void) => describe.skip(`${title} (${why}: skipped)`, fn);
 
 export interface TestDatabase {
   provider: 'sqlite' | 'postgresql' | 'mysql';

@@ -53,14 +53,18 @@ export async function startPostgres(): Promise<RunningServer | undefined> {
   const initdb = asUser('postgres', join(bin, 'initdb'), ['-D', join(dataDir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   execFileSync(initdb.file, initdb.args, { stdio: 'pipe' });
   const port = await freePort();
+  return { name: 'PostgreSQL', url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid: launchPostgres(bin, dataDir, port), dataDir };
+}
+
+/** Starts PostgreSQL on an initialized data directory; returns its pid. */
+function launchPostgres(bin: string, dataDir: string, port: number): number {
   // fsync off: these servers hold test data only; benchmarks run their own with fsync on.
   const start = asUser('postgres', join(bin, 'pg_ctl'), [
     'start', '-w', '-D', join(dataDir, 'data'), '-l', join(dataDir, 'log'),
     '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
   ]);
   execFileSync(start.file, start.args, { stdio: 'pipe' });
-  const pid = Number(readFileSync(join(dataDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  return { name: 'PostgreSQL', url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid, dataDir };
+  return Number(readFileSync(join(dataDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 
 function mariadbBin(): { server: string; install: string } | undefined {
@@ -74,30 +78,51 @@ export async function startMariaDb(): Promise<RunningServer | undefined> {
   if (!bin) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-mariadb-'));
   if (isRoot) chownSync(dataDir, uid('mysql'), gid('mysql'));
-  const user = isRoot ? ['--user=mysql'] : [];
-  execFileSync(bin.install, ['--no-defaults', `--datadir=${join(dataDir, 'data')}`, ...user, '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'pipe' });
+  execFileSync(bin.install, ['--no-defaults', `--datadir=${join(dataDir, 'data')}`, ...(isRoot ? ['--user=mysql'] : []), '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'pipe' });
   const port = await freePort();
+  const url = `mysql://root@127.0.0.1:${port}/mysql`;
+  return { name: 'MariaDB', url, pid: await launchMariaDb(bin.server, dataDir, port), dataDir };
+}
+
+/** Starts MariaDB on an installed data directory and waits until it answers; returns its pid. */
+async function launchMariaDb(server: string, dataDir: string, port: number): Promise<number> {
   const child = spawn(
-    bin.server,
+    server,
     [
-      '--no-defaults', `--datadir=${join(dataDir, 'data')}`, ...user, `--port=${port}`, '--bind-address=127.0.0.1',
+      '--no-defaults', `--datadir=${join(dataDir, 'data')}`, ...(isRoot ? ['--user=mysql'] : []), `--port=${port}`, '--bind-address=127.0.0.1',
       `--socket=${join(dataDir, 'sock')}`, `--pid-file=${join(dataDir, 'pid')}`, '--skip-log-bin', '--innodb-flush-log-at-trx-commit=2',
       '--max-connections=300', `--log-error=${join(dataDir, 'log')}`,
     ],
     { detached: true, stdio: 'ignore' },
   );
   child.unref();
-  const url = `mysql://root@127.0.0.1:${port}/mysql`;
   await waitFor(async () => {
     const connection = await mariadb.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 1000 });
     await connection.end();
   }, 30_000, () => `MariaDB did not start: ${tail(join(dataDir, 'log'))}`);
-  return { name: 'MariaDB', url, pid: child.pid!, dataDir };
+  return child.pid!;
+}
+
+/** Starts a stopped server again on its own data directory and port: the same database comes back. */
+export async function restartServer(server: RunningServer): Promise<RunningServer> {
+  const port = Number(new URL(server.url).port);
+  const pid = server.name === 'PostgreSQL' ? launchPostgres(postgresBin()!, server.dataDir, port) : await launchMariaDb(mariadbBin()!.server, server.dataDir, port);
+  return { ...server, pid };
 }
 
 export async function stopServer(server: RunningServer): Promise<void> {
+  await stopKeepingData(server);
+  rmSync(server.dataDir, { recursive: true, force: true });
+}
+
+/** Stops the server by pid (if it still runs) and waits until it is gone; its data directory stays. */
+export async function stopKeepingData(server: RunningServer): Promise<void> {
   // SIGINT is PostgreSQL's fast shutdown; MariaDB shuts down cleanly on SIGTERM.
-  process.kill(server.pid, server.name === 'PostgreSQL' ? 'SIGINT' : 'SIGTERM');
+  try {
+    process.kill(server.pid, server.name === 'PostgreSQL' ? 'SIGINT' : 'SIGTERM');
+  } catch {
+    return; // already stopped
+  }
   await waitFor(async () => {
     try {
       process.kill(server.pid, 0);
@@ -106,8 +131,10 @@ export async function stopServer(server: RunningServer): Promise<void> {
     }
     throw new Error('still running');
   }, 30_000, () => `${server.name} (pid ${server.pid}) did not stop`);
-  rmSync(server.dataDir, { recursive: true, force: true });
 }
+
+export const hasPostgresBinaries = () => postgresBin() !== undefined;
+export const hasMariaDbBinaries = () => mariadbBin() !== undefined;
 
 async function waitFor(probe: () => Promise<void>, timeoutMs: number, failure: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
