@@ -12,7 +12,7 @@ export interface MigrationFile {
   checksum: string;
 }
 
-export const MIGRATIONS_ROOT = fileURLToPath(new URL('../../prisma/migrations/', import.meta.url));
+const MIGRATIONS_ROOT = fileURLToPath(new URL('../../prisma/migrations/', import.meta.url));
 
 export function shippedMigrations(provider: Provider, root = MIGRATIONS_ROOT): MigrationFile[] {
   const dir = join(root, provider);
