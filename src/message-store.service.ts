@@ -1,16 +1,20 @@
 // MessageStore over the Prisma schema.
-import { Inject, Injectable } from '@nestjs/common';
-import { StoreDatabase } from './data/database.js';
+import type { StoreDatabase } from './data/database.js';
 import * as repo from './data/message.repository.js';
 import type { StoreTx } from './data/store-client.js';
+import { assertOwned, lockOwned, notFound, readOwned } from './data/tenancy.js';
 import type { MessageStore } from './message-store.js';
-import type { HistoryMessage, Message, MessageInput, RepairRecord, StoredMessage } from './message.types.js';
-import { StoreValidationError } from './store.errors.js';
+import { decodeHistoryCursor, decodeTranscriptCursor, encodeHistoryCursor, encodeTranscriptCursor, pageOptionsOf } from './message-pages.js';
+import type { HistoryMessage, Message, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
+import { StoreConflictError, StoreValidationError } from './store.errors.js';
 import { countOf, idOf, messageOf, messagesOf } from './validation.js';
 
-@Injectable()
 export class PrismaMessageStore implements MessageStore {
-  constructor(@Inject(StoreDatabase) private readonly db: StoreDatabase) {}
+  constructor(
+    private readonly db: StoreDatabase,
+    /** Set: the store sees only this tenant's sessions (see TenantStores). */
+    private readonly tenantId?: string,
+  ) {}
 
   async append(threadId: string, message: MessageInput): Promise<StoredMessage> {
     const id = idOf(threadId, 'threadId');
@@ -27,15 +31,42 @@ export class PrismaMessageStore implements MessageStore {
   async getHistory(threadId: string): Promise<HistoryMessage[]> {
     const id = idOf(threadId, 'threadId');
     return this.db.read(async (tx) => {
+      await assertOwned(tx, id, this.tenantId);
       const boundary = await repo.latestBoundary(tx, id);
       const after = await repo.messagesAfter(tx, id, boundary?.cutSeq ?? 0);
       return boundary ? [...repo.asHistory(boundary.messages), ...after] : after;
     });
   }
 
+  async getHistoryPage(threadId: string, page?: PageOptions): Promise<MessagePage<HistoryMessage>> {
+    const id = idOf(threadId, 'threadId');
+    const { limit, cursor } = pageOptionsOf(page);
+    const from = cursor === undefined ? undefined : decodeHistoryCursor(cursor, id);
+    return this.db.read(async (tx) => {
+      await assertOwned(tx, id, this.tenantId);
+      const boundary = await repo.latestBoundary(tx, id);
+      const boundarySeq = boundary?.seq ?? 0;
+      if (from && from.boundarySeq !== boundarySeq) {
+        throw new StoreConflictError(`the history of ${id} was compacted, repaired or cleared after this cursor was handed out: read it again from the first page`);
+      }
+      // One more than a page tells whether another page follows.
+      const index = from?.index ?? 0;
+      const head = repo.asHistory((boundary?.messages ?? []).slice(index, index + limit + 1));
+      const afterSeq = from?.seq ?? boundary?.cutSeq ?? 0;
+      const tail = head.length > limit ? [] : await repo.messagesAfter(tx, id, afterSeq, limit + 1 - head.length);
+      const read = [...head, ...tail];
+      const messages = read.slice(0, limit);
+      if (read.length <= limit) return { messages, nextCursor: null };
+      const lastSeq = messages.findLast((message) => message.seq !== null)?.seq ?? afterSeq;
+      const next = { boundarySeq, index: index + Math.min(head.length, limit), seq: lastSeq };
+      return { messages, nextCursor: encodeHistoryCursor(id, next) };
+    });
+  }
+
   async count(threadId: string): Promise<number> {
     const id = idOf(threadId, 'threadId');
     return this.db.read(async (tx) => {
+      await assertOwned(tx, id, this.tenantId);
       const boundary = await repo.latestBoundaryCounts(tx, id);
       return (boundary?.messageCount ?? 0) + (await repo.countMessagesAfter(tx, id, boundary?.cutSeq ?? 0));
     });
@@ -44,7 +75,8 @@ export class PrismaMessageStore implements MessageStore {
   async clear(threadId: string): Promise<void> {
     const id = idOf(threadId, 'threadId');
     await this.db.write(async (tx) => {
-      if (await repo.lockThread(tx, id, new Date())) await repo.deleteLog(tx, id);
+      if (await repo.lockThread(tx, id, new Date(), this.tenantId)) await repo.deleteLog(tx, id);
+      else if (this.tenantId !== undefined) throw notFound(id);
     });
   }
 
@@ -52,6 +84,7 @@ export class PrismaMessageStore implements MessageStore {
     const id = idOf(threadId, 'threadId');
     const valid = messagesOf(messages, 'messages');
     return this.db.write(async (tx) => {
+      await lockOwned(tx, id, this.tenantId);
       const last = await repo.reserveSeqs(tx, this.db.dialect, id, valid.length);
       await repo.deleteLog(tx, id);
       return repo.insertMessages(tx, id, last - valid.length + 1, valid);
@@ -84,16 +117,29 @@ export class PrismaMessageStore implements MessageStore {
   async getRepairs(threadId: string): Promise<RepairRecord[]> {
     const id = idOf(threadId, 'threadId');
     // Repairs and their boundaries are two queries: one snapshot keeps them together.
-    return this.db.read((tx) => repo.repairsOf(tx, id));
+    return this.db.read(async (tx) => {
+      await assertOwned(tx, id, this.tenantId);
+      return repo.repairsOf(tx, id);
+    });
   }
 
   async getTranscript(threadId: string): Promise<StoredMessage[]> {
     const id = idOf(threadId, 'threadId');
-    return this.db.query((client) => repo.transcriptOf(client, id));
+    return readOwned(this.db, id, this.tenantId, (tx) => repo.transcriptOf(tx, id));
+  }
+
+  async getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>> {
+    const id = idOf(threadId, 'threadId');
+    const { limit, cursor } = pageOptionsOf(page);
+    const afterSeq = cursor === undefined ? 0 : decodeTranscriptCursor(cursor, id);
+    const read = await readOwned(this.db, id, this.tenantId, (tx) => repo.messagesAfter(tx, id, afterSeq, limit + 1));
+    const messages = read.slice(0, limit);
+    return { messages, nextCursor: read.length > limit ? encodeTranscriptCursor(id, messages[limit - 1].seq) : null };
   }
 
   #append(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
     return this.db.write(async (tx) => {
+      await lockOwned(tx, threadId, this.tenantId);
       const last = await repo.reserveSeqs(tx, this.db.dialect, threadId, messages.length);
       return repo.insertMessages(tx, threadId, last - messages.length + 1, messages);
     });
@@ -112,6 +158,7 @@ export class PrismaMessageStore implements MessageStore {
     source: number,
     retained: number | null,
   ): Promise<number> {
+    await lockOwned(tx, threadId, this.tenantId);
     const seq = await repo.reserveSeqs(tx, this.db.dialect, threadId, 1);
     const previous = await repo.latestBoundary(tx, threadId);
     const previousMessages = previous?.messages ?? [];

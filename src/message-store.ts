@@ -1,5 +1,5 @@
 // The MessageStore contract. Inject it by its token: `@Inject(MessageStore) store: MessageStore`.
-import type { HistoryMessage, MessageInput, RepairRecord, StoredMessage } from './message.types.js';
+import type { HistoryMessage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
 
 /**
  * Per-thread conversation storage. Every method is scoped by `threadId`, a
@@ -24,6 +24,14 @@ export interface MessageStore {
    * unknown thread. Reads only the latest boundary and the messages after it.
    */
   getHistory(threadId: string): Promise<HistoryMessage[]>;
+
+  /**
+   * The effective history a page at a time, each page read from one snapshot.
+   * Messages appended after a cursor was handed out appear on later pages. A
+   * compaction or repair after it changes what the history is: the cursor is then
+   * a StoreConflictError, and the reader starts again from the first page.
+   */
+  getHistoryPage(threadId: string, page?: PageOptions): Promise<MessagePage<HistoryMessage>>;
 
   /** The length of the effective history, counted in the database without loading it. */
   count(threadId: string): Promise<number>;
@@ -57,6 +65,9 @@ export interface MessageStore {
 
   /** Every committed message in append order, whatever compactions and repairs happened. `[]` for an unknown thread. */
   getTranscript(threadId: string): Promise<StoredMessage[]>;
+
+  /** The transcript a page at a time, in append order. */
+  getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>>;
 }
 
 export const MessageStore = Symbol('MessageStore');

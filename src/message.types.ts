@@ -58,3 +58,16 @@ export interface RepairRecord {
   sourceMessageCount: number;
   createdAt: Date;
 }
+
+/** Which page to read: at most `limit` messages (1 to 1,000; default 100) after `cursor`. */
+export interface PageOptions {
+  limit?: number;
+  /** The `nextCursor` of the previous page; absent for the first. */
+  cursor?: string;
+}
+
+/** A page of messages; `nextCursor` reads the next one, and is null on the last. */
+export interface MessagePage<M> {
+  messages: M[];
+  nextCursor: string | null;
+}

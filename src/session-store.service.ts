@@ -1,13 +1,14 @@
 // SessionStore over the Prisma schema.
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import { StoreDatabase } from './data/database.js';
+import type { StoreDatabase } from './data/database.js';
 import * as messages from './data/message.repository.js';
 import * as sessions from './data/session.repository.js';
+import type { StoreTx } from './data/store-client.js';
 import { attachChild, childrenOf } from './data/subsession-graph.js';
+import { assertOwned, notFound } from './data/tenancy.js';
 import { headerLine, logLine, parseJsonl, subsessionLine, type JsonlLogEntry } from './session-jsonl.js';
 import type { JsonValue } from './message.types.js';
-import { isEvent, type JsonlImport, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage } from './session.types.js';
+import { isEvent, type JsonlImport, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from './store.errors.js';
 import { assertJson, idOf, jsonObjectOf, messageOf, textOf as titleOf } from './validation.js';
@@ -15,20 +16,25 @@ import { assertJson, idOf, jsonObjectOf, messageOf, textOf as titleOf } from './
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
 const LIST_KEYS = new Set(['tenantId', 'parentId', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
 const EVENT_KEYS = new Set(['type', 'data']);
+const UPDATE_KEYS = new Set(['title', 'metadata']);
 const MAX_PAGE = 500;
 
-@Injectable()
 export class PrismaSessionStore implements SessionStore {
-  constructor(@Inject(StoreDatabase) private readonly db: StoreDatabase) {}
+  constructor(
+    private readonly db: StoreDatabase,
+    /** Set: the store sees only this tenant's sessions (see TenantStores). */
+    private readonly tenantId?: string,
+  ) {}
 
   async create(meta: NewSession = {}): Promise<string> {
     const session = newSessionOf(meta);
+    if (this.tenantId !== undefined) session.tenantId = this.#sameTenant(session.tenantId ?? undefined, 'tenantId');
     return this.db.write(async (tx) => {
       if (await sessions.isDeleted(tx, session.id)) {
         throw new StoreConflictError(`session ${session.id} was deleted; ids of deleted sessions are not reused`);
       }
       if (await sessions.metaOf(tx, session.id)) throw new StoreConflictError(`session ${session.id} already exists`);
-      if (session.parentId !== null && !(await messages.lockThread(tx, session.parentId, new Date()))) {
+      if (session.parentId !== null && !(await messages.lockThread(tx, session.parentId, new Date(), this.tenantId))) {
         throw new StoreNotFoundError(`parent session ${session.parentId} does not exist`);
       }
       await sessions.insertSession(tx, session, new Date());
@@ -39,7 +45,17 @@ export class PrismaSessionStore implements SessionStore {
 
   async get(sessionId: string): Promise<SessionMeta | null> {
     const id = idOf(sessionId, 'sessionId');
-    return this.db.query((client) => sessions.metaOf(client, id));
+    return this.db.query((client) => sessions.metaOf(client, id, this.tenantId));
+  }
+
+  async update(sessionId: string, changes: SessionUpdate): Promise<SessionMeta> {
+    const id = idOf(sessionId, 'sessionId');
+    const valid = updateOf(changes);
+    return this.db.write(async (tx) => {
+      if (!(await messages.lockThread(tx, id, new Date(), this.tenantId))) throw notFound(id);
+      await sessions.updateHeader(tx, id, valid);
+      return (await sessions.metaOf(tx, id))!;
+    });
   }
 
   async append(sessionId: string, entry: SessionEntryInput): Promise<SessionEntry> {
@@ -47,7 +63,7 @@ export class PrismaSessionStore implements SessionStore {
     const now = new Date();
     const valid = entryOf(entry, now);
     return this.db.write(async (tx) => {
-      if (!(await messages.lockThread(tx, id, now))) throw new StoreNotFoundError(`session ${id} does not exist`);
+      if (!(await messages.lockThread(tx, id, now, this.tenantId))) throw notFound(id);
       const seq = await messages.reserveSeqs(tx, this.db.dialect, id, 1);
       if (valid.kind === 'message') return (await messages.insertMessages(tx, id, seq, [valid.message]))[0];
       const event = { seq, type: valid.type, data: valid.data, createdAt: now };
@@ -59,21 +75,22 @@ export class PrismaSessionStore implements SessionStore {
   async load(sessionId: string): Promise<SessionEntry[]> {
     const id = idOf(sessionId, 'sessionId');
     return this.db.read(async (tx) => {
-      if (!(await sessions.metaOf(tx, id))) throw new StoreNotFoundError(`session ${id} does not exist`);
+      if (!(await sessions.metaOf(tx, id, this.tenantId))) throw notFound(id);
       return sessions.entriesOf(tx, id);
     });
   }
 
   async list(options: SessionListOptions = {}): Promise<SessionPage> {
     const valid = listOptionsOf(options);
+    if (this.tenantId !== undefined) valid.tenantId = this.#sameTenant(valid.tenantId, 'options.tenantId');
     return this.db.query((client) => sessions.listSessions(client, valid));
   }
 
   async *exportJsonl(sessionId: string): AsyncIterable<string> {
     const id = idOf(sessionId, 'sessionId');
     const snapshot = await this.db.read(async (tx) => {
-      const meta = await sessions.metaOf(tx, id);
-      if (!meta) throw new StoreNotFoundError(`session ${id} does not exist`);
+      const meta = await sessions.metaOf(tx, id, this.tenantId);
+      if (!meta) throw notFound(id);
       return { meta, entries: await sessions.entriesOf(tx, id), boundaries: await messages.boundariesOf(tx, id), children: await childrenOf(tx, id) };
     });
     const { meta } = snapshot;
@@ -102,18 +119,36 @@ export class PrismaSessionStore implements SessionStore {
       const created = await this.db.dialect.ensureThread(tx, id, new Date());
       // Seqs shift past any the session handed out before it was emptied; they are never reused.
       const offset = (await messages.reserveSeqs(tx, this.db.dialect, id, span)) - span;
+      if (!created) await assertOwned(tx, id, this.tenantId);
       // Checked under the lock: a session created or written meanwhile is seen.
       if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
         throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
       }
       if (created) {
-        const { tenantId, title, metadata, createdAt } = parsed.header;
+        const { title, metadata, createdAt } = parsed.header;
+        const tenantId = this.tenantId ?? parsed.header.tenantId;
         await tx.agentThread.update({ where: { id }, data: { tenantId, title, metadata: (metadata ?? undefined) as never, createdAt } });
       }
       await writeLog(tx, id, parsed.log, offset);
-      for (const child of parsed.subsessions) await attachChild(tx, this.db.dialect, id, child);
+      for (const child of parsed.subsessions) {
+        await this.#claimChild(tx, child);
+        await attachChild(tx, this.db.dialect, id, child);
+      }
     });
     return { sessionId: id, entries: parsed.log.length, warnings: parsed.warnings };
+  }
+
+  /** Scoped: a tenantId in the input must be the store's own. */
+  #sameTenant(given: string | undefined, name: string): string {
+    if (given !== undefined && given !== this.tenantId) throw new StoreValidationError(`${name} must be this store's tenant, ${this.tenantId}, or absent`);
+    return this.tenantId!;
+  }
+
+  /** Scoped: an imported subsession is one of the tenant's, or is created in the tenant. */
+  async #claimChild(tx: StoreTx, child: string): Promise<void> {
+    if (this.tenantId === undefined) return;
+    if (await this.db.dialect.ensureThread(tx, child, new Date())) await tx.agentThread.update({ where: { id: child }, data: { tenantId: this.tenantId } });
+    else await assertOwned(tx, child, this.tenantId);
   }
 }
 
@@ -189,6 +224,18 @@ function entryOf(entry: SessionEntryInput, now: Date): ValidEntry {
   const data = (entry as { data?: JsonValue }).data ?? null;
   assertJson(data, 'event.data');
   return { kind: 'event', type, data };
+}
+
+function updateOf(changes: SessionUpdate): SessionUpdate {
+  if (typeof changes !== 'object' || changes === null || Array.isArray(changes)) throw new StoreValidationError('changes must be an object { title?, metadata? }');
+  for (const key of Object.keys(changes)) {
+    if (!UPDATE_KEYS.has(key)) throw new StoreValidationError(`changes have an unknown property "${key}"`);
+  }
+  const { title, metadata } = changes;
+  return {
+    title: title === undefined || title === null ? title : titleOf(title, 'title'),
+    metadata: metadata === undefined || metadata === null ? metadata : jsonObjectOf(metadata, 'metadata'),
+  };
 }
 
 function listOptionsOf(options: SessionListOptions) {

@@ -1,5 +1,5 @@
 // The SessionStore contract. Inject it by its token: `@Inject(SessionStore) sessions: SessionStore`.
-import type { JsonlImport, NewSession, SessionEntry, SessionEntryInput, SessionListOptions, SessionMeta, SessionPage } from './session.types.js';
+import type { JsonlImport, NewSession, SessionEntry, SessionEntryInput, SessionListOptions, SessionMeta, SessionPage, SessionUpdate } from './session.types.js';
 
 /**
  * Sessions with explicit headers and an append-only log of entries: messages
@@ -17,6 +17,9 @@ export interface SessionStore {
 
   /** The session's header, or null. */
   get(sessionId: string): Promise<SessionMeta | null>;
+
+  /** Changes the header's title and metadata; returns the new header. StoreNotFoundError for an unknown session. */
+  update(sessionId: string, changes: SessionUpdate): Promise<SessionMeta>;
 
   /**
    * Appends one entry: a message (it has a `role`) or an event `{ type, data }`.

@@ -23,6 +23,12 @@ export interface NewSession {
   metadata?: JsonObject;
 }
 
+/** What SessionStore.update changes: the fields given; null clears one. */
+export interface SessionUpdate {
+  title?: string | null;
+  metadata?: JsonObject | null;
+}
+
 /** A typed non-message entry of a session's log. */
 export interface SessionEventInput {
   type: string;

@@ -69,10 +69,12 @@ export async function latestBoundaryCounts(tx: StoreTx, threadId: string): Promi
   return tx.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { cutSeq: true, messageCount: true } });
 }
 
-export async function messagesAfter(tx: StoreTx, threadId: string, cutSeq: number): Promise<StoredMessage[]> {
+/** The messages after `afterSeq` in order: all of them, or the first `limit`. */
+export async function messagesAfter(tx: StoreTx, threadId: string, afterSeq: number, limit?: number): Promise<StoredMessage[]> {
   const rows = await tx.agentMessage.findMany({
-    where: { threadId, seq: { gt: cutSeq }, ...MESSAGES_ONLY },
+    where: { threadId, seq: { gt: afterSeq }, ...MESSAGES_ONLY },
     orderBy: { seq: 'asc' },
+    take: limit,
     select: { seq: true, role: true, content: true, messageId: true, metadata: true, createdAt: true },
   });
   return rows.map(toStoredMessage);
@@ -167,11 +169,20 @@ export async function deleteLog(tx: StoreTx, threadId: string): Promise<void> {
   await tx.agentBoundary.deleteMany({ where: { threadId } });
 }
 
-/** Locks an existing thread for the rest of the transaction; false when it does not exist. */
-export async function lockThread(tx: StoreTx, threadId: string, now: Date): Promise<boolean> {
-  const { count } = await tx.agentThread.updateMany({ where: { id: threadId }, data: { updatedAt: now } });
+/**
+ * Locks an existing thread for the rest of the transaction; false when it does
+ * not exist, or (with `tenantId`) belongs to another tenant.
+ */
+export async function lockThread(tx: StoreTx, threadId: string, now: Date, tenantId?: string): Promise<boolean> {
+  const { count } = await tx.agentThread.updateMany({ where: { id: threadId, tenantId }, data: { updatedAt: now } });
   return count > 0;
 }
+
+/** Whether the thread exists (with `tenantId`: as that tenant's), read in the caller's snapshot. */
+export async function threadExists(tx: StoreTx, threadId: string, tenantId?: string): Promise<boolean> {
+  return (await tx.agentThread.findFirst({ where: { id: threadId, tenantId }, select: { id: true } })) !== null;
+}
+
 
 export const asHistory = (messages: Message[]): HistoryMessage[] => messages.map((message) => ({ ...message, seq: null }));
 

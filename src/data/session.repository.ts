@@ -36,8 +36,9 @@ const toMeta = (row: MetaRow): SessionMeta => ({
   updatedAt: row.updatedAt,
 });
 
-export async function metaOf(tx: StoreTx, id: string): Promise<SessionMeta | null> {
-  const row = await tx.agentThread.findUnique({ where: { id }, select: META_SELECT });
+/** The session's header; null when it does not exist, or (with `tenantId`) is another tenant's. */
+export async function metaOf(tx: StoreTx, id: string, tenantId?: string): Promise<SessionMeta | null> {
+  const row = await tx.agentThread.findUnique({ where: { id, tenantId }, select: META_SELECT });
   return row && toMeta(row);
 }
 
@@ -55,8 +56,9 @@ export async function insertSession(
   });
 }
 
-export async function setMetadata(tx: StoreTx, id: string, metadata: JsonObject | null): Promise<void> {
-  await tx.agentThread.update({ where: { id }, data: { metadata: (metadata ?? null) as never } });
+/** Sets the fields given; null clears one. */
+export async function updateHeader(tx: StoreTx, id: string, changes: { title?: string | null; metadata?: JsonObject | null }): Promise<void> {
+  await tx.agentThread.update({ where: { id }, data: { title: changes.title, metadata: changes.metadata as never } });
 }
 
 export async function insertEvents(tx: StoreTx, threadId: string, events: { seq: number; type: string; data: JsonValue; createdAt: Date }[]): Promise<void> {
