@@ -20,7 +20,7 @@ export function pageOptionsOf(options: PageOptions | undefined): { limit: number
   for (const key of Object.keys(options)) {
     if (key !== 'limit' && key !== 'cursor') throw new StoreValidationError(`page options have an unknown property "${key}"`);
   }
-  const limit = options.limit ?? DEFAULT_PAGE;
+  const limit = options.limit === undefined ? DEFAULT_PAGE : options.limit;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_PAGE}`);
   if (options.cursor !== undefined && typeof options.cursor !== 'string') throw new StoreValidationError('cursor must be a string');
   return { limit, cursor: options.cursor };

@@ -25,7 +25,9 @@ export class PrismaMessageStore implements MessageStore {
   async appendMany(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
     const id = idOf(threadId, 'threadId');
     const valid = messagesOf(messages, 'messages');
-    return valid.length === 0 ? [] : this.#append(id, valid);
+    // Scoped, even an empty batch answers for a session that is not the tenant's.
+    if (valid.length === 0) return readOwned(this.db, id, this.tenantId, async () => []);
+    return this.#append(id, valid);
   }
 
   async getHistory(threadId: string): Promise<HistoryMessage[]> {
@@ -46,9 +48,9 @@ export class PrismaMessageStore implements MessageStore {
       await assertOwned(tx, id, this.tenantId);
       const boundary = await repo.latestBoundary(tx, id);
       const boundarySeq = boundary?.seq ?? 0;
-      if (from && from.boundarySeq !== boundarySeq) {
-        throw new StoreConflictError(`the history of ${id} was compacted, repaired or cleared after this cursor was handed out: read it again from the first page`);
-      }
+      // The cursor's boundary is still the latest, and the last message it returned is still there (clear and replaceHistory delete it).
+      const moved = from && (from.boundarySeq !== boundarySeq || (from.seq !== (boundary?.cutSeq ?? 0) && !(await repo.messageExists(tx, id, from.seq))));
+      if (moved) throw staleCursor(id);
       // One more than a page tells whether another page follows.
       const index = from?.index ?? 0;
       const head = repo.asHistory((boundary?.messages ?? []).slice(index, index + limit + 1));
@@ -132,7 +134,11 @@ export class PrismaMessageStore implements MessageStore {
     const id = idOf(threadId, 'threadId');
     const { limit, cursor } = pageOptionsOf(page);
     const afterSeq = cursor === undefined ? 0 : decodeTranscriptCursor(cursor, id);
-    const read = await readOwned(this.db, id, this.tenantId, (tx) => repo.messagesAfter(tx, id, afterSeq, limit + 1));
+    const read = await this.db.read(async (tx) => {
+      await assertOwned(tx, id, this.tenantId);
+      if (afterSeq > 0 && !(await repo.messageExists(tx, id, afterSeq))) throw staleCursor(id);
+      return repo.messagesAfter(tx, id, afterSeq, limit + 1);
+    });
     const messages = read.slice(0, limit);
     return { messages, nextCursor: read.length > limit ? encodeTranscriptCursor(id, messages[limit - 1].seq) : null };
   }
@@ -176,3 +182,6 @@ export class PrismaMessageStore implements MessageStore {
     return seq;
   }
 }
+
+const staleCursor = (id: string) =>
+  new StoreConflictError(`the log of ${id} was compacted, repaired, cleared or replaced after this cursor was handed out: read it again from the first page`);

@@ -28,8 +28,9 @@ export interface MessageStore {
   /**
    * The effective history a page at a time, each page read from one snapshot.
    * Messages appended after a cursor was handed out appear on later pages. A
-   * compaction or repair after it changes what the history is: the cursor is then
-   * a StoreConflictError, and the reader starts again from the first page.
+   * compaction, repair, clear or replaceHistory after it changes what the history
+   * is: the cursor is then a StoreConflictError, and the reader starts again from
+   * the first page. A cursor of another thread is a StoreValidationError.
    */
   getHistoryPage(threadId: string, page?: PageOptions): Promise<MessagePage<HistoryMessage>>;
 
@@ -66,7 +67,7 @@ export interface MessageStore {
   /** Every committed message in append order, whatever compactions and repairs happened. `[]` for an unknown thread. */
   getTranscript(threadId: string): Promise<StoredMessage[]>;
 
-  /** The transcript a page at a time, in append order. */
+  /** The transcript a page at a time, in append order. A clear or replaceHistory after the cursor makes it a StoreConflictError. */
   getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>>;
 }
 

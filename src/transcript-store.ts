@@ -32,7 +32,9 @@ export interface TranscriptStore {
   appendMessages(sessionId: string, messages: MessageInput[]): Promise<StoredMessage[]>;
 
   /**
-   * Registers the edge parent -> child, creating either session if needed.
+   * Registers the edge parent -> child, creating either session if needed. A
+   * tree is one tenant's: a session created here takes the other's tenant, and
+   * two sessions of different tenants are a StoreConflictError.
    * Atomic and idempotent under any concurrency: registering an edge twice
    * leaves one. A second parent for the child, or an edge that would make a
    * cycle (self included), is a StoreConflictError and changes nothing.

@@ -10,7 +10,7 @@ eachDatabase((database) => {
 
   describe('create and get', () => {
     test('returns a generated UUID when no id is given, and stores the header', async () => {
-      const parent = await store.sessions.create({ id: unique('parent') });
+      const parent = await store.sessions.create({ id: unique('parent'), tenantId: 'acme' });
       const id = await store.sessions.create({ title: 'Research', tenantId: 'acme', parentId: parent, metadata: { model: 'm' } });
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect(await store.sessions.get(id)).toMatchObject({ id, title: 'Research', tenantId: 'acme', parentId: parent, metadata: { model: 'm' } });
@@ -29,6 +29,16 @@ eachDatabase((database) => {
       await store.transcripts.deleteTranscript(id);
       await expect(store.sessions.create({ id })).rejects.toThrow(StoreConflictError);
       expect(await store.sessions.get(id)).toBeNull();
+    });
+
+    test("a subsession in another tenant than its parent's is a conflict, and the session is not created", async () => {
+      const parent = await store.sessions.create({ id: unique('parent'), tenantId: 'acme' });
+      for (const tenantId of ['globex', undefined]) {
+        const id = unique();
+        await expect(store.sessions.create({ id, tenantId, parentId: parent })).rejects.toThrow(StoreConflictError);
+        expect(await store.sessions.get(id)).toBeNull();
+      }
+      expect(await store.transcripts.getSubsessions(parent)).toEqual([]);
     });
 
     test('an unknown parent is not found, and the session is not created', async () => {
@@ -169,6 +179,131 @@ eachDatabase((database) => {
       ['a tenant that is not a string', { tenantId: { contains: '' } }],
     ])('rejects %s', async (_name, options) => {
       await expect(store.sessions.list(options as never)).rejects.toThrow(StoreValidationError);
+    });
+  });
+
+  describe('update', () => {
+    /** A session with a header in every field and a log, to show what update leaves alone. */
+    async function richSession() {
+      const tenantId = unique('tenant');
+      const parent = await store.sessions.create({ id: unique('parent'), tenantId });
+      const id = await store.sessions.create({ id: unique('rich'), title: 'Research', tenantId, parentId: parent, metadata: { model: 'm', tags: ['a'] } });
+      await store.sessions.append(id, { role: 'user', content: 'hi' });
+      await store.sessions.append(id, { type: 'note', data: 1 });
+      return id;
+    }
+    const logOf = async (id: string) => ({ entries: await store.sessions.load(id), history: await store.messages.getHistory(id) });
+
+    test('changes the title and metadata, returns the new header, and leaves everything else', async () => {
+      const id = await richSession();
+      const before = (await store.sessions.get(id))!;
+      const log = await logOf(id);
+      const updated = await store.sessions.update(id, { title: 'Renamed ✈️', metadata: { model: 'n', nested: { deep: [1, null, true] } } });
+      expect(updated).toEqual({ ...before, title: 'Renamed ✈️', metadata: { model: 'n', nested: { deep: [1, null, true] } }, updatedAt: updated.updatedAt });
+      expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
+      expect(await store.sessions.get(id)).toEqual(updated);
+      expect(await logOf(id)).toEqual(log);
+    });
+
+    test('a field that is absent is left as it is', async () => {
+      const id = await richSession();
+      const before = (await store.sessions.get(id))!;
+      expect(await store.sessions.update(id, { title: 'only the title' })).toMatchObject({ title: 'only the title', metadata: before.metadata });
+      expect(await store.sessions.update(id, { metadata: { only: 'metadata' } })).toMatchObject({ title: 'only the title', metadata: { only: 'metadata' } });
+      const unchanged = await store.sessions.update(id, {});
+      expect(unchanged).toMatchObject({ title: 'only the title', metadata: { only: 'metadata' }, tenantId: before.tenantId, parentId: before.parentId });
+      expect(await store.sessions.get(id)).toEqual(unchanged);
+    });
+
+    test('a field given as undefined is absent', async () => {
+      const id = await richSession();
+      const before = (await store.sessions.get(id))!;
+      expect(await store.sessions.update(id, { title: undefined, metadata: { v: 2 } })).toMatchObject({ title: before.title, metadata: { v: 2 } });
+      expect(await store.sessions.update(id, { title: 't', metadata: undefined })).toMatchObject({ title: 't', metadata: { v: 2 } });
+    });
+
+    test('null clears a field', async () => {
+      const id = await richSession();
+      expect(await store.sessions.update(id, { title: null })).toMatchObject({ title: null, metadata: { model: 'm', tags: ['a'] } });
+      expect(await store.sessions.update(id, { metadata: null })).toMatchObject({ title: null, metadata: null });
+      expect(await store.sessions.get(id)).toMatchObject({ title: null, metadata: null });
+      const both = await store.sessions.create({ title: 't', metadata: { m: 1 } });
+      expect(await store.sessions.update(both, { title: null, metadata: null })).toMatchObject({ title: null, metadata: null });
+      expect(await store.sessions.get(both)).toMatchObject({ title: null, metadata: null });
+    });
+
+    test('metadata is replaced, not merged', async () => {
+      const id = await store.sessions.create({ metadata: { a: 1, keep: { x: 1 } } });
+      expect((await store.sessions.update(id, { metadata: { b: 2 } })).metadata).toEqual({ b: 2 });
+      expect((await store.sessions.update(id, { metadata: {} })).metadata).toEqual({});
+    });
+
+    test('a title of exactly 65,535 bytes is kept', async () => {
+      const id = await store.sessions.create();
+      const title = '🚀'.repeat(16_383) + 'abc';
+      expect((await store.sessions.update(id, { title })).title).toBe(title);
+      expect((await store.sessions.get(id))?.title).toBe(title);
+    });
+
+    test('concurrent updates of different fields keep both', async () => {
+      const id = await store.sessions.create();
+      for (let round = 0; round < 10; round++) {
+        await Promise.all([
+          store.sessions.update(id, { title: `title ${round}` }),
+          store.sessions.update(id, { metadata: { round } }),
+          store.sessions.append(id, { type: 'tick', data: round }),
+        ]);
+        expect(await store.sessions.get(id)).toMatchObject({ title: `title ${round}`, metadata: { round } });
+      }
+      expect(await store.sessions.load(id)).toHaveLength(10);
+    });
+
+    test('an unknown or deleted session is not found, and nothing is created', async () => {
+      const missing = unique('missing');
+      await expect(store.sessions.update(missing, { title: 'x' })).rejects.toThrow(StoreNotFoundError);
+      await expect(store.sessions.update(missing, {})).rejects.toThrow(StoreNotFoundError);
+      expect(await store.sessions.get(missing)).toBeNull();
+      expect(await store.db.client.agentThread.findUnique({ where: { id: missing } })).toBeNull();
+
+      const deleted = await store.sessions.create({ title: 'gone' });
+      await store.transcripts.deleteTranscript(deleted);
+      await expect(store.sessions.update(deleted, { title: 'back' })).rejects.toThrow(StoreNotFoundError);
+      expect(await store.sessions.get(deleted)).toBeNull();
+    });
+
+    test.each([
+      ['changes that are not an object', 'title'],
+      ['null changes', null],
+      ['an array of changes', [{ title: 'x' }]],
+      ['a tenant id (a session belongs to its tenant for good)', { tenantId: 'other' }],
+      ['a parent id', { parentId: 'other' }],
+      ['an id', { id: 'other' }],
+      ['a creation time', { createdAt: new Date() }],
+      ['an unknown property beside a valid one', { title: 'ok', owner: 'me' }],
+      ['a title that is not a string', { title: 42 }],
+      ['a title longer than 65,535 bytes', { title: '🚀'.repeat(16_384) }],
+      ['a title with a NUL character', { title: 'a\u0000b' }],
+      ['a title with a lone surrogate', { title: 'a\ud800b' }],
+      ['metadata that is not an object', { metadata: 'm' }],
+      ['metadata that is an array', { metadata: [1] }],
+      ['metadata that is not JSON', { metadata: { when: new Date() } }],
+      ['metadata with a non-finite number', { metadata: { n: Number.NaN } }],
+      ['a valid title with invalid metadata', { title: 'fine', metadata: { n: Number.POSITIVE_INFINITY } }],
+    ])('rejects %s and changes nothing', async (_name, changes) => {
+      const id = await richSession();
+      const before = await store.sessions.get(id);
+      const log = await logOf(id);
+      await expect(store.sessions.update(id, changes as never)).rejects.toThrow(StoreValidationError);
+      expect(await store.sessions.get(id)).toEqual(before);
+      expect(await logOf(id)).toEqual(log);
+    });
+
+    test.each([
+      ['an empty session id', ''],
+      ['a session id of 192 characters', 's'.repeat(192)],
+      ['a session id that is not a string', 7],
+    ])('rejects %s', async (_name, id) => {
+      await expect(store.sessions.update(id as never, { title: 'x' })).rejects.toThrow(StoreValidationError);
     });
   });
 });

@@ -79,6 +79,24 @@ eachDatabase((database) => {
       expect(new Set(registered)).toEqual(new Set(children));
     });
 
+    test("a tree is one tenant's: a created session takes the other's tenant, two tenants' sessions are a conflict", async () => {
+      const [parent, child, orphanParent] = [session('parent'), session('child'), session('new-parent')];
+      await store.sessions.create({ id: parent, tenantId: 'acme' });
+      await store.transcripts.addSubsession(parent, child);
+      expect((await store.sessions.get(child))?.tenantId).toBe('acme');
+      const loner = await store.sessions.create({ id: session('loner'), tenantId: 'globex' });
+      await store.transcripts.addSubsession(orphanParent, loner);
+      expect((await store.sessions.get(orphanParent))?.tenantId).toBe('globex');
+
+      const [foreign, untenanted] = [await store.sessions.create({ id: session('foreign'), tenantId: 'globex' }), await store.sessions.create({ id: session('none') })];
+      for (const other of [foreign, untenanted]) {
+        await expect(store.transcripts.addSubsession(parent, other)).rejects.toThrow(StoreConflictError);
+        await expect(store.transcripts.addSubsession(other, session('fresh'))).resolves.toBeUndefined();
+      }
+      expect(await store.transcripts.getSubsessions(parent)).toEqual([child]);
+      expect((await store.sessions.get(foreign))?.parentId).toBeNull();
+    });
+
     test('registering the same edge again, even concurrently, leaves one edge', async () => {
       const [parent, child] = [session('parent'), session('child')];
       await store.transcripts.addSubsession(parent, child);

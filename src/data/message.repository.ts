@@ -69,6 +69,11 @@ export async function latestBoundaryCounts(tx: StoreTx, threadId: string): Promi
   return tx.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { cutSeq: true, messageCount: true } });
 }
 
+/** Whether the message at `seq` is still stored: clear and replaceHistory delete the whole log. */
+export async function messageExists(tx: StoreTx, threadId: string, seq: number): Promise<boolean> {
+  return (await tx.agentMessage.findUnique({ where: { threadId_seq: { threadId, seq } }, select: { seq: true } })) !== null;
+}
+
 /** The messages after `afterSeq` in order: all of them, or the first `limit`. */
 export async function messagesAfter(tx: StoreTx, threadId: string, afterSeq: number, limit?: number): Promise<StoredMessage[]> {
   const rows = await tx.agentMessage.findMany({

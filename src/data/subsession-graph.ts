@@ -69,14 +69,31 @@ export async function childrenOf(tx: StoreTx, parentId: string): Promise<string[
 export async function attachChild(tx: StoreTx, dialect: Dialect, parentId: string, childId: string): Promise<void> {
   if (parentId === childId) throw new StoreConflictError(`session ${childId} cannot be its own subsession`);
   const now = new Date();
-  for (const id of [parentId, childId]) await dialect.ensureThread(tx, id, now);
+  const parentCreated = await dialect.ensureThread(tx, parentId, now);
+  const childCreated = await dialect.ensureThread(tx, childId, now);
   const chain = await lockedChain(tx, dialect, parentId, childId);
   for (const id of [parentId, childId]) await assertNotDeleted(tx, id);
   const existing = await tx.agentSubsession.findUnique({ where: { childId }, select: { parentId: true } });
   if (existing?.parentId === parentId) return;
   if (existing) throw new StoreConflictError(`session ${childId} is already a subsession of ${existing.parentId}`);
   if (chain.includes(childId)) throw new StoreConflictError(`session ${childId} is an ancestor of ${parentId}: the edge would make a cycle`);
+  await shareTenant(tx, { id: parentId, created: parentCreated }, { id: childId, created: childCreated });
   await tx.agentSubsession.create({ data: { parentId, childId } });
+}
+
+/**
+ * A tree of sessions is one tenant's, so that a tenant's cascade delete never
+ * reaches another's sessions: a session created by the attachment takes the
+ * other's tenant, and two existing sessions must have the same one.
+ */
+async function shareTenant(tx: StoreTx, parent: { id: string; created: boolean }, child: { id: string; created: boolean }): Promise<void> {
+  const rows = await tx.agentThread.findMany({ where: { id: { in: [parent.id, child.id] } }, select: { id: true, tenantId: true } });
+  const tenantOf = (id: string) => rows.find((row) => row.id === id)?.tenantId ?? null;
+  const [parentTenant, childTenant] = [tenantOf(parent.id), tenantOf(child.id)];
+  if (parentTenant === childTenant) return;
+  if (child.created) await tx.agentThread.update({ where: { id: child.id }, data: { tenantId: parentTenant } });
+  else if (parent.created) await tx.agentThread.update({ where: { id: parent.id }, data: { tenantId: childTenant } });
+  else throw new StoreConflictError(`sessions ${parent.id} and ${child.id} belong to different tenants: a subsession must be in its parent's tenant`);
 }
 
 /**
