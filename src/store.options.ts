@@ -34,11 +34,16 @@ export type ResolvedStoreOptions =
   | { source: 'client'; client: object; provider: Provider };
 
 const KNOWN_OPTIONS = new Set(['url', 'prisma', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
+// The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.
+const STATIC_OPTIONS = new Set(['isGlobal', 'http']);
 const SCHEMES: Record<string, Provider> = { 'file:': 'sqlite', 'postgresql:': 'postgresql', 'postgres:': 'postgresql', 'mysql:': 'mysql', 'mariadb:': 'mysql' };
 
 export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreOptions {
   if (typeof options !== 'object' || options === null) throw new StoreConfigurationError('StoreModule options must be an object');
   for (const key of Object.keys(options)) {
+    if (STATIC_OPTIONS.has(key)) {
+      throw new StoreConfigurationError(`StoreModule option "${key}" shapes the module: pass it to forRootAsync beside useFactory, not from the factory`);
+    }
     if (!KNOWN_OPTIONS.has(key)) {
       throw new StoreConfigurationError(`unknown StoreModule option "${key}"; known options: ${[...KNOWN_OPTIONS].join(', ')}`);
     }

@@ -1,11 +1,21 @@
-// `npm start`: a Nest app with the store on its embedded SQLite default (./data/agent-store.db).
+// `npm start`: the demo app on the embedded SQLite default (./data/agent-store.db),
+// with the HTTP API, its Swagger UI, and a development API key.
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DemoModule } from './demo.module.js';
+import { setupStoreDocs } from '../index.js';
+import { DEMO_API_KEY, DemoModule } from './demo.module.js';
+import { DEMO_TENANT } from './scripted-agent.js';
 
-const app = await NestFactory.create(DemoModule);
+// The store's routes parse their own bodies, under the store's size and depth limits.
+const app = await NestFactory.create(DemoModule, { bodyParser: false });
+setupStoreDocs(app, 'docs');
 // SIGINT/SIGTERM close the app (the store disconnects its database), then exit 0
 // rather than re-raising the signal, which would end the process with 130/143.
 app.enableShutdownHooks([], { useProcessExit: true });
 await app.listen(process.env.PORT ?? 3000, '127.0.0.1');
-new Logger('Demo').log(`ready on ${await app.getUrl()}; Ctrl+C stops it`);
+const url = `http://localhost:${(app.getHttpServer().address() as AddressInfo).port}`;
+const logger = new Logger('Demo');
+logger.log(`API on ${url}/agent-store, Swagger UI on ${url}/docs; Ctrl+C stops it`);
+logger.log(`development API key (tenant "${DEMO_TENANT}"): ${DEMO_API_KEY}`);
+logger.log(`try: curl -H "Authorization: Bearer ${DEMO_API_KEY}" ${url}/agent-store/sessions`);

@@ -1,11 +1,15 @@
 // `npm run demo`: runs the scripted agent once on the embedded SQLite default and
 // prints the effective history (what the model sees next) beside the transcript.
+import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DemoModule } from './demo.module.js';
-import { ScriptedAgent } from './scripted-agent.js';
+import { StoreModule } from '../index.js';
 import type { Message } from '../message.types.js';
+import { ScriptedAgent } from './scripted-agent.js';
 
-const app = await NestFactory.createApplicationContext(DemoModule, { logger: ['warn', 'error'] });
+@Module({ imports: [StoreModule.forRoot()], providers: [ScriptedAgent] })
+class RunOnceModule {}
+
+const app = await NestFactory.createApplicationContext(RunOnceModule, { logger: ['warn', 'error'] });
 try {
   const threadId = `trip-${new Date().toISOString()}`;
   const { history, transcript, subsessions, repairs } = await app.get(ScriptedAgent).run(threadId);

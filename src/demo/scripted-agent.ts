@@ -2,10 +2,9 @@
 // loop does: tool calls, a sub-agent registered as a subsession, a compaction,
 // and a crash between a tool call and its result that is repaired on reload.
 import { Inject, Injectable } from '@nestjs/common';
-import { HistoryProviders } from '../history-provider.js';
-import { MessageStore } from '../message-store.js';
+import { HistoryProvider } from '../history-provider.js';
 import type { Message, MessageInput } from '../message.types.js';
-import { TranscriptStore } from '../transcript-store.js';
+import { TenantStores, type ScopedStores } from '../tenant-stores.js';
 
 type ToolCall = { type: 'tool-call'; toolCallId: string; toolName: string; input: Record<string, string> };
 
@@ -25,32 +24,36 @@ export function orphanedToolCalls(messages: Message[]): ToolCall[] {
   return parts.filter((part): part is ToolCall => part.type === 'tool-call' && !answered.has(part.toolCallId));
 }
 
+/** The demo's agent works for one tenant, as a multi-tenant agent service would: through that tenant's stores. */
+export const DEMO_TENANT = 'demo';
+
 @Injectable()
 export class ScriptedAgent {
-  constructor(
-    @Inject(MessageStore) private readonly messages: MessageStore,
-    @Inject(TranscriptStore) private readonly transcripts: TranscriptStore,
-    @Inject(HistoryProviders) private readonly histories: HistoryProviders,
-  ) {}
+  private readonly stores: ScopedStores;
 
-  /** Runs the whole script on `threadId` and returns what the model would see next, and the full record. */
+  constructor(@Inject(TenantStores) tenants: TenantStores) {
+    this.stores = tenants.forTenant(DEMO_TENANT);
+  }
+
+  /** Runs the whole script in a new session `threadId` and returns what the model would see next, and the full record. */
   async run(threadId: string) {
+    await this.stores.sessions.create({ id: threadId, title: 'A weekend in Lisbon' });
     await this.plan(threadId);
     await this.delegate(threadId, `${threadId}/researcher`);
     await this.compact(threadId);
     await this.crashMidTool(threadId);
     await this.reload(threadId);
     return {
-      history: await this.messages.getHistory(threadId),
-      transcript: await this.messages.getTranscript(threadId),
-      subsessions: await this.transcripts.getSubsessions(threadId),
-      repairs: await this.messages.getRepairs(threadId),
+      history: await this.stores.messages.getHistory(threadId),
+      transcript: await this.stores.messages.getTranscript(threadId),
+      subsessions: await this.stores.transcripts.getSubsessions(threadId),
+      repairs: await this.stores.messages.getRepairs(threadId),
     };
   }
 
   /** One tool-calling turn, stored atomically after it succeeded. */
   private async plan(threadId: string): Promise<void> {
-    const history = this.histories.forThread(threadId);
+    const history = new HistoryProvider(threadId, this.stores.messages);
     const request: MessageInput[] = [{ role: 'user', content: 'Plan a weekend in Lisbon for two.' }];
     await history.beforeRun({ messages: request });
     await history.afterRun(request, [
@@ -62,12 +65,12 @@ export class ScriptedAgent {
 
   /** A sub-agent works in a session of its own, registered as a subsession of the main one. */
   private async delegate(threadId: string, subagentId: string): Promise<void> {
-    await this.transcripts.addSubsession(threadId, subagentId);
-    await this.transcripts.appendMessages(subagentId, [
+    await this.stores.sessions.create({ id: subagentId, parentId: threadId, title: 'Researcher' });
+    await this.stores.transcripts.appendMessages(subagentId, [
       { role: 'user', content: 'Which Lisbon neighbourhoods suit a first visit?' },
       { role: 'assistant', content: 'Alfama for views, Baixa for walking, Príncipe Real for food.' },
     ]);
-    await this.messages.appendMany(threadId, [
+    await this.stores.messages.appendMany(threadId, [
       call('research-1', 'ask_researcher', { question: 'neighbourhoods' }),
       result('research-1', 'ask_researcher', { answer: 'Alfama, Baixa, Príncipe Real' }),
     ]);
@@ -75,27 +78,27 @@ export class ScriptedAgent {
 
   /** The context grew: everything but the last tool exchange becomes a summary. */
   private async compact(threadId: string): Promise<void> {
-    const seen = await this.messages.getHistory(threadId);
+    const seen = await this.stores.messages.getHistory(threadId);
     const kept = seen.slice(-2).map(({ seq: _seq, ...message }) => message);
     const summary: MessageInput = { role: 'system', content: 'Summary: flights TP 1337 on Friday; the user wants a weekend in Lisbon for two.' };
-    await this.messages.appendCompaction(threadId, [summary, ...kept], seen.length, kept.length);
+    await this.stores.messages.appendCompaction(threadId, [summary, ...kept], seen.length, kept.length);
   }
 
   /** The process dies after the model asked for a tool and before the tool answered. */
   private async crashMidTool(threadId: string): Promise<void> {
-    await this.messages.append(threadId, call('hotel-1', 'book_hotel', { area: 'Alfama', nights: '2' }));
+    await this.stores.messages.append(threadId, call('hotel-1', 'book_hotel', { area: 'Alfama', nights: '2' }));
   }
 
   /** On reload, each orphaned tool call is answered by a synthetic result, kept as evidence. */
   private async reload(threadId: string): Promise<void> {
     for (;;) {
-      const history = await this.messages.getHistory(threadId);
+      const history = await this.stores.messages.getHistory(threadId);
       const [orphan] = orphanedToolCalls(history);
       if (!orphan) return;
       const answer = result(orphan.toolCallId, orphan.toolName, { error: 'interrupted: the process stopped before the tool answered' });
       // The balanced projection: the history as it is, with the answer right after its call.
       const balanced = history.flatMap(({ seq: _seq, ...message }) => (callsOf(message).includes(orphan.toolCallId) ? [message, answer] : [message]));
-      await this.messages.appendRepair(threadId, answer, balanced, history.length);
+      await this.stores.messages.appendRepair(threadId, answer, balanced, history.length);
     }
   }
 }

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { HistoryProviders, MessageStore, SessionStore, StoreModule, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
+import { HistoryProviders, MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
 import { StoreDatabase } from '../../src/data/database.js';
 
 export const tempSqliteUrl = (name = 'store.db') => `file:${join(mkdtempSync(join(tmpdir(), 'agent-store-')), name)}`;
@@ -14,6 +14,7 @@ export interface StoreApp {
   messages: MessageStore;
   transcripts: TranscriptStore;
   sessions: SessionStore;
+  tenants: TenantStores;
   histories: HistoryProviders;
   db: StoreDatabase;
   close(): Promise<void>;
@@ -29,6 +30,7 @@ export async function storeApp(options: StoreModuleOptions = {}): Promise<StoreA
     messages: app.get<MessageStore>(MessageStore),
     transcripts: app.get<TranscriptStore>(TranscriptStore),
     sessions: app.get<SessionStore>(SessionStore),
+    tenants: app.get<TenantStores>(TenantStores),
     histories: app.get(HistoryProviders),
     db: app.get(StoreDatabase),
     close: () => app.close(),

@@ -1,0 +1,113 @@
+// Bodies and queries of the message, history, transcript and entry routes.
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { Allow, IsArray, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { MESSAGE_ROLES, type JsonObject, type JsonValue, type MessageInput, type MessageRole } from '../../message.types.js';
+import { ANY_JSON, JSON_OBJECT, MESSAGE_CONTENT } from './schemas.js';
+import { AsSent, IsMessageContent } from './validation.js';
+
+export class MessageBody {
+  @ApiProperty({ type: String, enum: MESSAGE_ROLES })
+  @IsIn(MESSAGE_ROLES)
+  role!: MessageRole;
+
+  @ApiProperty({ ...MESSAGE_CONTENT, description: 'A string, or parts shaped like the Vercel AI SDK\'s (text, image, file, reasoning, tool-call, tool-result), kept as given.' })
+  @IsMessageContent()
+  @AsSent()
+  content!: MessageInput['content'];
+
+  @ApiPropertyOptional({ type: String, description: 'Your own id for the message.' })
+  @IsOptional()
+  @IsString()
+  id?: string;
+
+  @ApiPropertyOptional(JSON_OBJECT)
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  metadata?: JsonObject;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Default: the time of the write.' })
+  @IsOptional()
+  @IsISO8601()
+  createdAt?: string;
+}
+
+export class MessagesBody {
+  @ApiProperty({ type: [MessageBody] })
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => MessageBody)
+  messages!: MessageBody[];
+}
+
+export class TranscriptBody extends MessagesBody {
+  @ApiPropertyOptional({ type: [String], description: 'The subsessions, in registration order; each must be free to attach.' })
+  @IsOptional()
+  @IsString({ each: true })
+  subsessions?: string[];
+
+  @ApiPropertyOptional(JSON_OBJECT)
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  metadata?: JsonObject;
+}
+
+export class CompactionBody extends MessagesBody {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many messages of the effective history the summary replaces.' })
+  @IsInt()
+  sourceMessageCount!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many of `messages` are kept verbatim.' })
+  @IsInt()
+  retainedMessageCount!: number;
+}
+
+export class RepairBody {
+  @ApiProperty({ type: MessageBody, description: 'The synthetic message the repair adds, kept as evidence.' })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MessageBody)
+  repairMessage!: MessageBody;
+
+  @ApiProperty({ type: [MessageBody] })
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => MessageBody)
+  balancedMessages!: MessageBody[];
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  @IsInt()
+  sourceMessageCount!: number;
+}
+
+export class EventBody {
+  @ApiProperty({ type: String, example: 'tool-approval' })
+  @IsString()
+  type!: string;
+
+  @ApiPropertyOptional(ANY_JSON)
+  @Allow()
+  @AsSent()
+  data?: JsonValue;
+}
+
+export class SubsessionBody {
+  @ApiProperty({ type: String, description: 'The session to register as a subsession of this one.' })
+  @IsString()
+  childId!: string;
+}
+
+export class PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  limit?: number;
+
+  @ApiPropertyOptional({ type: String, description: 'The nextCursor of the previous page.' })
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+}

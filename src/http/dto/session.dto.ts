@@ -1,0 +1,95 @@
+// Params, queries and bodies of the session routes.
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsDate, IsInt, IsObject, IsOptional, IsString } from 'class-validator';
+import type { JsonObject } from '../../message.types.js';
+import { JSON_OBJECT } from './schemas.js';
+import { AsBoolean, AsSent } from './validation.js';
+
+// Ids are checked as strings here, and in full (length, NUL, surrogates, trailing space) by the store.
+export class SessionParams {
+  @ApiProperty({ type: String, description: 'The session id.' })
+  @IsString()
+  id!: string;
+}
+
+export class CreateSessionBody {
+  @ApiPropertyOptional({ type: String, description: 'Generated (a UUID) when absent.' })
+  @IsOptional()
+  @IsString()
+  id?: string;
+
+  @ApiPropertyOptional({ type: String })
+  @IsOptional()
+  @IsString()
+  title?: string;
+
+  @ApiPropertyOptional({ type: String, description: 'Registers the new session as a subsession of this one.' })
+  @IsOptional()
+  @IsString()
+  parentId?: string;
+
+  @ApiPropertyOptional(JSON_OBJECT)
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  metadata?: JsonObject;
+}
+
+export class UpdateSessionBody {
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'null clears it.' })
+  @IsOptional()
+  @IsString()
+  title?: string | null;
+
+  @ApiPropertyOptional({ ...JSON_OBJECT, nullable: true, description: 'Replaces the metadata; null clears it.' })
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  metadata?: JsonObject | null;
+}
+
+export class ListSessionsQuery {
+  @ApiPropertyOptional({ type: String, description: 'Only the subsessions of this session.' })
+  @IsOptional()
+  @IsString()
+  parentId?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  createdAfter?: Date;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time' })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  createdBefore?: Date;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  limit?: number;
+
+  @ApiPropertyOptional({ type: String, description: 'The nextCursor of the previous page.' })
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+}
+
+export class DeleteSessionQuery {
+  @ApiPropertyOptional({ type: Boolean, default: false, description: 'true: delete the whole subtree of subsessions too.' })
+  @IsOptional()
+  @AsBoolean()
+  @IsBoolean()
+  cascade?: boolean;
+}
+
+export class ImportQuery {
+  @ApiPropertyOptional({ type: String, description: "The session to import into (new, or existing and empty); default: the header's id." })
+  @IsOptional()
+  @IsString()
+  sessionId?: string;
+}

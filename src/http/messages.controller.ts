@@ -1,0 +1,114 @@
+// A session's messages: appends, the effective history, compactions and repairs.
+import { Body, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
+import type { HistoryMessage, MessagePage, PageOptions, RepairRecord, StoredMessage } from '../message.types.js';
+import { TenantStores } from '../tenant-stores.js';
+import { CompactionBody, MessageBody, MessagesBody, PageQuery, RepairBody } from './dto/message.dto.js';
+import { CountResponse, HistoryPageResponse, MessagesResponse, RepairsResponse, StoredMessageResponse } from './dto/responses.js';
+import { SessionParams } from './dto/session.dto.js';
+import { messageInput, messageInputs, plain } from './dto/store-inputs.js';
+import { validated } from './dto/validation.js';
+import { RequestTenant } from './request-tenant.js';
+import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
+
+/**
+ * Compactions and repairs answer 204: the store returns nothing to name them
+ * by, and the new effective history is one GET of /history away.
+ */
+@StoreApi('sessions/:id', 'messages')
+@ApiNotFoundResponse({ description: "No such session in the caller's tenant." })
+export class MessagesController {
+  constructor(@Inject(TenantStores) private readonly tenants: TenantStores) {}
+
+  @Post('messages')
+  @ApiBody({ type: MessageBody })
+  @ApiCreatedResponse({ type: StoredMessageResponse })
+  append(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Body(validated(MessageBody)) message: MessageBody,
+  ): Promise<StoredMessage> {
+    return this.tenants.forTenant(tenant).messages.append(id, messageInput(message));
+  }
+
+  @Post('messages/batch')
+  @ApiBody({ type: MessagesBody, description: 'Appended atomically: all or none.' })
+  @ApiCreatedResponse({ type: MessagesResponse })
+  async appendMany(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Body(validated(MessagesBody)) body: MessagesBody,
+  ): Promise<{ messages: StoredMessage[] }> {
+    return { messages: await this.tenants.forTenant(tenant).messages.appendMany(id, messageInputs(body.messages)) };
+  }
+
+  @Get('history')
+  @ApiQueryOf(PageQuery)
+  @ApiOkResponse({ type: HistoryPageResponse, description: 'The effective history (what the model sees), a page at a time.' })
+  @ApiConflictResponse({ description: 'A compaction or repair since the cursor was handed out: start again from the first page.' })
+  history(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Query(validated(PageQuery)) page: PageOptions,
+  ): Promise<MessagePage<HistoryMessage>> {
+    return this.tenants.forTenant(tenant).messages.getHistoryPage(id, plain({ limit: page.limit, cursor: page.cursor }));
+  }
+
+  @Put('history')
+  @ApiBody({ type: MessagesBody, description: 'DESTRUCTIVE: the whole log, transcript included, is replaced by these messages.' })
+  @ApiOkResponse({ type: MessagesResponse })
+  async replaceHistory(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Body(validated(MessagesBody)) body: MessagesBody,
+  ): Promise<{ messages: StoredMessage[] }> {
+    return { messages: await this.tenants.forTenant(tenant).messages.replaceHistory(id, messageInputs(body.messages)) };
+  }
+
+  @Delete('history')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiNoContentResponse({ description: "Removed the session's messages, events, compactions and repairs; the session stays." })
+  clear(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<void> {
+    return this.tenants.forTenant(tenant).messages.clear(id);
+  }
+
+  @Get('count')
+  @ApiOkResponse({ type: CountResponse, description: 'The length of the effective history.' })
+  async count(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<{ count: number }> {
+    return { count: await this.tenants.forTenant(tenant).messages.count(id) };
+  }
+
+  @Post('compactions')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiBody({ type: CompactionBody })
+  @ApiNoContentResponse({ description: 'The compaction boundary is appended; nothing is deleted.' })
+  compact(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Body(validated(CompactionBody)) body: CompactionBody,
+  ): Promise<void> {
+    return this.tenants
+      .forTenant(tenant)
+      .messages.appendCompaction(id, messageInputs(body.messages), body.sourceMessageCount, body.retainedMessageCount);
+  }
+
+  @Post('repairs')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiBody({ type: RepairBody })
+  @ApiNoContentResponse({ description: 'The repair boundary is appended; its message is kept as evidence.' })
+  repair(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Body(validated(RepairBody)) body: RepairBody,
+  ): Promise<void> {
+    return this.tenants
+      .forTenant(tenant)
+      .messages.appendRepair(id, messageInput(body.repairMessage), messageInputs(body.balancedMessages), body.sourceMessageCount);
+  }
+
+  @Get('repairs')
+  @ApiOkResponse({ type: RepairsResponse, description: 'The evidence of every repair, oldest first.' })
+  async repairs(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<{ repairs: RepairRecord[] }> {
+    return { repairs: await this.tenants.forTenant(tenant).messages.getRepairs(id) };
+  }
+}

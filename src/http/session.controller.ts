@@ -1,0 +1,71 @@
+// One session: its header, its deletion, its export.
+import { Readable } from 'node:stream';
+import { Body, Delete, Get, HttpCode, HttpStatus, Inject, NotFoundException, Param, Patch, Query, StreamableFile } from '@nestjs/common';
+import { ApiBody, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import type { SessionMeta } from '../session.types.js';
+import { TenantStores } from '../tenant-stores.js';
+import { SessionMetaResponse } from './dto/responses.js';
+import { DeleteSessionQuery, SessionParams, UpdateSessionBody } from './dto/session.dto.js';
+import { plain } from './dto/store-inputs.js';
+import { validated } from './dto/validation.js';
+import { RequestTenant } from './request-tenant.js';
+import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
+
+@StoreApi('sessions/:id', 'sessions')
+@ApiNotFoundResponse({ description: "No such session in the caller's tenant." })
+export class SessionController {
+  constructor(@Inject(TenantStores) private readonly tenants: TenantStores) {}
+
+  @Get()
+  @ApiOkResponse({ type: SessionMetaResponse })
+  async get(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<SessionMeta> {
+    const meta = await this.tenants.forTenant(tenant).sessions.get(id);
+    if (!meta) throw new NotFoundException(`session ${id} does not exist`);
+    return meta;
+  }
+
+  @Patch()
+  @ApiBody({ type: UpdateSessionBody })
+  @ApiOkResponse({ type: SessionMetaResponse })
+  update(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Body(validated(UpdateSessionBody)) body: UpdateSessionBody,
+  ): Promise<SessionMeta> {
+    return this.tenants.forTenant(tenant).sessions.update(id, plain({ title: body.title, metadata: body.metadata }));
+  }
+
+  /** Without cascade, only this session: its children become roots. With cascade=true, its whole subtree. */
+  @Delete()
+  @ApiQueryOf(DeleteSessionQuery)
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  async delete(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: SessionParams,
+    @Query(validated(DeleteSessionQuery)) { cascade }: { cascade?: boolean },
+  ): Promise<void> {
+    const transcripts = this.tenants.forTenant(tenant).transcripts;
+    const deleted = cascade ? (await transcripts.deleteTranscript(id)) > 0 : await transcripts.removeTranscript(id);
+    if (!deleted) throw new NotFoundException(`session ${id} does not exist`);
+  }
+
+  @Get('export')
+  @ApiProduces('application/x-ndjson')
+  @ApiOkResponse({ description: 'The session as JSONL: its header, its log in order, then its subsessions.', schema: { type: 'string' } })
+  async export(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<StreamableFile> {
+    const lines = this.tenants.forTenant(tenant).sessions.exportJsonl(id)[Symbol.asyncIterator]();
+    // exportJsonl checks the session on its first step: a missing one is a 404 before any byte is sent.
+    const first = await lines.next();
+    return new StreamableFile(Readable.from(continuing(first, lines)), { type: 'application/x-ndjson' });
+  }
+}
+
+async function* continuing(first: IteratorResult<string>, rest: AsyncIterator<string>): AsyncGenerator<string> {
+  try {
+    for (let step = first; !step.done; step = await rest.next()) yield step.value;
+  } finally {
+    // A client that hangs up ends the export early: let exportJsonl release its snapshot.
+    await rest.return?.();
+  }
+}

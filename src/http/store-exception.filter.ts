@@ -1,0 +1,58 @@
+// How the store's routes answer errors: StoreErrors by kind, HTTP errors as they are, anything else as a bare 500.
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import {
+  StoreBusyError,
+  StoreConflictError,
+  StoreNotFoundError,
+  StoreUnavailableError,
+  StoreValidationError,
+} from '../store.errors.js';
+
+/**
+ * Bound to the store's controllers and middleware only (`@UseFilters`), so the
+ * app's own routes keep the app's error handling. It answers in Nest's shape,
+ * `{ statusCode, error, message }`, and never sends a stack.
+ */
+@Catch()
+export class StoreExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('AgentStoreHttp');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<IncomingMessage>();
+    const response = host.switchToHttp().getResponse<ServerResponse>();
+    const { statusCode, body } = this.answerTo(exception, request);
+    if (response.headersSent) {
+      // A stream failed half-way: cut the connection so the client cannot take the part for the whole.
+      response.destroy();
+      return;
+    }
+    response.statusCode = statusCode;
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.end(JSON.stringify(body));
+  }
+
+  private answerTo(exception: unknown, request: IncomingMessage): { statusCode: number; body: object } {
+    if (exception instanceof HttpException) {
+      // As Nest answers it: an object response is the body (Nest's own exceptions make it { statusCode, message, error }).
+      const answer = exception.getResponse();
+      return { statusCode: exception.getStatus(), body: typeof answer === 'object' ? answer : answerOf(exception.getStatus(), answer).body };
+    }
+    if (exception instanceof StoreValidationError) return answerOf(HttpStatus.BAD_REQUEST, exception.message);
+    if (exception instanceof StoreNotFoundError) return answerOf(HttpStatus.NOT_FOUND, exception.message);
+    if (exception instanceof StoreConflictError) return answerOf(HttpStatus.CONFLICT, exception.message);
+    if (exception instanceof StoreUnavailableError || exception instanceof StoreBusyError) {
+      // Their messages may name the database's host: they stay in the log.
+      this.logger.warn(`${request.method} ${request.url}: ${exception.name}: ${exception.message}`);
+      const reason = exception instanceof StoreBusyError ? 'the database is busy' : 'the database is unavailable';
+      return answerOf(HttpStatus.SERVICE_UNAVAILABLE, `${reason}; try again later`);
+    }
+    this.logger.error(`${request.method} ${request.url} failed`, (exception as Error)?.stack ?? String(exception));
+    return answerOf(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
+  }
+}
+
+const answerOf = (statusCode: number, message: string) => ({ statusCode, body: { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message } });
+
+/** One instance for controllers and middleware alike: Nest applies a filter to middleware only as an instance. */
+export const storeErrors = new StoreExceptionFilter();
