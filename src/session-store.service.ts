@@ -5,7 +5,7 @@ import * as messages from './data/message.repository.js';
 import * as sessions from './data/session.repository.js';
 import type { StoreTx } from './data/store-client.js';
 import { attachChild, childrenOf } from './data/subsession-graph.js';
-import { assertOwned, notFound } from './data/tenancy.js';
+import { notFound } from './data/tenancy.js';
 import { headerLine, logLine, parseJsonl, subsessionLine, type JsonlLogEntry } from './session-jsonl.js';
 import type { JsonValue } from './message.types.js';
 import { isEvent, type JsonlImport, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
@@ -31,9 +31,11 @@ export class PrismaSessionStore implements SessionStore {
     if (this.tenantId !== undefined) session.tenantId = this.#sameTenant(session.tenantId ?? undefined, 'tenantId');
     return this.db.write(async (tx) => {
       if (await sessions.isDeleted(tx, session.id)) {
-        throw new StoreConflictError(`session ${session.id} was deleted; ids of deleted sessions are not reused`);
+        throw this.#unavailable(session.id, `session ${session.id} was deleted; ids of deleted sessions are not reused`);
       }
-      if (await sessions.metaOf(tx, session.id)) throw new StoreConflictError(`session ${session.id} already exists`);
+      const existing = await sessions.metaOf(tx, session.id);
+      if (existing?.tenantId === session.tenantId) throw new StoreConflictError(`session ${session.id} already exists`);
+      if (existing) throw this.#unavailable(session.id, `session ${session.id} already exists`);
       if (session.parentId !== null && !(await messages.lockThread(tx, session.parentId, new Date(), this.tenantId))) {
         throw new StoreNotFoundError(`parent session ${session.parentId} does not exist`);
       }
@@ -116,10 +118,9 @@ export class PrismaSessionStore implements SessionStore {
     const id = options.sessionId === undefined ? parsed.header.id : idOf(options.sessionId, 'options.sessionId');
     const span = parsed.log.at(-1)?.seq ?? 0;
     await this.db.write(async (tx) => {
-      const created = await this.db.dialect.ensureThread(tx, id, new Date());
+      const created = this.tenantId === undefined ? await this.db.dialect.ensureThread(tx, id, new Date()) : await this.#claim(tx, id);
       // Seqs shift past any the session handed out before it was emptied; they are never reused.
       const offset = (await messages.reserveSeqs(tx, this.db.dialect, id, span)) - span;
-      if (!created) await assertOwned(tx, id, this.tenantId);
       // Checked under the lock: a session created or written meanwhile is seen.
       if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
         throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
@@ -131,7 +132,7 @@ export class PrismaSessionStore implements SessionStore {
       }
       await writeLog(tx, id, parsed.log, offset);
       for (const child of parsed.subsessions) {
-        await this.#claimChild(tx, child);
+        if (this.tenantId !== undefined) await this.#claim(tx, child);
         await attachChild(tx, this.db.dialect, id, child);
       }
     });
@@ -144,13 +145,26 @@ export class PrismaSessionStore implements SessionStore {
     return this.tenantId!;
   }
 
-  /** Scoped: an imported subsession is one of the tenant's, or is created in the tenant. */
-  async #claimChild(tx: StoreTx, child: string): Promise<void> {
-    if (this.tenantId === undefined) return;
-    if (await this.db.dialect.ensureThread(tx, child, new Date())) await tx.agentThread.update({ where: { id: child }, data: { tenantId: this.tenantId } });
-    else await assertOwned(tx, child, this.tenantId);
+  /**
+   * Scoped: makes `id` a session of the tenant's to import into, before any
+   * statement touches it: a free id is created in the tenant (true), the
+   * tenant's own is taken as it is (false), and any other id is unavailable.
+   */
+  async #claim(tx: StoreTx, id: string): Promise<boolean> {
+    if (await sessions.isDeleted(tx, id)) throw unavailable(id);
+    const created = await this.db.dialect.ensureThread(tx, id, new Date());
+    if (created) await tx.agentThread.update({ where: { id }, data: { tenantId: this.tenantId } });
+    else if (!(await messages.threadExists(tx, id, this.tenantId))) throw unavailable(id);
+    return created;
+  }
+
+  /** Ids are unique across tenants; scoped, a taken id says only that: not whose it is, nor that it was deleted. */
+  #unavailable(id: string, unscopedMessage: string): StoreConflictError {
+    return this.tenantId === undefined ? new StoreConflictError(unscopedMessage) : unavailable(id);
   }
 }
+
+const unavailable = (id: string) => new StoreConflictError(`session id ${id} is not available`);
 
 /** The imported log in three statements plus one per boundary, whatever its length. */
 async function writeLog(tx: Parameters<typeof messages.insertMessages>[0], id: string, log: JsonlLogEntry[], offset: number): Promise<void> {

@@ -40,9 +40,12 @@ export function textOf(value: unknown, name: string): string {
   return value;
 }
 
+/** Sequence numbers and counts are stored in 32-bit INTEGER columns on every database. */
+export const MAX_INTEGER = 2_147_483_647;
+
 export function countOf(value: unknown, name: string): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 0) {
-    throw new StoreValidationError(`${name} must be a non-negative integer, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || (value as number) < 0 || (value as number) > MAX_INTEGER) {
+    throw new StoreValidationError(`${name} must be an integer from 0 to ${MAX_INTEGER}, got ${String(value)}`);
   }
   return value as number;
 }

@@ -289,6 +289,26 @@ eachDatabase((database) => {
     });
   });
 
+  describe('sequence numbers at the limit of the INTEGER columns', () => {
+    const lineOf = (seq: number) =>
+      JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
+      JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n';
+
+    test('a seq past 2,147,483,647 is refused, and nothing is imported', async () => {
+      const id = sid();
+      await expect(store.sessions.importJsonl(lineOf(2_147_483_648), { sessionId: id })).rejects.toThrow(/line 2: seq must be an integer from 0 to 2147483647/);
+      expect(await rawOf(store, id)).toEqual({ thread: null, entries: 0, boundaries: 0, children: 0 });
+    });
+
+    test('a session that used up its sequence numbers refuses appends with a validation error, on every database alike', async () => {
+      const id = sid();
+      await store.sessions.importJsonl(lineOf(2_147_483_647), { sessionId: id });
+      await expect(store.messages.append(id, { role: 'user', content: 'one more' })).rejects.toThrow(StoreValidationError);
+      await expect(store.sessions.append(id, { type: 'note' })).rejects.toThrow(StoreValidationError);
+      expect((await store.sessions.load(id)).map((entry) => entry.seq)).toEqual([2_147_483_647]);
+    });
+  });
+
   describe('import into an existing session', () => {
     test('an empty one (just created) takes the import', async () => {
       const id = await buildSession(store, { subsessions: false });

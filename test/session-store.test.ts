@@ -172,6 +172,8 @@ eachDatabase((database) => {
 
     test.each([
       ['a cursor it did not hand out', { cursor: 'bm90LWEtY3Vyc29y' }],
+      ['a forged cursor whose time is no date', { cursor: Buffer.from(JSON.stringify([1e300, 'x'])).toString('base64url') }],
+      ['a forged cursor whose id the store would refuse', { cursor: Buffer.from(JSON.stringify([0, 'x'.repeat(500)])).toString('base64url') }],
       ['a limit of 0', { limit: 0 }],
       ['a limit above 500', { limit: 501 }],
       ['an invalid date', { createdAfter: new Date('nope') }],

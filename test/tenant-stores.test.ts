@@ -319,6 +319,30 @@ eachDatabase((database) => {
   });
 
   describe('create and importJsonl', () => {
+    test("a taken id answers one sentence, whoever holds it and whether it was deleted, and B's probe writes nothing of A's", async () => {
+      const { a, b } = tenantPair();
+      const { root, ids } = await seed(a);
+      const gone = await a.sessions.create({ id: unique('gone') });
+      await a.transcripts.deleteTranscript(gone);
+      const before = await stateOf(a, ids);
+      const rowBefore = await rowsOf(root);
+      // A span that would overflow A's sequence counter, and a small one, answer alike: nothing runs on A's row first.
+      const importOf = (seq: number) =>
+        JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
+        JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n';
+      for (const id of [root, gone]) {
+        const answers = [
+          await outcomeOf(() => b.sessions.create({ id }), { [id]: '<id>' }),
+          await outcomeOf(() => b.sessions.importJsonl(importOf(1), { sessionId: id }), { [id]: '<id>' }),
+          await outcomeOf(() => b.sessions.importJsonl(importOf(2_147_483_647), { sessionId: id }), { [id]: '<id>' }),
+          await outcomeOf(() => b.sessions.importJsonl(importOf(1) + JSON.stringify({ type: 'subsession', childId: id }) + '\n', { sessionId: unique('mine') }), { [id]: '<id>' }),
+        ];
+        expect(answers).toEqual(Array(4).fill({ threw: 'StoreConflictError', message: 'session id <id> is not available' }));
+      }
+      expect(await stateOf(a, ids)).toEqual(before);
+      expect(await rowsOf(root)).toEqual(rowBefore);
+    });
+
     const header = (fields: Record<string, unknown>) =>
       `${JSON.stringify({ type: 'session', version: 1, id: unique('imported'), tenantId: null, title: 'imported', metadata: null, createdAt: '2026-01-01T00:00:00.000Z', ...fields })}\n`;
     const messageLine = (seq: number, text: string) => `${JSON.stringify({ type: 'message', seq, message: { role: 'user', content: text, createdAt: '2026-01-01T00:00:01.000Z' } })}\n`;

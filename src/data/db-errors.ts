@@ -7,7 +7,9 @@ import {
   StoreError,
   StoreNotFoundError,
   StoreUnavailableError,
+  StoreValidationError,
 } from '../store.errors.js';
+import { MAX_INTEGER } from '../validation.js';
 
 /** What a driver adapter reports about a failure (`DriverAdapterError.cause`). */
 interface AdapterFailure {
@@ -72,11 +74,17 @@ export function toStoreError(error: unknown, retriesExhausted = false): StoreErr
     return new StoreConflictError(`a row with the same key already exists: ${message}`, { cause: error });
   }
   if (code === 'P2025') return new StoreNotFoundError(message, { cause: error });
+  if (isOutOfRange(failure)) {
+    return new StoreValidationError(`a sequence number or count would pass ${MAX_INTEGER}, the most the database stores: ${message}`, { cause: error });
+  }
   if (isUnavailable(code, failure, message)) {
     return new StoreUnavailableError(`the database is unavailable: ${message}`, { cause: error });
   }
   return new StoreDatabaseError(`the database failed: ${message}`, { cause: error });
 }
+
+// PostgreSQL's 22003 and MySQL's 1264, as the adapters report them.
+const isOutOfRange = (failure: AdapterFailure | undefined) => failure?.kind === 'ValueOutOfRange';
 
 function isUnavailable(code: string | undefined, failure: AdapterFailure | undefined, message: string): boolean {
   if (code && UNAVAILABLE_CODES.has(code)) return true;

@@ -1,7 +1,8 @@
 // Reads and writes of messages and boundaries. Callers run these inside a
 // StoreDatabase transaction; every query is an index range scan on (thread_id, seq).
 import type { HistoryMessage, JsonObject, Message, MessageRole, RepairRecord, StoredMessage } from '../message.types.js';
-import { StoreNotFoundError } from '../store.errors.js';
+import { StoreNotFoundError, StoreValidationError } from '../store.errors.js';
+import { MAX_INTEGER } from '../validation.js';
 import type { Dialect } from './dialect.js';
 import type { StoreTx } from './store-client.js';
 
@@ -24,6 +25,8 @@ type MessageRow = { seq: number; role: string | null; content: unknown; messageI
 export async function reserveSeqs(tx: StoreTx, dialect: Dialect, threadId: string, count: number): Promise<number> {
   const last = await dialect.reserveSeqs(tx, threadId, count, new Date());
   await assertNotDeleted(tx, threadId);
+  // PostgreSQL and MySQL refuse this themselves (an INTEGER column); SQLite's integers are wider.
+  if (last > MAX_INTEGER) throw new StoreValidationError(`thread ${threadId} has used up its sequence numbers (at most ${MAX_INTEGER})`);
   return last;
 }
 

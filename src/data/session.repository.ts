@@ -3,6 +3,7 @@
 import type { JsonObject, JsonValue } from '../message.types.js';
 import type { SessionEntry, SessionListOptions, SessionMeta, SessionPage, StoredSessionEvent } from '../session.types.js';
 import { StoreValidationError } from '../store.errors.js';
+import { dateOf, idOf } from '../validation.js';
 import { toStoredMessage } from './message.repository.js';
 import type { StoreTx } from './store-client.js';
 
@@ -116,7 +117,8 @@ const encodeCursor = (meta: SessionMeta) => Buffer.from(JSON.stringify([meta.cre
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   try {
     const [time, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof time === 'number' && Number.isFinite(time) && typeof id === 'string') return { createdAt: new Date(time), id };
+    // A forged time could be no Date at all; a forged id anything: both are held to what the store writes.
+    if (Number.isSafeInteger(time) && typeof id === 'string') return { createdAt: dateOf(new Date(time as number), 'cursor'), id: idOf(id, 'cursor') };
   } catch {
     // reported below like any other malformed cursor
   }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { setupStoreDocs } from '../index.js';
-import { DEMO_API_KEY, DemoModule } from './demo.module.js';
+import { DEFAULT_DEMO_API_KEY, DEMO_API_KEY, DemoModule } from './demo.module.js';
 import { DEMO_TENANT } from './scripted-agent.js';
 
 // The store's routes parse their own bodies, under the store's size and depth limits.
@@ -17,5 +17,7 @@ await app.listen(process.env.PORT ?? 3000, '127.0.0.1');
 const url = `http://localhost:${(app.getHttpServer().address() as AddressInfo).port}`;
 const logger = new Logger('Demo');
 logger.log(`API on ${url}/agent-store, Swagger UI on ${url}/docs; Ctrl+C stops it`);
-logger.log(`development API key (tenant "${DEMO_TENANT}"): ${DEMO_API_KEY}`);
-logger.log(`try: curl -H "Authorization: Bearer ${DEMO_API_KEY}" ${url}/agent-store/sessions`);
+// Only the built-in development key is printed: a key of your own stays out of logs.
+const key = DEMO_API_KEY === DEFAULT_DEMO_API_KEY ? DEMO_API_KEY : '$AGENT_STORE_API_KEY';
+logger.log(`development API key (tenant "${DEMO_TENANT}"): ${key}`);
+logger.log(`try: curl -H "Authorization: Bearer ${key}" ${url}/agent-store/sessions`);
