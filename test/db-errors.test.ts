@@ -167,7 +167,7 @@ describe('toStoreError', () => {
     expect(expired).toBeInstanceOf(StoreDatabaseError);
   });
 
-  it.each(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])('%s becomes StoreUnavailableError', (code) => {
+  it.each(['P1000', 'P1001', 'P1002', 'P1003', 'P1008', 'P1010', 'P1017', 'P2024'])('%s becomes StoreUnavailableError', (code) => {
     const error = prismaError(code);
     const storeError = toStoreError(error);
     expect(storeError).toBeInstanceOf(StoreUnavailableError);
@@ -181,11 +181,12 @@ describe('toStoreError', () => {
     ["MariaDB's pool timeout (45028)", viaPrisma({ kind: 'mysql', code: 45028 }, 'P2039')],
     ['a MariaDB socket closed (45009)', viaPrisma({ kind: 'mysql', code: 45009 })],
     ["pg-pool's timeout, a plain Error", new Error('timeout exceeded when trying to connect')],
+    ['a PostgreSQL database that refuses connections (55000)', new Error('database "x" is not currently accepting connections')],
   ])('%s becomes StoreUnavailableError', (_name, error) => {
     expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
   });
 
-  it.each(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError'])(
+  it.each(['DatabaseNotReachable', 'DatabaseDoesNotExist', 'DatabaseAccessDenied', 'AuthenticationFailed', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError'])(
     'adapter kind %s becomes StoreUnavailableError',
     (kind) => {
       expect(toStoreError(rawAdapterError({ kind }))).toBeInstanceOf(StoreUnavailableError);

@@ -49,13 +49,25 @@ export function isTransient(error: unknown): boolean {
   return false;
 }
 
-const UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError']);
-// P1001 unreachable, P1002 timed out, P1008 operation timed out, P1017 connection closed, P2024 pool timeout.
-const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+// Including a database that was dropped, or whose credentials stopped working: the store cannot reach its data.
+const UNAVAILABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'DatabaseDoesNotExist',
+  'DatabaseAccessDenied',
+  'AuthenticationFailed',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'TlsConnectionError',
+]);
+// P1000 authentication failed, P1001 unreachable, P1002 timed out, P1003 no such database, P1008 operation timed out,
+// P1010 access denied, P1017 connection closed, P2024 pool timeout.
+const UNAVAILABLE_CODES = new Set(['P1000', 'P1001', 'P1002', 'P1003', 'P1008', 'P1010', 'P1017', 'P2024']);
 // P2028 is any transaction API error; only this one means no connection or lock came free in time.
 const NO_TRANSACTION_IN_TIME = /Unable to start a transaction in the given time/;
 // The connection went away or never came: pg-pool's timeout (a plain Error), a broken pg client.
-const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|ECONNRESET|EPIPE|ECONNREFUSED/;
+// PostgreSQL's 55000 is no connection code, so its text is what tells a database that refuses connections.
+const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections|ECONNRESET|EPIPE|ECONNREFUSED/;
 // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, and the connection exception class 08.
 const PG_UNAVAILABLE = /^(57P0[123]|08...)$/;
 // MariaDB connector: connection or pool timeout, socket closed, connection refused.
