@@ -4,7 +4,8 @@
 import type { PageOptions } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
 
-const MAX_PAGE = 1000;
+/** The largest page of messages. */
+export const MAX_MESSAGE_PAGE = 1000;
 const DEFAULT_PAGE = 100;
 
 /** Where a history page ends: the latest boundary it read, how many of that boundary's messages it returned, the last log seq it returned. */
@@ -21,7 +22,7 @@ export function pageOptionsOf(options: PageOptions | undefined): { limit: number
     if (key !== 'limit' && key !== 'cursor') throw new StoreValidationError(`page options have an unknown property "${key}"`);
   }
   const limit = options.limit === undefined ? DEFAULT_PAGE : options.limit;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_PAGE}`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_MESSAGE_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_MESSAGE_PAGE}`);
   if (options.cursor !== undefined && typeof options.cursor !== 'string') throw new StoreValidationError('cursor must be a string');
   return { limit, cursor: options.cursor };
 }

@@ -17,7 +17,8 @@ const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metada
 const LIST_KEYS = new Set(['tenantId', 'parentId', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
 const EVENT_KEYS = new Set(['type', 'data']);
 const UPDATE_KEYS = new Set(['title', 'metadata']);
-const MAX_PAGE = 500;
+/** The largest page of sessions. */
+export const MAX_SESSION_PAGE = 500;
 
 export class PrismaSessionStore implements SessionStore {
   constructor(
@@ -258,7 +259,7 @@ function listOptionsOf(options: SessionListOptions) {
     if (!LIST_KEYS.has(key)) throw new StoreValidationError(`list options have an unknown property "${key}"`);
   }
   const limit = options.limit ?? 50;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_PAGE}`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
   for (const key of ['createdAfter', 'createdBefore'] as const) {
     const date = options[key];
     if (date !== undefined && (!(date instanceof Date) || Number.isNaN(date.getTime()))) throw new StoreValidationError(`${key} must be a valid Date`);

@@ -127,6 +127,8 @@ export function assertJson(value: unknown, name: string, depth = 0): void {
       }
       for (const [key, item] of Object.entries(value)) {
         if (key.includes('\u0000') || !isWellFormed(key)) throw new StoreValidationError(`${name} has a key with a NUL character or a lone surrogate`);
+        // Prisma leaves a "__proto__" key out of the JSON it writes: refused, rather than lost.
+        if (key === '__proto__') throw new StoreValidationError(`${name} has a "__proto__" key, which the database client cannot store`);
         // Like JSON itself, an undefined property is absent.
         if (item !== undefined) assertJson(item, `${name}.${key}`, depth + 1);
       }

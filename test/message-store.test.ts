@@ -257,7 +257,17 @@ eachDatabase((database) => {
       ['a lone surrogate in content', () => store.messages.append('v', user('a\udc00b'))],
       ['a date after the year 9999', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: '+010000-01-01T00:00:00.000Z' })],
       ['a date before the year 1000', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: new Date(Date.UTC(999, 0, 1)) })],
+      // JSON.parse makes "__proto__" an own key; Prisma would leave it out of the row.
+      ['a "__proto__" key in metadata', () => store.messages.append('v', { role: 'user', content: 'a', metadata: JSON.parse('{"k":1,"__proto__":{"x":1}}') })],
+      ['a "__proto__" key in a part', () => store.messages.append('v', { role: 'user', content: JSON.parse('[{"type":"text","text":"a","__proto__":{}}]') })],
     ];
+    test('"constructor" and "prototype" keys are ordinary JSON keys and are kept', async () => {
+      const metadata = { constructor: 'c', prototype: { k: 1 } };
+      const stored = await store.messages.append('proto-keys', { role: 'user', content: 'a', metadata });
+      expect((await store.messages.getTranscript('proto-keys'))[0]).toEqual(stored);
+      expect(stored.metadata).toEqual(metadata);
+    });
+
     test.each(bad)('rejects %s and writes nothing', async (_name, call) => {
       await expect(call()).rejects.toThrow(StoreValidationError);
       expect(await store.db.client.agentThread.findUnique({ where: { id: 'v' } })).toBeNull();

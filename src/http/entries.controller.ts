@@ -8,7 +8,7 @@ import { EventBody, MessageBody } from './dto/message.dto.js';
 import { EntriesResponse, StoredEventResponse, StoredMessageResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';
 import { entryInput } from './dto/store-inputs.js';
-import { validated } from './dto/validation.js';
+import { validated, type Validated } from './dto/validated.pipe.js';
 import { RequestTenant } from './request-tenant.js';
 import { StoreApi } from './store-api.decorator.js';
 
@@ -23,15 +23,15 @@ export class EntriesController {
   @ApiCreatedResponse({ schema: { oneOf: [{ $ref: getSchemaPath(StoredMessageResponse) }, { $ref: getSchemaPath(StoredEventResponse) }] } })
   append(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(new EntryValidationPipe()) entry: MessageBody | EventBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(new EntryValidationPipe()) entry: Validated<MessageBody | EventBody>,
   ): Promise<SessionEntry> {
     return this.tenants.forTenant(tenant).sessions.append(id, entryInput(entry));
   }
 
   @Get('entries')
   @ApiOkResponse({ type: EntriesResponse, description: 'Every entry in append order.' })
-  async entries(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<{ entries: SessionEntry[] }> {
+  async entries(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<{ entries: SessionEntry[] }> {
     return { entries: await this.tenants.forTenant(tenant).sessions.load(id) };
   }
 }

@@ -1,13 +1,13 @@
 // A session's messages: appends, the effective history, compactions and repairs.
 import { Body, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
-import type { HistoryMessage, MessagePage, PageOptions, RepairRecord, StoredMessage } from '../message.types.js';
+import type { HistoryMessage, MessagePage, RepairRecord, StoredMessage } from '../message.types.js';
 import { TenantStores } from '../tenant-stores.js';
 import { CompactionBody, MessageBody, MessagesBody, PageQuery, RepairBody } from './dto/message.dto.js';
 import { CountResponse, HistoryPageResponse, MessagesResponse, RepairsResponse, StoredMessageResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';
 import { messageInput, messageInputs, plain } from './dto/store-inputs.js';
-import { validated } from './dto/validation.js';
+import { validated, type Validated } from './dto/validated.pipe.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
 
@@ -25,8 +25,8 @@ export class MessagesController {
   @ApiCreatedResponse({ type: StoredMessageResponse })
   append(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(MessageBody)) message: MessageBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(MessageBody)) message: Validated<MessageBody>,
   ): Promise<StoredMessage> {
     return this.tenants.forTenant(tenant).messages.append(id, messageInput(message));
   }
@@ -36,8 +36,8 @@ export class MessagesController {
   @ApiCreatedResponse({ type: MessagesResponse })
   async appendMany(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(MessagesBody)) body: MessagesBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(MessagesBody)) body: Validated<MessagesBody>,
   ): Promise<{ messages: StoredMessage[] }> {
     return { messages: await this.tenants.forTenant(tenant).messages.appendMany(id, messageInputs(body.messages)) };
   }
@@ -48,8 +48,8 @@ export class MessagesController {
   @ApiConflictResponse({ description: 'A compaction or repair since the cursor was handed out: start again from the first page.' })
   history(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Query(validated(PageQuery)) page: PageOptions,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Query(validated(PageQuery)) page: Validated<PageQuery>,
   ): Promise<MessagePage<HistoryMessage>> {
     return this.tenants.forTenant(tenant).messages.getHistoryPage(id, plain({ limit: page.limit, cursor: page.cursor }));
   }
@@ -59,8 +59,8 @@ export class MessagesController {
   @ApiOkResponse({ type: MessagesResponse })
   async replaceHistory(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(MessagesBody)) body: MessagesBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(MessagesBody)) body: Validated<MessagesBody>,
   ): Promise<{ messages: StoredMessage[] }> {
     return { messages: await this.tenants.forTenant(tenant).messages.replaceHistory(id, messageInputs(body.messages)) };
   }
@@ -68,13 +68,13 @@ export class MessagesController {
   @Delete('history')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiNoContentResponse({ description: "Removed the session's messages, events, compactions and repairs; the session stays." })
-  clear(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<void> {
+  clear(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<void> {
     return this.tenants.forTenant(tenant).messages.clear(id);
   }
 
   @Get('count')
   @ApiOkResponse({ type: CountResponse, description: 'The length of the effective history.' })
-  async count(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<{ count: number }> {
+  async count(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<{ count: number }> {
     return { count: await this.tenants.forTenant(tenant).messages.count(id) };
   }
 
@@ -84,8 +84,8 @@ export class MessagesController {
   @ApiNoContentResponse({ description: 'The compaction boundary is appended; nothing is deleted.' })
   compact(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(CompactionBody)) body: CompactionBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(CompactionBody)) body: Validated<CompactionBody>,
   ): Promise<void> {
     return this.tenants
       .forTenant(tenant)
@@ -98,8 +98,8 @@ export class MessagesController {
   @ApiNoContentResponse({ description: 'The repair boundary is appended; its message is kept as evidence.' })
   repair(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(RepairBody)) body: RepairBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(RepairBody)) body: Validated<RepairBody>,
   ): Promise<void> {
     return this.tenants
       .forTenant(tenant)
@@ -108,7 +108,7 @@ export class MessagesController {
 
   @Get('repairs')
   @ApiOkResponse({ type: RepairsResponse, description: 'The evidence of every repair, oldest first.' })
-  async repairs(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<{ repairs: RepairRecord[] }> {
+  async repairs(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<{ repairs: RepairRecord[] }> {
     return { repairs: await this.tenants.forTenant(tenant).messages.getRepairs(id) };
   }
 }

@@ -7,7 +7,7 @@ import { TenantStores } from '../tenant-stores.js';
 import { SessionMetaResponse } from './dto/responses.js';
 import { DeleteSessionQuery, SessionParams, UpdateSessionBody } from './dto/session.dto.js';
 import { plain } from './dto/store-inputs.js';
-import { validated } from './dto/validation.js';
+import { validated, type Validated } from './dto/validated.pipe.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
 
@@ -18,7 +18,7 @@ export class SessionController {
 
   @Get()
   @ApiOkResponse({ type: SessionMetaResponse })
-  async get(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<SessionMeta> {
+  async get(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<SessionMeta> {
     const meta = await this.tenants.forTenant(tenant).sessions.get(id);
     if (!meta) throw new NotFoundException(`session ${id} does not exist`);
     return meta;
@@ -29,8 +29,8 @@ export class SessionController {
   @ApiOkResponse({ type: SessionMetaResponse })
   update(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(UpdateSessionBody)) body: UpdateSessionBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(UpdateSessionBody)) body: Validated<UpdateSessionBody>,
   ): Promise<SessionMeta> {
     return this.tenants.forTenant(tenant).sessions.update(id, plain({ title: body.title, metadata: body.metadata }));
   }
@@ -42,8 +42,8 @@ export class SessionController {
   @ApiNoContentResponse({ description: 'Deleted.' })
   async delete(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Query(validated(DeleteSessionQuery)) { cascade }: { cascade?: boolean },
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Query(validated(DeleteSessionQuery)) { cascade }: Validated<DeleteSessionQuery>,
   ): Promise<void> {
     const transcripts = this.tenants.forTenant(tenant).transcripts;
     const deleted = cascade ? (await transcripts.deleteTranscript(id)) > 0 : await transcripts.removeTranscript(id);
@@ -53,7 +53,7 @@ export class SessionController {
   @Get('export')
   @ApiProduces('application/x-ndjson')
   @ApiOkResponse({ description: 'The session as JSONL: its header, its log in order, then its subsessions.', schema: { type: 'string' } })
-  async export(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<StreamableFile> {
+  async export(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<StreamableFile> {
     const lines = this.tenants.forTenant(tenant).sessions.exportJsonl(id)[Symbol.asyncIterator]();
     // exportJsonl checks the session on its first step: a missing one is a 404 before any byte is sent.
     const first = await lines.next();

@@ -1,13 +1,13 @@
 // The session collection: create, list, import.
 import { Body, Get, Inject, Post, Query, UnsupportedMediaTypeException, type PipeTransform } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
-import type { JsonlImport, SessionListOptions, SessionMeta, SessionPage } from '../session.types.js';
+import type { JsonlImport, SessionMeta, SessionPage } from '../session.types.js';
 import { StoreNotFoundError } from '../store.errors.js';
 import { TenantStores } from '../tenant-stores.js';
 import { CreateSessionBody, ImportQuery, ListSessionsQuery } from './dto/session.dto.js';
 import { ImportResponse, SessionMetaResponse, SessionPageResponse } from './dto/responses.js';
 import { plain } from './dto/store-inputs.js';
-import { validated } from './dto/validation.js';
+import { validated, type Validated } from './dto/validated.pipe.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
 
@@ -26,7 +26,7 @@ export class SessionsController {
   @Post()
   @ApiBody({ type: CreateSessionBody })
   @ApiCreatedResponse({ type: SessionMetaResponse })
-  async create(@RequestTenant() tenant: string, @Body(validated(CreateSessionBody)) body: CreateSessionBody): Promise<SessionMeta> {
+  async create(@RequestTenant() tenant: string, @Body(validated(CreateSessionBody)) body: Validated<CreateSessionBody>): Promise<SessionMeta> {
     const sessions = this.tenants.forTenant(tenant).sessions;
     const id = await sessions.create(plain({ id: body.id, title: body.title, parentId: body.parentId, metadata: body.metadata }));
     // Null only if it was deleted in between.
@@ -38,7 +38,7 @@ export class SessionsController {
   @Get()
   @ApiQueryOf(ListSessionsQuery)
   @ApiOkResponse({ type: SessionPageResponse, description: "The tenant's sessions, newest first." })
-  list(@RequestTenant() tenant: string, @Query(validated(ListSessionsQuery)) query: SessionListOptions): Promise<SessionPage> {
+  list(@RequestTenant() tenant: string, @Query(validated(ListSessionsQuery)) query: Validated<ListSessionsQuery>): Promise<SessionPage> {
     return this.tenants.forTenant(tenant).sessions.list(plain({ ...query }));
   }
 
@@ -49,7 +49,7 @@ export class SessionsController {
   @ApiCreatedResponse({ type: ImportResponse })
   import(
     @RequestTenant() tenant: string,
-    @Query(validated(ImportQuery)) { sessionId }: { sessionId?: string },
+    @Query(validated(ImportQuery)) { sessionId }: Validated<ImportQuery>,
     @Body(new JsonlBody()) jsonl: string,
   ): Promise<JsonlImport> {
     return this.tenants.forTenant(tenant).sessions.importJsonl(jsonl, plain({ sessionId }));

@@ -1,5 +1,5 @@
 // Request bodies of the store's routes: read under the size limit, depth-checked, then parsed.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   BadRequestException,
   Inject,
@@ -30,9 +30,21 @@ export class StoreBodyMiddleware implements NestMiddleware<BodyRequest> {
 
   constructor(@Inject(STORE_HTTP_OPTIONS) private readonly http: ResolvedHttpOptions) {}
 
-  async use(request: BodyRequest, _response: unknown, next: () => void): Promise<void> {
-    if (!hasBody(request)) return next();
+  async use(request: BodyRequest, response: ServerResponse, next: () => void): Promise<void> {
+    if (!hasBody(request)) {
+      // An empty import is JSONL all the same: the store says what it lacks, rather than a 415.
+      if (kindOf(request.headers['content-type']) === 'ndjson') request.body = '';
+      return next();
+    }
+    // Refused whoever reads the body: read here, gzip bytes would be taken for text.
+    if (!isIdentity(request.headers['content-encoding'])) {
+      response.setHeader('Accept-Encoding', 'identity');
+      throw new UnsupportedMediaTypeException('send the body uncompressed: the store takes no Content-Encoding other than "identity"');
+    }
     const kind = kindOf(request.headers['content-type']);
+    if (!kind) {
+      throw new UnsupportedMediaTypeException('send JSON as "Content-Type: application/json" (UTF-8), or a session to import as "application/x-ndjson"');
+    }
     // The body is not read past its announced length: Node drops the rest once the response is sent.
     if (Number(request.headers['content-length']) > this.http.maxBodyBytes) throw this.tooLarge();
     if (request._body || request.readableEnded) {
@@ -74,14 +86,14 @@ export class StoreBodyMiddleware implements NestMiddleware<BodyRequest> {
 const hasBody = (request: IncomingMessage) =>
   request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
 
-function kindOf(contentType: string | undefined): Kind {
+const isIdentity = (contentEncoding: string | undefined) => contentEncoding === undefined || contentEncoding.trim().toLowerCase() === 'identity';
+
+/** What the body is, by its Content-Type; undefined for a type or charset the store does not read. */
+function kindOf(contentType: string | undefined): Kind | undefined {
   const [mediaType = '', ...parameters] = (contentType ?? '').toLowerCase().split(';').map((part) => part.trim());
   const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
-  const kind = mediaType === 'application/json' || mediaType.endsWith('+json') ? 'json' : mediaType === 'application/x-ndjson' ? 'ndjson' : undefined;
-  if (!kind || (charset !== undefined && charset !== 'utf-8')) {
-    throw new UnsupportedMediaTypeException('send JSON as "Content-Type: application/json" (UTF-8), or a session to import as "application/x-ndjson"');
-  }
-  return kind;
+  if (charset !== undefined && charset !== 'utf-8') return undefined;
+  return mediaType === 'application/json' || mediaType.endsWith('+json') ? 'json' : mediaType === 'application/x-ndjson' ? 'ndjson' : undefined;
 }
 
 /**

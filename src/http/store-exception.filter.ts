@@ -4,10 +4,22 @@ import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type Exce
 import {
   StoreBusyError,
   StoreConflictError,
+  StoreError,
   StoreNotFoundError,
   StoreUnavailableError,
   StoreValidationError,
 } from '../store.errors.js';
+
+/**
+ * What a StoreError converted from a database error (toStoreError) answers:
+ * its message is Prisma's or the driver's, which names tables, columns and
+ * constraints. The stores' own errors have no such cause, and keep theirs.
+ */
+const DATABASE_REFUSALS: Record<number, string> = {
+  [HttpStatus.BAD_REQUEST]: 'the database refused the input',
+  [HttpStatus.NOT_FOUND]: 'a record the request needs does not exist',
+  [HttpStatus.CONFLICT]: 'the write conflicts with stored data',
+};
 
 /**
  * Bound to the store's controllers and middleware only (`@UseFilters`), so the
@@ -38,9 +50,9 @@ export class StoreExceptionFilter implements ExceptionFilter {
       const answer = exception.getResponse();
       return { statusCode: exception.getStatus(), body: typeof answer === 'object' ? answer : answerOf(exception.getStatus(), answer).body };
     }
-    if (exception instanceof StoreValidationError) return answerOf(HttpStatus.BAD_REQUEST, exception.message);
-    if (exception instanceof StoreNotFoundError) return answerOf(HttpStatus.NOT_FOUND, exception.message);
-    if (exception instanceof StoreConflictError) return answerOf(HttpStatus.CONFLICT, exception.message);
+    if (exception instanceof StoreValidationError) return this.storeAnswer(HttpStatus.BAD_REQUEST, exception, request);
+    if (exception instanceof StoreNotFoundError) return this.storeAnswer(HttpStatus.NOT_FOUND, exception, request);
+    if (exception instanceof StoreConflictError) return this.storeAnswer(HttpStatus.CONFLICT, exception, request);
     if (exception instanceof StoreUnavailableError || exception instanceof StoreBusyError) {
       // Their messages may name the database's host: they stay in the log.
       this.logger.warn(`${request.method} ${request.url}: ${exception.name}: ${exception.message}`);
@@ -49,6 +61,12 @@ export class StoreExceptionFilter implements ExceptionFilter {
     }
     this.logger.error(`${request.method} ${request.url} failed`, (exception as Error)?.stack ?? String(exception));
     return answerOf(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
+  }
+
+  private storeAnswer(statusCode: number, exception: StoreError, request: IncomingMessage): { statusCode: number; body: object } {
+    if (exception.cause === undefined || exception.cause instanceof StoreError) return answerOf(statusCode, exception.message);
+    this.logger.warn(`${request.method} ${request.url}: ${exception.name}: ${exception.message}`);
+    return answerOf(statusCode, DATABASE_REFUSALS[statusCode]!);
   }
 }
 

@@ -1,14 +1,14 @@
 // A session's transcript (every committed message) and its subsessions.
 import { Body, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
-import type { MessagePage, PageOptions, StoredMessage } from '../message.types.js';
+import type { MessagePage, StoredMessage } from '../message.types.js';
 import type { StoredTranscript } from '../session.types.js';
 import { TenantStores } from '../tenant-stores.js';
 import { PageQuery, SubsessionBody, TranscriptBody } from './dto/message.dto.js';
 import { SubsessionsResponse, TranscriptPageResponse, TranscriptResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';
 import { messageInputs, plain } from './dto/store-inputs.js';
-import { validated } from './dto/validation.js';
+import { validated, type Validated } from './dto/validated.pipe.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
 
@@ -22,8 +22,8 @@ export class TranscriptController {
   @ApiOkResponse({ type: TranscriptPageResponse, description: 'Every committed message in append order, whatever was compacted or repaired, a page at a time.' })
   transcript(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Query(validated(PageQuery)) page: PageOptions,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Query(validated(PageQuery)) page: Validated<PageQuery>,
   ): Promise<MessagePage<StoredMessage>> {
     return this.tenants.forTenant(tenant).messages.getTranscriptPage(id, plain({ limit: page.limit, cursor: page.cursor }));
   }
@@ -34,8 +34,8 @@ export class TranscriptController {
   @ApiConflictResponse({ description: 'A subsession already has another parent, or would close a cycle.' })
   saveTranscript(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(TranscriptBody)) body: TranscriptBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(TranscriptBody)) body: Validated<TranscriptBody>,
   ): Promise<StoredTranscript> {
     return this.tenants
       .forTenant(tenant)
@@ -49,15 +49,15 @@ export class TranscriptController {
   @ApiConflictResponse({ description: 'The child already has another parent, or the edge would close a cycle.' })
   addSubsession(
     @RequestTenant() tenant: string,
-    @Param(validated(SessionParams)) { id }: SessionParams,
-    @Body(validated(SubsessionBody)) body: SubsessionBody,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(SubsessionBody)) body: Validated<SubsessionBody>,
   ): Promise<void> {
     return this.tenants.forTenant(tenant).transcripts.addSubsession(id, body.childId);
   }
 
   @Get('subsessions')
   @ApiOkResponse({ type: SubsessionsResponse })
-  async subsessions(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: SessionParams): Promise<{ subsessions: string[] }> {
+  async subsessions(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<{ subsessions: string[] }> {
     return { subsessions: await this.tenants.forTenant(tenant).transcripts.getSubsessions(id) };
   }
 }

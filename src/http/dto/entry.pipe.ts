@@ -1,7 +1,7 @@
 // A session entry is a message (it has a role) or an event: each shape is validated against its own whitelist.
 import type { ArgumentMetadata, PipeTransform } from '@nestjs/common';
 import { EventBody, MessageBody } from './message.dto.js';
-import { validated } from './validation.js';
+import { validated } from './validated.pipe.js';
 
 export class EntryValidationPipe implements PipeTransform<unknown, Promise<MessageBody | EventBody>> {
   private readonly message = validated(MessageBody);

@@ -2,9 +2,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsArray, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { MAX_MESSAGE_PAGE } from '../../message-pages.js';
 import { MESSAGE_ROLES, type JsonObject, type JsonValue, type MessageInput, type MessageRole } from '../../message.types.js';
 import { ANY_JSON, JSON_OBJECT, MESSAGE_CONTENT } from './schemas.js';
-import { AsSent, IsMessageContent } from './validation.js';
+import { AsSent, MaxItems } from './validated.pipe.js';
+import { IsMessageContent, IsPageLimit } from './validation.js';
+
+/** The most items an array of a body may hold: validating and storing 30,000 messages held the event loop for seconds. */
+export const MAX_ARRAY_ITEMS = 1000;
 
 export class MessageBody {
   @ApiProperty({ type: String, enum: MESSAGE_ROLES })
@@ -34,16 +39,19 @@ export class MessageBody {
 }
 
 export class MessagesBody {
-  @ApiProperty({ type: [MessageBody] })
+  @ApiProperty({ type: [MessageBody], maxItems: MAX_ARRAY_ITEMS })
   @IsArray()
+  @MaxItems(MAX_ARRAY_ITEMS)
   @ValidateNested({ each: true })
   @Type(() => MessageBody)
   messages!: MessageBody[];
 }
 
 export class TranscriptBody extends MessagesBody {
-  @ApiPropertyOptional({ type: [String], description: 'The subsessions, in registration order; each must be free to attach.' })
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_ARRAY_ITEMS, description: 'The subsessions, in registration order; each must be free to attach.' })
   @IsOptional()
+  @IsArray()
+  @MaxItems(MAX_ARRAY_ITEMS)
   @IsString({ each: true })
   subsessions?: string[];
 
@@ -71,8 +79,9 @@ export class RepairBody {
   @Type(() => MessageBody)
   repairMessage!: MessageBody;
 
-  @ApiProperty({ type: [MessageBody] })
+  @ApiProperty({ type: [MessageBody], maxItems: MAX_ARRAY_ITEMS })
   @IsArray()
+  @MaxItems(MAX_ARRAY_ITEMS)
   @ValidateNested({ each: true })
   @Type(() => MessageBody)
   balancedMessages!: MessageBody[];
@@ -100,10 +109,9 @@ export class SubsessionBody {
 }
 
 export class PageQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 100 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_MESSAGE_PAGE, default: 100, description: 'Plain decimal digits.' })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
+  @IsPageLimit(MAX_MESSAGE_PAGE)
   limit?: number;
 
   @ApiPropertyOptional({ type: String, description: 'The nextCursor of the previous page.' })

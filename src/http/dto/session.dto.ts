@@ -1,10 +1,13 @@
 // Params, queries and bodies of the session routes.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsDate, IsInt, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString } from 'class-validator';
 import type { JsonObject } from '../../message.types.js';
+import { MAX_SESSION_PAGE } from '../../session-store.service.js';
 import { JSON_OBJECT } from './schemas.js';
-import { AsBoolean, AsSent } from './validation.js';
+import { AsSent } from './validated.pipe.js';
+import { AsBoolean, IsPageLimit, IsQueryDate } from './validation.js';
+
+const QUERY_DATE = { type: String, format: 'date-time', description: 'ISO-8601: a date, or a date-time with Z or an offset (send + as %2B); years 1000 to 9999.' };
 
 // Ids are checked as strings here, and in full (length, NUL, surrogates, trailing space) by the store.
 export class SessionParams {
@@ -55,22 +58,19 @@ export class ListSessionsQuery {
   @IsString()
   parentId?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time' })
+  @ApiPropertyOptional(QUERY_DATE)
   @IsOptional()
-  @Type(() => Date)
-  @IsDate()
+  @IsQueryDate()
   createdAfter?: Date;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time' })
+  @ApiPropertyOptional(QUERY_DATE)
   @IsOptional()
-  @Type(() => Date)
-  @IsDate()
+  @IsQueryDate()
   createdBefore?: Date;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 50 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_SESSION_PAGE, default: 50, description: 'Plain decimal digits.' })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
+  @IsPageLimit(MAX_SESSION_PAGE)
   limit?: number;
 
   @ApiPropertyOptional({ type: String, description: 'The nextCursor of the previous page.' })

@@ -1,20 +1,62 @@
-// What every body, param and query of the store's routes goes through before a store sees it.
-import { ValidationPipe, type Type } from '@nestjs/common';
+// Checks and query-string conversions of the DTOs' properties that class-validator has no decorator for.
+import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy, buildMessage } from 'class-validator';
-
-/**
- * A whitelisting ValidationPipe for one DTO, given per parameter: scripts run
- * through tsx (esbuild), which emits no design:paramtypes to find the DTO by.
- * The stores validate again, in full, what passes (JSON depth, NUL, dates).
- */
-export const validated = (expectedType: Type) => new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, expectedType });
-
-/** Free-form JSON (content, metadata, event data) goes to the store as it was sent, not as class-transformer rebuilt it. */
-export const AsSent = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key], { toClassOnly: true });
+import { dateOf } from '../../validation.js';
 
 /** A query flag: exactly "true" or "false". */
 export const AsBoolean = () => Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value), { toClassOnly: true });
+
+// Plain decimal digits: Number() would also take "1e2", "0x10" and " 5".
+const DIGITS = /^\d{1,4}$/;
+
+/** A page size in a query string: plain decimal digits, from 1 to `max`. */
+export const IsPageLimit = (max: number) =>
+  applyDecorators(
+    Transform(({ value }) => (typeof value === 'string' && DIGITS.test(value) ? Number(value) : value), { toClassOnly: true }),
+    ValidateBy({
+      name: 'isPageLimit',
+      validator: {
+        validate: (value: unknown) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max,
+        defaultMessage: buildMessage(() => `$property must be an integer from 1 to ${max}, in plain decimal digits`),
+      },
+    }),
+  );
+
+// A date, or a date-time with its offset: without one, the server's time zone would decide what it means.
+const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+function queryDateOf(value: unknown): unknown {
+  const match = typeof value === 'string' ? ISO_DATE.exec(value) : null;
+  if (!match) return value;
+  // Date rolls 2024-02-30 over to March 1st: the day itself must exist.
+  const day = new Date(`${match[1]}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(match[1]) ? new Date(value as string) : value;
+}
+
+/** Whether the store takes the date: the range is its own (dateOf). */
+function isStoreDate(value: unknown): boolean {
+  try {
+    return value instanceof Date && dateOf(value, 'date') === value;
+  } catch {
+    return false;
+  }
+}
+
+/** A date in a query string: ISO-8601 only (not whatever Date parses), within the years the store holds. */
+export const IsQueryDate = () =>
+  applyDecorators(
+    Transform(({ value }) => queryDateOf(value), { toClassOnly: true }),
+    ValidateBy({
+      name: 'isQueryDate',
+      validator: {
+        validate: isStoreDate,
+        defaultMessage: buildMessage(
+          () => '$property must be a Date in ISO-8601, a date (2024-05-01) or a date-time with Z or an offset (2024-05-01T12:00:00Z), within the years 1000 to 9999',
+        ),
+      },
+    }),
+  );
 
 const isPart = (part: unknown) => typeof part === 'object' && part !== null && !Array.isArray(part) && typeof (part as { type?: unknown }).type === 'string';
 
