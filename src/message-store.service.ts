@@ -143,11 +143,14 @@ export class PrismaMessageStore implements MessageStore {
     return { messages, nextCursor: read.length > limit ? encodeTranscriptCursor(id, messages[limit - 1].seq) : null };
   }
 
-  #append(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
+  async #append(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
+    const last = await this.db.appendToExisting(threadId, messages, this.tenantId);
+    if (last !== null) return messages.map((message, i) => ({ ...message, seq: last - messages.length + 1 + i }));
+    // The thread's first append, or one that cannot be: create the thread, or say why not.
     return this.db.write(async (tx) => {
       await lockOwned(tx, threadId, this.tenantId);
-      const last = await repo.reserveSeqs(tx, this.db.dialect, threadId, messages.length);
-      return repo.insertMessages(tx, threadId, last - messages.length + 1, messages);
+      const seq = await repo.reserveSeqs(tx, this.db.dialect, threadId, messages.length);
+      return repo.insertMessages(tx, threadId, seq - messages.length + 1, messages);
     });
   }
 

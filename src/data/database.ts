@@ -1,5 +1,7 @@
 // The one door to the database: transactions with the right isolation for each
 // provider, retries of transient conflicts, and errors turned into StoreErrors.
+import type { Message } from '../message.types.js';
+import type { AppendToExisting } from './append-path.js';
 import type { Dialect } from './dialect.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { StoreClient, StoreTx } from './store-client.js';
@@ -20,8 +22,21 @@ export class StoreDatabase {
     /** Disconnect the client on close: only when the store created it. */
     private readonly ownsClient: boolean,
     private readonly limits: TransactionLimits = DEFAULT_LIMITS,
+    /** Present when the store opened the connection itself: appends to existing threads go straight to its adapter. */
+    private readonly appendPath?: AppendToExisting,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
   ) {}
+
+  /**
+   * Appends to a thread that exists (with `tenantId`: that tenant's) on the
+   * append path, and returns the last seq handed out; null when it wrote
+   * nothing, because there is no such thread or no append path.
+   */
+  appendToExisting(threadId: string, messages: Message[], tenantId?: string): Promise<number | null> {
+    const append = this.appendPath;
+    if (!append) return Promise.resolve(null);
+    return withRetries(() => append(threadId, messages, new Date(), tenantId), this.retry);
+  }
 
   /** A write transaction. It should call `dialect.reserveSeqs` (or lock the thread) before it reads. */
   write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {

@@ -3,7 +3,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '@nestjs/common';
-import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { appendPath } from './append-path.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions } from '../store.options.js';
 import { StoreDatabase } from './database.js';
@@ -26,10 +27,12 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
     if (report.modified.length > 0) logger.warn(`migrations changed after they were applied (not re-run): ${report.modified.join(', ')}`);
   }
   const { PrismaClient } = await clientModule(options.provider);
-  const client = new PrismaClient({ adapter: factory as never }) as unknown as StoreClient;
+  // One adapter (one pool) for the client and for the append path, which talks to it directly.
+  const adapter = await factory.connect().catch((error: unknown) => Promise.reject(toStoreError(error)));
+  const client = new PrismaClient({ adapter: connected(adapter) as never }) as unknown as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = options.provider === 'sqlite' ? options.sqliteBusyTimeoutMs : options.pool.connectionTimeoutMs;
-  return new StoreDatabase(client, DIALECTS[options.provider], true, { maxWait, timeout: Math.max(30_000, maxWait) });
+  return new StoreDatabase(client, DIALECTS[options.provider], true, { maxWait, timeout: Math.max(30_000, maxWait) }, appendPath(adapter, options.provider));
 }
 
 /** Applies the shipped migrations of `provider` on a connection of its own. */
@@ -69,6 +72,13 @@ export async function adapterFactory(options: UrlOptions, logger: Logger): Promi
     }
   }
 }
+
+/** A factory that hands Prisma an adapter already connected; Prisma disposes it on $disconnect. */
+const connected = (adapter: SqlDriverAdapter): SqlDriverAdapterFactory => ({
+  provider: adapter.provider,
+  adapterName: adapter.adapterName,
+  connect: async () => adapter,
+});
 
 /** The MariaDB connector's connection options for a mysql:// url. */
 export function mariadbConnection(url: string) {

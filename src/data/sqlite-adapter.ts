@@ -15,6 +15,7 @@
 // until its busy timeout ran out. In-process connections queue here instead;
 // other processes are kept apart by SQLite's own locks and the busy timeout.
 import { resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type {
   ConnectionInfo,
@@ -59,19 +60,39 @@ export class SerializedSqliteAdapterFactory implements SqlMigrationAwareDriverAd
     await inner.executeScript(
       `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${this.#busyTimeoutMs};`,
     );
-    return new SerializedSqliteAdapter(inner, FileLocks.take(url));
+    return new SerializedSqliteAdapter(inner, FileLocks.take(url), () => this.#direct(url));
+  }
+
+  #direct(url: string): Database.Database {
+    const db = new Database(url.replace(/^file:/, ''), { timeout: this.#busyTimeoutMs });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    return db;
   }
 }
 
-class SerializedSqliteAdapter implements SqlDriverAdapter {
+export class SerializedSqliteAdapter implements SqlDriverAdapter {
   readonly provider = 'sqlite';
   readonly adapterName = 'nestjs-agent-store-sqlite';
   readonly #inner: SqlDriverAdapter;
   readonly #lock: FileLock;
+  readonly #openDirect: () => Database.Database;
+  #direct: Database.Database | undefined;
 
-  constructor(inner: SqlDriverAdapter, lock: FileLock) {
+  constructor(inner: SqlDriverAdapter, lock: FileLock, openDirect: () => Database.Database) {
     this.#inner = inner;
     this.#lock = lock;
+    this.#openDirect = openDirect;
+  }
+
+  /**
+   * Runs synchronous `work` on a better-sqlite3 connection of its own, behind
+   * the same lock as everything else: the append path prepares its statements
+   * once and runs a transaction without a round through Prisma's adapter.
+   */
+  direct<T>(work: (db: Database.Database) => T): Promise<T> {
+    return this.#lock.run(async () => work((this.#direct ??= this.#openDirect())));
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
@@ -102,7 +123,12 @@ class SerializedSqliteAdapter implements SqlDriverAdapter {
   }
 
   dispose(): Promise<void> {
-    return this.#lock.run(() => this.#inner.dispose()).finally(() => this.#lock.give());
+    return this.#lock
+      .run(async () => {
+        this.#direct?.close();
+        await this.#inner.dispose();
+      })
+      .finally(() => this.#lock.give());
   }
 }
 

@@ -1,0 +1,176 @@
+// The append path. An agent appends a message per step, so an append to a thread
+// that exists is one atomic unit sent straight to the driver adapter: the
+// sequence numbers are assigned in SQL, under the thread row's lock, with no
+// interactive transaction. On PostgreSQL that is one statement, one round trip.
+//
+// It only ever updates the thread row, never inserts it: when the thread is
+// missing, deleted (its row is gone) or another tenant's, nothing is written and
+// the caller takes the full path, which creates the thread or says why it cannot.
+// A delete that commits while an append waits for the row leaves no row to
+// update, so an append can never bring a deleted thread back.
+import { DriverAdapterError, type ArgType, type SqlDriverAdapter, type SqlQuery, type Transaction } from '@prisma/driver-adapter-utils';
+import type { Database, Statement } from 'better-sqlite3';
+import type { Message } from '../message.types.js';
+import type { Provider } from './dialect.js';
+import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
+
+type Arg = string | number | Date | null;
+
+const argType = (arg: Arg): ArgType => ({ scalarType: arg instanceof Date ? 'datetime' : typeof arg === 'number' ? 'int' : 'string', arity: 'scalar' });
+const sql = (text: string, args: Arg[]): SqlQuery => ({ sql: text, args, argTypes: args.map(argType) });
+
+/** A message's columns after (thread_id, seq), as Prisma would write them. */
+const columnsOf = (message: Message): Arg[] => [
+  message.role,
+  JSON.stringify(message.content),
+  message.id ?? null,
+  message.metadata === undefined ? null : JSON.stringify(message.metadata),
+  message.createdAt,
+];
+
+/**
+ * Appends `messages` (at least one) to the existing thread `threadId` (with
+ * `tenantId`: only when it is that tenant's) and returns the last sequence
+ * number handed out, or null when no such thread exists and nothing was written.
+ */
+export type AppendToExisting = (threadId: string, messages: Message[], now: Date, tenantId?: string) => Promise<number | null>;
+
+export function appendPath(adapter: SqlDriverAdapter, provider: Provider): AppendToExisting {
+  switch (provider) {
+    case 'postgresql':
+      return (...args) => appendPostgres(adapter, ...args);
+    case 'mysql':
+      // A plain BEGIN: the UPDATE's row lock is what orders appends, whatever the level.
+      return (...args) => inTransaction(adapter, (tx) => appendMysql(tx, ...args));
+    case 'sqlite':
+      return sqliteAppend(adapter as SerializedSqliteAdapter);
+  }
+}
+
+/** One statement: a CTE bumps the counter (locking the row) and the INSERT reads the new value. */
+async function appendPostgres(adapter: SqlDriverAdapter, threadId: string, messages: Message[], now: Date, tenantId?: string): Promise<number | null> {
+  const args: Arg[] = [threadId, messages.length, now];
+  const tenant = tenantId === undefined ? '' : ` AND tenant_id = $${args.push(tenantId)}`;
+  const rows = messages.map((message, i) => {
+    const at = args.length;
+    args.push(...columnsOf(message));
+    return `(${i + 1}, $${at + 1}, $${at + 2}::jsonb, $${at + 3}, $${at + 4}::jsonb, $${at + 5}::timestamp(3))`;
+  });
+  const result = await adapter.queryRaw(
+    sql(
+      `WITH bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1${tenant} RETURNING last_seq)
+       INSERT INTO agent_message (thread_id, seq, role, content, message_id, metadata, created_at)
+       SELECT $1, bumped.last_seq - $2 + m.ord, m.role, m.content, m.message_id, m.metadata, m.created_at
+       FROM bumped, (VALUES ${rows.join(', ')}) AS m (ord, role, content, message_id, metadata, created_at)
+       RETURNING seq`,
+      args,
+    ),
+  );
+  return result.rows.length === 0 ? null : Math.max(...result.rows.map((row) => Number(row[0])));
+}
+
+/** LAST_INSERT_ID(expr) hands the bumped counter back in the UPDATE's own reply. */
+async function appendMysql(tx: Transaction, threadId: string, messages: Message[], now: Date, tenantId?: string): Promise<number | null> {
+  const tenant = tenantId === undefined ? [] : [tenantId];
+  const bumped = await tx.queryRaw(
+    sql(`UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?${tenantId === undefined ? '' : ' AND tenant_id = ?'}`, [
+      messages.length,
+      now,
+      threadId,
+      ...tenant,
+    ]),
+  );
+  // No row matched: the reply carries no id (a bumped counter is at least 1).
+  const last = Number(bumped.lastInsertId ?? 0);
+  if (last === 0) return null;
+  await insertRows(tx, threadId, messages, last);
+  return last;
+}
+
+/**
+ * SQLite runs in process: the append is a synchronous better-sqlite3
+ * transaction (BEGIN IMMEDIATE) with statements prepared once, on the store
+ * adapter's own connection and behind its lock.
+ */
+function sqliteAppend(adapter: SerializedSqliteAdapter): AppendToExisting {
+  const statements = new Map<string, Statement>();
+  const prepared = (db: Database, text: string) => {
+    let statement = statements.get(text);
+    if (!statement) statements.set(text, (statement = db.prepare(text)));
+    return statement;
+  };
+  return (threadId, messages, now, tenantId) =>
+    adapter
+      .direct((db) =>
+        db
+          .transaction((): number | null => {
+            const bump = `UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ?${tenantId === undefined ? '' : ' AND tenant_id = ?'} RETURNING last_seq`;
+            const bumped = prepared(db, bump).get(messages.length, sqliteDate(now), threadId, ...(tenantId === undefined ? [] : [tenantId])) as
+              | { last_seq: number }
+              | undefined;
+            if (!bumped) return null;
+            const first = bumped.last_seq - messages.length + 1;
+            const args = messages.flatMap((message, i) => [threadId, first + i, ...columnsOf(message).map(sqliteValue)]);
+            prepared(db, insertSql(messages.length)).run(...args);
+            return bumped.last_seq;
+          })
+          .immediate(),
+      )
+      .catch((error: unknown) => {
+        throw sqliteFailure(error);
+      });
+}
+
+/** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
+const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
+const sqliteValue = (arg: Arg) => (arg instanceof Date ? sqliteDate(arg) : arg);
+
+/** better-sqlite3's errors in the adapter's shape, which the retry and error mapping read. */
+function sqliteFailure(error: unknown): unknown {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
+  const message = (error as Error).message;
+  return new DriverAdapterError({ kind: 'sqlite', extendedCode: 0, message, originalCode: code, originalMessage: message });
+}
+
+const insertSql = (rows: number) =>
+  `INSERT INTO agent_message (thread_id, seq, role, content, message_id, metadata, created_at) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+
+/** The messages as rows ending at seq `last`, in one statement. */
+async function insertRows(tx: Transaction, threadId: string, messages: Message[], last: number): Promise<void> {
+  const first = last - messages.length + 1;
+  const args = messages.flatMap((message, i): Arg[] => [threadId, first + i, ...columnsOf(message)]);
+  await tx.executeRaw(sql(insertSql(messages.length), args));
+}
+
+/**
+ * Runs `work` in a transaction of the adapter and commits it, or rolls it back
+ * when `work` throws or returns null (nothing to keep). COMMIT and ROLLBACK are
+ * sent as Prisma's own transaction manager sends them.
+ */
+async function inTransaction<T>(adapter: SqlDriverAdapter, work: (tx: Transaction) => Promise<T | null>): Promise<T | null> {
+  const tx = await adapter.startTransaction();
+  let result: T | null;
+  try {
+    result = await work(tx);
+  } catch (error) {
+    // The work's error is the one to report; a failed ROLLBACK still returns the connection.
+    await end(tx, 'ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  await end(tx, result === null ? 'ROLLBACK' : 'COMMIT');
+  return result;
+}
+
+async function end(tx: Transaction, statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+  const close = () => (statement === 'COMMIT' ? tx.commit() : tx.rollback());
+  if (tx.options.usePhantomQuery) return close();
+  try {
+    await tx.executeRaw(sql(statement, []));
+  } catch (error) {
+    // The connection goes back either way; a failed COMMIT is the caller's error.
+    await tx.rollback();
+    throw error;
+  }
+  await close();
+}
