@@ -32,6 +32,8 @@ export class PrismaMessageStore implements MessageStore {
 
   async getHistory(threadId: string): Promise<HistoryMessage[]> {
     const id = idOf(threadId, 'threadId');
+    const { reads } = this.db;
+    if (reads && this.tenantId === undefined) return reads.history(id);
     return this.db.read(async (tx) => {
       await assertOwned(tx, id, this.tenantId);
       const boundary = await repo.latestBoundary(tx, id);
@@ -67,6 +69,8 @@ export class PrismaMessageStore implements MessageStore {
 
   async count(threadId: string): Promise<number> {
     const id = idOf(threadId, 'threadId');
+    const { reads } = this.db;
+    if (reads && this.tenantId === undefined) return reads.count(id);
     return this.db.read(async (tx) => {
       await assertOwned(tx, id, this.tenantId);
       const boundary = await repo.latestBoundaryCounts(tx, id);

@@ -11,6 +11,8 @@
 import { DriverAdapterError, type ArgType, type SqlDriverAdapter, type SqlQuery, type Transaction } from '@prisma/driver-adapter-utils';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Message } from '../message.types.js';
+import { StoreValidationError } from '../store.errors.js';
+import { MAX_INTEGER } from '../validation.js';
 import type { Provider } from './dialect.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
 
@@ -109,6 +111,8 @@ function sqliteAppend(adapter: SerializedSqliteAdapter): AppendToExisting {
               | { last_seq: number }
               | undefined;
             if (!bumped) return null;
+            // PostgreSQL and MySQL refuse this themselves (an INTEGER column); SQLite's integers are wider.
+            if (bumped.last_seq > MAX_INTEGER) throw new StoreValidationError(`thread ${threadId} has used up its sequence numbers (at most ${MAX_INTEGER})`);
             const first = bumped.last_seq - messages.length + 1;
             const args = messages.flatMap((message, i) => [threadId, first + i, ...columnsOf(message).map(sqliteValue)]);
             prepared(db, insertSql(messages.length)).run(...args);

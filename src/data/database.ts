@@ -3,6 +3,7 @@
 import type { Message } from '../message.types.js';
 import type { AppendToExisting } from './append-path.js';
 import type { Dialect } from './dialect.js';
+import type { ReadPath } from './read-path.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { StoreClient, StoreTx } from './store-client.js';
 
@@ -24,8 +25,18 @@ export class StoreDatabase {
     private readonly limits: TransactionLimits = DEFAULT_LIMITS,
     /** Present when the store opened the connection itself: appends to existing threads go straight to its adapter. */
     private readonly appendPath?: AppendToExisting,
+    /** Present likewise: getHistory and count are one statement on the adapter. */
+    reads?: ReadPath,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
-  ) {}
+  ) {
+    this.reads = reads && {
+      history: (threadId) => withRetries(() => reads.history(threadId), this.retry),
+      count: (threadId) => withRetries(() => reads.count(threadId), this.retry),
+    };
+  }
+
+  /** The read path, with retries and errors turned into StoreErrors like every other call. */
+  readonly reads?: ReadPath;
 
   /**
    * Appends to a thread that exists (with `tenantId`: that tenant's) on the

@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { appendPath } from './append-path.js';
+import { readPath } from './read-path.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions } from '../store.options.js';
 import { StoreDatabase } from './database.js';
@@ -32,7 +33,7 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
   const client = new PrismaClient({ adapter: connected(adapter) as never }) as unknown as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = options.provider === 'sqlite' ? options.sqliteBusyTimeoutMs : options.pool.connectionTimeoutMs;
-  return new StoreDatabase(client, DIALECTS[options.provider], true, { maxWait, timeout: Math.max(30_000, maxWait) }, appendPath(adapter, options.provider));
+  return new StoreDatabase(client, DIALECTS[options.provider], true, { maxWait, timeout: Math.max(30_000, maxWait) }, appendPath(adapter, options.provider), readPath(adapter, options.provider));
 }
 
 /** Applies the shipped migrations of `provider` on a connection of its own. */

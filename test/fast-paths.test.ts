@@ -1,5 +1,5 @@
-// The append path on SQLite, PostgreSQL and MariaDB: appends to existing threads
-// skip Prisma's interactive transaction, and write exactly what the full path would.
+// The append and read paths on SQLite, PostgreSQL and MariaDB: appends to existing
+// threads and history reads skip Prisma's transactions, and agree with the full path.
 import { jest } from '@jest/globals';
 import type { Message, MessageInput } from '../src/index.js';
 import { eachDatabase, storeFor } from './support/databases.js';
@@ -73,6 +73,48 @@ eachDatabase((database) => {
       expect(results).toEqual([null, 3]);
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  test("getHistory and count on the read path equal the full path's, across compactions, repairs and events", async () => {
+    const id = await store.sessions.create({ id: unique(), tenantId: 'acme' });
+    const full = store.tenants.forTenant('acme').messages; // scoped views read through Prisma's read transaction
+    const agree = async () => {
+      expect(await store.messages.getHistory(id)).toEqual(await full.getHistory(id));
+      expect(await store.messages.count(id)).toBe(await full.count(id));
+    };
+    await agree();
+    await store.messages.appendMany(id, [
+      { role: 'user', content: 'a', id: 'x1', metadata: { k: [1, { d: null }] } },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: {} }] },
+    ]);
+    await store.sessions.append(id, { type: 'note', data: { not: 'a message' } });
+    await agree();
+    await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary', createdAt: '2026-01-02T03:04:05.678Z' }], 1, 0);
+    await store.messages.append(id, { role: 'user', content: 'after' });
+    await agree();
+    await store.messages.appendRepair(id, { role: 'tool', content: 'repair' }, [{ role: 'user', content: 'balanced' }], 2);
+    await agree();
+    expect((await store.messages.getHistory(id)).map((m) => [m.seq, m.content])).toEqual([
+      [null, 'balanced'],
+      [5, 'after'],
+    ]);
+    expect(await store.messages.getHistory(unique('missing'))).toEqual([]);
+    expect(await store.messages.count(unique('missing'))).toBe(0);
+  });
+
+  test('getHistory and count of an unscoped store take the read path', async () => {
+    const id = unique();
+    await store.messages.append(id, { role: 'user', content: 'a' });
+    const history = jest.spyOn(store.db.reads!, 'history');
+    const count = jest.spyOn(store.db.reads!, 'count');
+    try {
+      await store.messages.getHistory(id);
+      await store.messages.count(id);
+      expect([history.mock.calls, count.mock.calls]).toEqual([[[id]], [[id]]]);
+    } finally {
+      history.mockRestore();
+      count.mockRestore();
     }
   });
 });
