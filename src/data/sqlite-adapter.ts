@@ -92,7 +92,16 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
    * once and runs a transaction without a round through Prisma's adapter.
    */
   direct<T>(work: (db: Database.Database) => T): Promise<T> {
-    return this.#lock.run(async () => work((this.#direct ??= this.#openDirect())));
+    const run = () => work((this.#direct ??= this.#openDirect()));
+    // Synchronous work needs the lock only against others: when it is free, no one can come between.
+    if (this.#lock.isFree()) {
+      try {
+        return Promise.resolve(run());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#lock.run(async () => run());
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
@@ -192,6 +201,8 @@ class SqliteTransaction implements Transaction {
 class FileLock {
   #tail: Promise<void> = Promise.resolve();
   #holders = 0;
+  /** Acquired or waiting, not yet released. */
+  #queued = 0;
 
   constructor(private readonly onUnused: () => void) {}
 
@@ -204,9 +215,16 @@ class FileLock {
     if (--this.#holders === 0) this.onUnused();
   }
 
+  isFree(): boolean {
+    return this.#queued === 0;
+  }
+
   acquire(): Promise<() => void> {
     let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    this.#queued++;
+    const released = new Promise<void>((resolve) => (release = resolve)).then(() => {
+      this.#queued--;
+    });
     const acquired = this.#tail.then(() => release);
     this.#tail = this.#tail.then(() => released);
     return acquired;
