@@ -9,6 +9,7 @@
 // A delete that commits while an append waits for the row leaves no row to
 // update, so an append can never bring a deleted thread back.
 import { DriverAdapterError, type ArgType, type SqlDriverAdapter, type SqlQuery, type Transaction } from '@prisma/driver-adapter-utils';
+import { inTransaction } from './adapter-transaction.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Message } from '../message.types.js';
 import { StoreValidationError } from '../store.errors.js';
@@ -145,36 +146,4 @@ async function insertRows(tx: Transaction, threadId: string, messages: Message[]
   const first = last - messages.length + 1;
   const args = messages.flatMap((message, i): Arg[] => [threadId, first + i, ...columnsOf(message)]);
   await tx.executeRaw(sql(insertSql(messages.length), args));
-}
-
-/**
- * Runs `work` in a transaction of the adapter and commits it, or rolls it back
- * when `work` throws or returns null (nothing to keep). COMMIT and ROLLBACK are
- * sent as Prisma's own transaction manager sends them.
- */
-async function inTransaction<T>(adapter: SqlDriverAdapter, work: (tx: Transaction) => Promise<T | null>): Promise<T | null> {
-  const tx = await adapter.startTransaction();
-  let result: T | null;
-  try {
-    result = await work(tx);
-  } catch (error) {
-    // The work's error is the one to report; a failed ROLLBACK still returns the connection.
-    await end(tx, 'ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-  await end(tx, result === null ? 'ROLLBACK' : 'COMMIT');
-  return result;
-}
-
-async function end(tx: Transaction, statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
-  const close = () => (statement === 'COMMIT' ? tx.commit() : tx.rollback());
-  if (tx.options.usePhantomQuery) return close();
-  try {
-    await tx.executeRaw(sql(statement, []));
-  } catch (error) {
-    // The connection goes back either way; a failed COMMIT is the caller's error.
-    await tx.rollback();
-    throw error;
-  }
-  await close();
 }

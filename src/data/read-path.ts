@@ -1,8 +1,10 @@
 // The read path. Agents reload the effective history every turn, so getHistory
-// and count are each one statement sent straight to the driver adapter: the
-// latest boundary and the messages after it are read together, from the one
-// snapshot a statement sees, instead of through a read transaction of Prisma's.
-import type { SqlDriverAdapter, SqlQuery } from '@prisma/driver-adapter-utils';
+// and count go straight to the driver adapter instead of through a read
+// transaction of Prisma's: on PostgreSQL and SQLite one statement reads the
+// latest boundary and the messages after it, from the one snapshot a statement
+// sees; on MySQL two statements share a transaction's snapshot.
+import type { SqlDriverAdapter, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
+import { inTransaction } from './adapter-transaction.js';
 import type { HistoryMessage, JsonObject, Message, MessageRole } from '../message.types.js';
 import type { Provider } from './dialect.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
@@ -19,44 +21,78 @@ type Run = (sql: string, args: string[]) => Promise<Row[]>;
 
 // PostgreSQL numbers its placeholders and types the NULLs of a union's first branch.
 const placeholders = (provider: Provider) => (provider === 'postgresql' ? (i: number) => `$${i}` : () => '?');
-const NULLS: Record<Provider, string> = {
+const NULLS: Record<Exclude<Provider, 'mysql'>, string> = {
   postgresql: 'NULL::integer, NULL::text, b.messages, NULL::text, NULL::jsonb, NULL::timestamp(3)',
-  mysql: 'NULL, NULL, b.messages, NULL, NULL, NULL',
   sqlite: 'NULL, NULL, b.messages, NULL, NULL, NULL',
 };
 
-function statements(provider: Provider) {
+export function statementsFor(provider: Exclude<Provider, 'mysql'>) {
   const p = placeholders(provider);
-  const latest = `WITH b AS (SELECT cut_seq, message_count, messages FROM agent_boundary WHERE thread_id = ${p(1)} ORDER BY seq DESC LIMIT 1)`;
-  const after = `thread_id = ${p(2)} AND event_type IS NULL AND seq > COALESCE((SELECT cut_seq FROM b), 0)`;
+  // The cut is a scalar subquery, which bounds an index range on (thread_id, seq).
+  const latest = (column: string, at: number) => `(SELECT ${column} FROM agent_boundary WHERE thread_id = ${p(at)} ORDER BY seq DESC LIMIT 1)`;
+  const after = (at: number) => `FROM agent_message m WHERE m.thread_id = ${p(at)} AND m.event_type IS NULL AND m.seq > COALESCE(${latest('cut_seq', at + 1)}, 0)`;
   return {
     // The boundary's messages first (part 0), then the log after its cut.
-    history: `${latest}
-      SELECT 0 AS part, ${NULLS[provider]} FROM b
-      UNION ALL
-      SELECT 1, seq, role, content, message_id, metadata, created_at FROM agent_message WHERE ${after}
-      ORDER BY 1, 2`,
-    count: `${latest} SELECT COALESCE((SELECT message_count FROM b), 0) + (SELECT COUNT(*) FROM agent_message WHERE ${after})`,
+    history: {
+      sql: `SELECT 0 AS part, ${NULLS[provider]} FROM (SELECT messages FROM agent_boundary WHERE thread_id = ${p(1)} ORDER BY seq DESC LIMIT 1) b
+        UNION ALL
+        SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.created_at ${after(2)}
+        ORDER BY 1, 2`,
+      ids: 3,
+    },
+    count: { sql: `SELECT COALESCE(${latest('message_count', 1)}, 0) + (SELECT COUNT(*) ${after(2)})`, ids: 3 },
   };
 }
 
 export function readPath(adapter: SqlDriverAdapter, provider: Provider): ReadPath {
-  const sql = statements(provider);
-  const run: Run =
-    provider === 'sqlite'
-      ? sqliteRun(adapter as SerializedSqliteAdapter)
-      : async (text, args) => (await adapter.queryRaw({ sql: text, args, argTypes: args.map(() => ({ scalarType: 'string', arity: 'scalar' })) } satisfies SqlQuery)).rows;
+  if (provider === 'mysql') return mysqlReads(adapter);
+  const sql = statementsFor(provider);
+  const run: Run = provider === 'sqlite' ? sqliteRun(adapter as SerializedSqliteAdapter) : async (text, args) => (await adapter.queryRaw(query(text, args))).rows;
   return {
     async history(threadId) {
-      const rows = await run(sql.history, [threadId, threadId]);
-      return rows.flatMap((row) => (Number(row[0]) === 0 ? boundaryMessages(row[3]) : [logMessage(row)]));
+      return historyOf(await run(sql.history.sql, Array(sql.history.ids).fill(threadId)));
     },
     async count(threadId) {
-      const [[count]] = await run(sql.count, [threadId, threadId]);
+      const [[count]] = await run(sql.count.sql, Array(sql.count.ids).fill(threadId));
       return Number(count);
     },
   };
 }
+
+/**
+ * MySQL and MariaDB bound the log's index range with a cut they read first, not
+ * with a subquery inside the statement: two statements, in one repeatable-read
+ * transaction (MySQL's default level) so that they read one snapshot.
+ */
+function mysqlReads(adapter: SqlDriverAdapter): ReadPath {
+  const latest = (columns: string) => `SELECT ${columns} FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1`;
+  const after = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
+  const read = <T>(work: (tx: Transaction) => Promise<T>) => inTransaction(adapter, work) as Promise<T>;
+  return {
+    history: (threadId) =>
+      read(async (tx) => {
+        const [boundary] = (await tx.queryRaw(query(latest('0, NULL, NULL, messages, NULL, NULL, NULL, cut_seq'), [threadId]))).rows;
+        const cut = boundary ? Number(boundary[7]) : 0;
+        const log = (await tx.queryRaw(query(`SELECT 1, seq, role, content, message_id, metadata, created_at ${after} ORDER BY seq`, [threadId, cut]))).rows;
+        return historyOf(boundary ? [boundary, ...log] : log);
+      }),
+    count: (threadId) =>
+      read(async (tx) => {
+        const [boundary] = (await tx.queryRaw(query(latest('cut_seq, message_count'), [threadId]))).rows;
+        const [[count]] = (await tx.queryRaw(query(`SELECT COUNT(*) ${after}`, [threadId, boundary ? Number(boundary[0]) : 0]))).rows;
+        return (boundary ? Number(boundary[1]) : 0) + Number(count);
+      }),
+  };
+}
+
+const query = (sql: string, args: (string | number)[]): SqlQuery => ({
+  sql,
+  args,
+  argTypes: args.map((arg) => ({ scalarType: typeof arg === 'number' ? 'int' : 'string', arity: 'scalar' })),
+});
+
+/** Rows of [part, seq, role, content, message_id, metadata, created_at]: part 0 holds a boundary's messages. */
+const historyOf = (rows: Row[]) => rows.flatMap((row) => (Number(row[0]) === 0 ? boundaryMessages(row[3]) : [logMessage(row)]));
 
 /** SQLite: the store adapter's own connection, statements prepared once, behind its lock. */
 function sqliteRun(adapter: SerializedSqliteAdapter): Run {
@@ -69,6 +105,7 @@ function sqliteRun(adapter: SerializedSqliteAdapter): Run {
     });
 }
 
+// Every statement reads within one snapshot, its own.
 // The adapters hand JSON back as text and dates as ISO strings (MySQL's, in a
 // union, may come without their zone: they are UTC, as the store writes them).
 const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
