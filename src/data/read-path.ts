@@ -19,41 +19,45 @@ export interface ReadPath {
 type Row = unknown[];
 type Run = (sql: string, args: string[]) => Promise<Row[]>;
 
-// PostgreSQL numbers its placeholders and types the NULLs of a union's first branch.
-const placeholders = (provider: Provider) => (provider === 'postgresql' ? (i: number) => `$${i}` : () => '?');
-const NULLS: Record<Exclude<Provider, 'mysql'>, string> = {
-  postgresql: 'NULL::integer, NULL::text, b.messages, NULL::text, NULL::jsonb, NULL::timestamp(3)',
-  sqlite: 'NULL, NULL, b.messages, NULL, NULL, NULL',
+/**
+ * PostgreSQL and SQLite: one statement. Each planner bounds the index range on
+ * (thread_id, seq) with the cut in its own way: PostgreSQL with a one-row CTE
+ * joined to the log (compared with a scalar subquery it may scan the thread when
+ * its estimates say so), SQLite with a scalar subquery (it scans with the join).
+ */
+const STATEMENTS = {
+  postgresql: {
+    history: `WITH b AS (SELECT cut_seq, messages FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1),
+        c AS (SELECT COALESCE(MAX(cut_seq), 0) AS cut FROM b)
+      SELECT 0 AS part, NULL::integer, NULL::text, b.messages, NULL::text, NULL::jsonb, NULL::timestamp(3) FROM b
+      UNION ALL
+      SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.created_at FROM c JOIN agent_message m ON m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL
+      ORDER BY 1, 2`,
+    count: `WITH b AS (SELECT cut_seq, message_count FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1),
+        c AS (SELECT COALESCE(MAX(cut_seq), 0) AS cut, COALESCE(MAX(message_count), 0) AS replaced FROM b)
+      SELECT c.replaced + (SELECT COUNT(*) FROM agent_message m WHERE m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL) FROM c`,
+  },
+  sqlite: {
+    history: `SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1)
+      UNION ALL
+      SELECT 1, seq, role, content, message_id, metadata, created_at FROM agent_message
+      WHERE thread_id = ? AND event_type IS NULL AND seq > COALESCE((SELECT cut_seq FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1), 0)
+      ORDER BY 1, 2`,
+    count: `SELECT COALESCE((SELECT message_count FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1), 0) + (SELECT COUNT(*) FROM agent_message
+      WHERE thread_id = ? AND event_type IS NULL AND seq > COALESCE((SELECT cut_seq FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1), 0))`,
+  },
 };
-
-export function statementsFor(provider: Exclude<Provider, 'mysql'>) {
-  const p = placeholders(provider);
-  // The cut is a scalar subquery, which bounds an index range on (thread_id, seq).
-  const latest = (column: string, at: number) => `(SELECT ${column} FROM agent_boundary WHERE thread_id = ${p(at)} ORDER BY seq DESC LIMIT 1)`;
-  const after = (at: number) => `FROM agent_message m WHERE m.thread_id = ${p(at)} AND m.event_type IS NULL AND m.seq > COALESCE(${latest('cut_seq', at + 1)}, 0)`;
-  return {
-    // The boundary's messages first (part 0), then the log after its cut.
-    history: {
-      sql: `SELECT 0 AS part, ${NULLS[provider]} FROM (SELECT messages FROM agent_boundary WHERE thread_id = ${p(1)} ORDER BY seq DESC LIMIT 1) b
-        UNION ALL
-        SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.created_at ${after(2)}
-        ORDER BY 1, 2`,
-      ids: 3,
-    },
-    count: { sql: `SELECT COALESCE(${latest('message_count', 1)}, 0) + (SELECT COUNT(*) ${after(2)})`, ids: 3 },
-  };
-}
 
 export function readPath(adapter: SqlDriverAdapter, provider: Provider): ReadPath {
   if (provider === 'mysql') return mysqlReads(adapter);
-  const sql = statementsFor(provider);
+  const sql = STATEMENTS[provider];
   const run: Run = provider === 'sqlite' ? sqliteRun(adapter as SerializedSqliteAdapter) : async (text, args) => (await adapter.queryRaw(query(text, args))).rows;
   return {
     async history(threadId) {
-      return historyOf(await run(sql.history.sql, Array(sql.history.ids).fill(threadId)));
+      return historyOf(await run(sql.history, Array(placeholdersIn(sql.history)).fill(threadId)));
     },
     async count(threadId) {
-      const [[count]] = await run(sql.count.sql, Array(sql.count.ids).fill(threadId));
+      const [[count]] = await run(sql.count, Array(placeholdersIn(sql.count)).fill(threadId));
       return Number(count);
     },
   };
@@ -90,6 +94,9 @@ const query = (sql: string, args: (string | number)[]): SqlQuery => ({
   args,
   argTypes: args.map((arg) => ({ scalarType: typeof arg === 'number' ? 'int' : 'string', arity: 'scalar' })),
 });
+
+/** How many parameters a statement takes, each the thread id: PostgreSQL names one $1, SQLite's `?` come one by one. */
+const placeholdersIn = (sql: string) => (sql.includes('$1') ? 1 : sql.split('?').length - 1);
 
 /** Rows of [part, seq, role, content, message_id, metadata, created_at]: part 0 holds a boundary's messages. */
 const historyOf = (rows: Row[]) => rows.flatMap((row) => (Number(row[0]) === 0 ? boundaryMessages(row[3]) : [logMessage(row)]));
