@@ -35,7 +35,7 @@ const STATEMENTS = {
       ORDER BY 1, 2`,
     count: `WITH b AS (SELECT cut_seq, message_count FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1),
         c AS (SELECT COALESCE(MAX(cut_seq), 0) AS cut, COALESCE(MAX(message_count), 0) AS replaced FROM b)
-      SELECT c.replaced + (SELECT COUNT(*) FROM agent_message m WHERE m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL) FROM c`,
+      SELECT c.replaced + COUNT(m.seq) FROM c LEFT JOIN agent_message m ON m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL GROUP BY c.replaced`,
   },
   sqlite: {
     history: `SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1)
