@@ -1,0 +1,161 @@
+// The results as tables (Markdown, printed and written to latest.md) and as
+// JSON (latest.json), with the versions and the machine they were measured on.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, release, totalmem, type } from 'node:os';
+import { join } from 'node:path';
+import type { Sizes } from './config.js';
+import type { Cell, RowResult, SuiteResult } from './suite.js';
+import { TARGET_KINDS } from './targets/index.js';
+import type { Engine, TargetKey } from './targets/target.js';
+import { sizedLabel } from './workloads.js';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** Versions reported: display name → package folder under node_modules. */
+const PACKAGES: Record<string, string> = Object.fromEntries(
+  [
+    'prisma',
+    '@prisma/client',
+    '@prisma/adapter-better-sqlite3',
+    '@prisma/adapter-pg',
+    '@prisma/adapter-mariadb',
+    'better-sqlite3',
+    'pg',
+    'mariadb',
+    '@nestjs/core',
+    '@mastra/core',
+    '@mastra/libsql',
+    '@mastra/pg',
+    '@libsql/client',
+    '@langchain/langgraph-checkpoint',
+    '@langchain/langgraph-checkpoint-sqlite',
+    '@langchain/langgraph-checkpoint-postgres',
+  ].map((name) => [name, name]),
+);
+// Prisma's MariaDB adapter brings a connector of its own.
+PACKAGES['mariadb (in @prisma/adapter-mariadb)'] = '@prisma/adapter-mariadb/node_modules/mariadb';
+
+export interface Skipped {
+  engine: Engine;
+  label: string;
+  reason: string;
+}
+
+export interface Report {
+  generatedAt: string;
+  /** The commit measured, and whether src/ or prisma/ had changes not committed. */
+  commit: string;
+  /** How long the whole run took. */
+  seconds: number;
+  quick: boolean;
+  sizes: Sizes;
+  machine: { cpu: string; cores: number; memoryGiB: number; kernel: string };
+  versions: Record<string, string>;
+  databases: (Omit<SuiteResult, 'rows'> & { rows: (Omit<RowResult, 'cells'> & { cells: Partial<Record<TargetKey, Cell & { ratio?: number }>> })[] })[];
+  skipped: Skipped[];
+  errors: string[];
+}
+
+function commitOf(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = git('status', '--porcelain', '--', 'src', 'prisma') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes in src/ or prisma/' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+function packageVersion(folder: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', folder, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** Speed relative to the reference: above 1 is faster. Throughput divides by it, durations divide it. */
+function ratioOf(row: RowResult, cell: Cell | undefined): number | undefined {
+  const reference = row.cells.raw;
+  if (row.unit === 'statements' || !cell || !('value' in cell) || !reference || !('value' in reference)) return undefined;
+  return row.unit === 'msg/s' ? cell.value / reference.value : reference.value / cell.value;
+}
+
+export interface RunFacts {
+  quick: boolean;
+  sizes: Sizes;
+  seconds: number;
+  skipped: Skipped[];
+  /** Failures outside any database's suite (a server that did not start). */
+  failures: string[];
+}
+
+export function buildReport(suites: SuiteResult[], { quick, sizes, seconds, skipped, failures }: RunFacts): Report {
+  return {
+    generatedAt: new Date().toISOString(),
+    commit: commitOf(),
+    seconds,
+    quick,
+    sizes,
+    machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), kernel: `${type()} ${release()}` },
+    versions: { node: process.version, ...Object.fromEntries(Object.entries(PACKAGES).map(([name, folder]) => [name, packageVersion(folder)])), ...Object.fromEntries(suites.map((s) => [s.label, s.version])) },
+    databases: suites.map((suite) => ({
+      ...suite,
+      rows: suite.rows.map((row) => ({
+        ...row,
+        label: sizedLabel(row.key, row.label, sizes),
+        cells: Object.fromEntries(Object.entries(row.cells).map(([key, cell]) => [key, { ...cell, ...(key !== 'raw' && { ratio: ratioOf(row, cell) }) }])),
+      })),
+    })),
+    skipped,
+    errors: [...suites.flatMap((suite) => suite.errors), ...failures],
+  };
+}
+
+const number = (value: number, unit: string) =>
+  unit === 'ms' ? (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US')) : Math.round(value).toLocaleString('en-US');
+
+function cellText(cell: (Cell & { ratio?: number }) | undefined, unit: string): string {
+  if (!cell) return '';
+  if ('error' in cell) return 'error';
+  return cell.ratio === undefined ? number(cell.value, unit) : `${number(cell.value, unit)} (${cell.ratio.toFixed(2)}x)`;
+}
+
+const escape = (text: string) => text.replaceAll('|', '\\|');
+
+export function renderMarkdown(report: Report): string {
+  const lines: string[] = [];
+  lines.push(`# Benchmark${report.quick ? ' (--quick: a smoke run, not a measurement)' : ''}`, '');
+  lines.push(
+    `${report.generatedAt}, commit ${report.commit}, the run took ${Math.round(report.seconds)} s · ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memoryGiB} GiB · ${report.machine.kernel} · Node ${report.versions.node}`,
+    '',
+    'Each cell: the result, and in brackets its speed relative to the raw driver (reference) measured in the same run:',
+    'for msg/s the ratio of throughputs, for ms the reference time divided by the time (above 1x is faster than the reference).',
+    'The reference does the same atomic work on the raw driver: the sequence number is assigned in the transaction',
+    'of the insert (BEGIN; UPDATE counter; INSERT; COMMIT), and reads read the same rows with the same statements in one snapshot.',
+    `Write rows: a loop makes at least the calls its row says, and goes on until ${report.sizes.writeMinMs / 1000} s have passed (LangGraph's: exactly its calls);`,
+    `the median of ${report.sizes.rounds} round(s) in which the targets take turns, in an order reversed every round (each round's result is in the JSON beside this file);`,
+    `read rows: the median of at least ${report.sizes.readRepeats} call(s), fewer for a target whose calls take over ${report.sizes.readMaxMs / 1000} s in all.`,
+    'An empty cell: the target has no comparable operation.',
+    '',
+    ...TARGET_KINDS.map((kind) => `- **${kind.label}**: ${kind.description}`),
+    '',
+  );
+  for (const database of report.databases) {
+    const used = TARGET_KINDS.filter((kind) => database.rows.some((row) => row.cells[kind.key]));
+    lines.push(`## ${database.label}`, '', `${database.version}; ${database.settings}.`, '');
+    lines.push(`| workload | unit | ${used.map((kind) => kind.label).join(' | ')} |`, `|---|---|${used.map(() => '---:').join('|')}|`);
+    for (const row of database.rows) {
+      lines.push(`| ${escape(row.label)} | ${row.unit} | ${used.map((kind) => cellText(row.cells[kind.key], row.unit)).join(' | ')} |`);
+    }
+    lines.push('');
+    for (const note of database.notes) lines.push(`- ${note}`);
+    if (database.notes.length > 0) lines.push('');
+  }
+  for (const skipped of report.skipped) lines.push(`## ${skipped.label}`, '', `Skipped: ${skipped.reason}.`, '');
+  if (report.errors.length > 0) lines.push('## Errors', '', ...report.errors.map((error) => `- ${escape(error)}`), '');
+  lines.push('## Versions', '', '| component | version |', '|---|---|', ...Object.entries(report.versions).map(([name, version]) => `| ${name} | ${version} |`), '');
+  lines.push('## Sizes', '', Object.entries(report.sizes).map(([name, value]) => `${name}=${value}`).join(', '), '');
+  return lines.join('\n');
+}

@@ -1,0 +1,181 @@
+// One database's run. Writes: every target on a fresh database of its own;
+// each workload runs in rounds in which the targets take turns, in an order
+// reversed every round, and the median round counts (so that drift of the
+// machine hits them alike). Reads: one fresh database, migrated by the store
+// at boot and seeded by the raw driver, read by the store and the references.
+import type { Sizes } from './config.js';
+import type { BenchDatabase } from './databases.js';
+import { elapsedMs, median } from './measure.js';
+import { benchMessage, SUMMARY } from './messages.js';
+import { analyze, seedSessions, seedThread, seedTree, type SqlRunner } from './seed.js';
+import { statementCounter } from './statements.js';
+import { openRaw, TARGET_KINDS } from './targets/index.js';
+import { openOurs } from './targets/ours.js';
+import { openPrisma } from './targets/prisma.js';
+import type { Target, TargetKey } from './targets/target.js';
+import { sizedLabel, WORKLOADS, type ReadData, type Unit } from './workloads.js';
+
+/** A result (with each round's, for write workloads), or what failed. */
+export type Cell = { value: number; rounds?: number[] } | { error: string };
+
+export interface RowResult {
+  key: string;
+  label: string;
+  unit: Unit;
+  cells: Partial<Record<TargetKey, Cell>>;
+}
+
+export interface SuiteResult {
+  engine: BenchDatabase['engine'];
+  label: string;
+  version: string;
+  settings: string;
+  rows: RowResult[];
+  notes: string[];
+  errors: string[];
+}
+
+const MASTRA_BATCH = 500;
+
+export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: number, log: (line: string) => void): Promise<SuiteResult> {
+  const result: SuiteResult = { engine: db.engine, label: db.label, version: db.version, settings: db.settings, rows: [], notes: [], errors: [] };
+  const kinds = TARGET_KINDS.filter((kind) => kind.engines.includes(db.engine));
+  const rows = new Map(WORKLOADS.flatMap((workload) => workload.rows).map((row) => [row.key, { ...row, cells: {} } as RowResult]));
+  result.rows = [...rows.values()];
+  const fail = (keys: string[], target: TargetKey, error: unknown) => {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    for (const key of keys) rows.get(key)!.cells[target] = { error: message };
+    result.errors.push(`${db.label}, ${kinds.find((kind) => kind.key === target)?.label ?? target}, ${keys.join(' + ')}: ${message}`);
+    log(`  ${target}: FAILED ${message}`);
+  };
+  const open: Target[] = [];
+  const track = <T extends Target>(target: T): T => (open.push(target), target);
+
+  try {
+    // Writes: each target on a fresh database.
+    const writers = new Map<TargetKey, Target>();
+    for (const kind of kinds) {
+      try {
+        const url = await db.fresh(kind.key.toLowerCase());
+        if (kind.usesStoreSchema) await db.applyStoreSchema(url);
+        writers.set(kind.key, track(await kind.open(db.engine, url)));
+      } catch (error) {
+        fail(WORKLOADS.filter((w) => w.targets.includes(kind.key)).flatMap((w) => w.rows.map((row) => row.key)), kind.key, error);
+      }
+    }
+    const noData = {} as ReadData;
+    for (const workload of WORKLOADS.filter((w) => w.phase === 'write')) {
+      log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
+      const keys = workload.rows.map((row) => row.key);
+      const rounds = new Map<TargetKey, number[][]>();
+      for (let round = 0; round < sizes.rounds; round++) {
+        for (const key of round % 2 === 0 ? workload.targets : [...workload.targets].reverse()) {
+          const target = writers.get(key);
+          if (!target || (round > 0 && !rounds.has(key))) continue;
+          const values = await measure(keys, key, () => workload.run(target, { sizes, key, round, data: noData }));
+          if (values) rounds.set(key, [...(rounds.get(key) ?? []), values]);
+          else rounds.delete(key);
+        }
+      }
+      for (const [key, results] of rounds) {
+        keys.forEach((rowKey, i) => {
+          const perRound = results.map((values) => values[i]);
+          rows.get(rowKey)!.cells[key] = { value: median(perRound), ...(perRound.length > 1 && { rounds: perRound }) };
+        });
+      }
+    }
+
+    // Reads: one seeded database for the store, the reference and Prisma; Mastra reads its own.
+    const readers = new Map<TargetKey, Target>();
+    let data: ReadData;
+    try {
+      const url = await db.fresh('reads');
+      const ours = track(await openOurs(url));
+      const raw = track(openRaw(db.engine, url, 'atomic')) as Target & SqlRunner;
+      readers.set('ours', ours).set('raw', raw).set('prismaCreate', track(await openPrisma(db.engine, url, 'create')));
+      const statements = await statementCounter(db.engine, url);
+      open.push({ close: () => statements.close() });
+      data = { ...(await seedReads(db, sizes, ours, raw, log)), statements };
+      const mastra = writers.get('mastra');
+      if (mastra) {
+        await mastra.prepareThread!(data.historyThread);
+        for (let i = 1; i <= sizes.historyMessages; i += MASTRA_BATCH) {
+          const batch = Array.from({ length: Math.min(MASTRA_BATCH, sizes.historyMessages - i + 1) }, (_, k) => benchMessage(i + k));
+          await mastra.appendMany!(data.historyThread, batch);
+        }
+        readers.set('mastra', mastra);
+      }
+    } catch (error) {
+      for (const workload of WORKLOADS.filter((w) => w.phase === 'read')) {
+        for (const key of workload.targets) fail(workload.rows.map((row) => row.key), key, new Error(`seeding failed: ${(error as Error).message}`));
+      }
+      return result;
+    }
+    for (const workload of WORKLOADS.filter((w) => w.phase === 'read')) {
+      log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
+      for (const key of workload.targets) {
+        const target = readers.get(key);
+        const keys = workload.rows.map((row) => row.key);
+        const values = target && (await measure(keys, key, () => workload.run(target, { sizes, key, round: 0, data })));
+        if (values) keys.forEach((rowKey, i) => (rows.get(rowKey)!.cells[key] = { value: values[i] }));
+      }
+    }
+    for (const [key, target] of writers) {
+      for (const note of (await target.notes?.()) ?? []) result.notes.push(`${kinds.find((kind) => kind.key === key)!.label}: ${note}`);
+    }
+  } finally {
+    for (const target of open.reverse()) await target.close().catch((error: Error) => log(`closing a target failed: ${error.message}`));
+  }
+  return result;
+
+  /** The values of one run of a workload on a target; undefined when it failed (which is recorded). */
+  async function measure(keys: string[], key: TargetKey, work: () => Promise<number[]>): Promise<number[] | undefined> {
+    try {
+      const values = await withTimeout(work(), cellTimeoutMs);
+      log(`  ${key}: ${values.map((value, i) => `${value.toFixed(value < 10 ? 2 : 0)} ${rows.get(keys[i])!.unit}`).join(', ')}`);
+      return values;
+    } catch (error) {
+      fail(keys, key, error);
+      return undefined;
+    }
+  }
+}
+
+async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: SqlRunner, log: (line: string) => void): Promise<Omit<ReadData, 'statements'>> {
+  const engine = db.engine;
+  const took = await elapsedMs(async () => {
+    await seedThread(engine, raw, 'history', sizes.historyMessages);
+    // A compacted thread: the transcript's first messages by the raw driver, then the
+    // store's own compaction boundary and the messages after it, through the store.
+    for (const [id, transcript] of [
+      ['compacted-short', sizes.smallTranscript],
+      ['compacted-long', sizes.largeTranscript],
+    ] as const) {
+      const before = transcript - sizes.effectiveMessages + 1;
+      await seedThread(engine, raw, id, before);
+      await ours.compact!(id, SUMMARY, before);
+      await ours.appendMany!(id, Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
+    }
+    await seedSessions(engine, raw, 'session-', sizes.sessions);
+    await analyze(engine, raw);
+  });
+  log(`${db.label}: seeded the read workloads in ${(took / 1000).toFixed(1)} s`);
+  let trees = 0;
+  return {
+    historyThread: 'history',
+    smallThread: 'compacted-short',
+    largeThread: 'compacted-long',
+    sessionPrefix: 'session-',
+    async seedTree() {
+      const root = await seedTree(engine, raw, `tree${++trees}`, sizes.treeSessions, sizes.treeMessages);
+      await analyze(engine, raw);
+      return root;
+    },
+  };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no result after ${ms / 1000} s`)), ms)));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

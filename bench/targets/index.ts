@@ -1,0 +1,89 @@
+// The columns of the table, in order: the store, the raw-driver reference that
+// every ratio is measured against, its floor, and the peers.
+import { openLangGraph } from './langgraph.js';
+import { openMastra } from './mastra.js';
+import { openOurs } from './ours.js';
+import { openPrisma } from './prisma.js';
+import { RawMariaDb } from './raw-mariadb.js';
+import { RawPostgres } from './raw-postgres.js';
+import { RawSqlite } from './raw-sqlite.js';
+import type { Engine, Target, TargetKind } from './target.js';
+
+const ALL: Engine[] = ['sqlite', 'postgresql', 'mysql'];
+
+export function openRaw(engine: Engine, url: string, mode: 'atomic' | 'plain'): Target {
+  switch (engine) {
+    case 'sqlite':
+      return new RawSqlite(url.slice('file:'.length), mode);
+    case 'postgresql':
+      return new RawPostgres(url, mode);
+    case 'mysql':
+      return new RawMariaDb(url, mode);
+  }
+}
+
+export const TARGET_KINDS: TargetKind[] = [
+  {
+    key: 'ours',
+    label: 'nestjs-agent-store',
+    description:
+      'StoreModule.forRoot({ url, migrate: true }) booted with NestFactory.createApplicationContext on a fresh database; the unscoped MessageStore, TranscriptStore and SessionStore.',
+    engines: ALL,
+    usesStoreSchema: false,
+    open: (_engine, url) => openOurs(url),
+  },
+  {
+    key: 'raw',
+    label: 'raw driver (reference)',
+    description:
+      'better-sqlite3, pg or mariadb (pools of 10) on the store\'s tables doing the same atomic work: BEGIN (IMMEDIATE on SQLite); UPDATE the thread\'s last_seq by n (RETURNING, or LAST_INSERT_ID on MariaDB); one INSERT of the rows; COMMIT. ' +
+      'Its thread row exists beforehand and it checks no tombstone (the store creates the thread on the first append and refuses deleted ones). ' +
+      'Reads send the store\'s statements in one snapshot (repeatable read; a deferred transaction on SQLite) and build the same objects; deleteTranscript sends the store\'s statements.',
+    engines: ALL,
+    usesStoreSchema: true,
+    open: async (engine, url) => openRaw(engine, url, 'atomic'),
+  },
+  {
+    key: 'rawPlain',
+    label: 'raw driver, plain INSERT (floor)',
+    description: 'One autocommitted INSERT per call (multi-row for a batch), the sequence counted in memory: nothing atomic, the floor of what a write costs.',
+    engines: ALL,
+    usesStoreSchema: true,
+    open: async (engine, url) => openRaw(engine, url, 'plain'),
+  },
+  {
+    key: 'prismaCreate',
+    label: 'Prisma 7, plain create',
+    description:
+      'The store\'s generated client on Prisma\'s stock adapters (the SQLite one given the same pragmas): agentMessage.create / createMany with the sequence counted in memory; reads are findMany of the thread\'s rows.',
+    engines: ALL,
+    usesStoreSchema: true,
+    open: (engine, url) => openPrisma(engine, url, 'create'),
+  },
+  {
+    key: 'prismaTx',
+    label: 'Prisma 7, interactive tx',
+    description: 'The same client: $transaction(async tx => { update the thread\'s lastSeq by n; create / createMany }), the obvious atomic Prisma path.',
+    engines: ALL,
+    usesStoreSchema: true,
+    open: (engine, url) => openPrisma(engine, url, 'transaction'),
+  },
+  {
+    key: 'mastra',
+    label: 'Mastra storage',
+    description:
+      '@mastra/libsql (SQLite through libsql, its own SQLite build, given the same pragmas) and @mastra/pg: saveThread once, saveMessages per call, getMessages with selectBy.last covering the thread. Mastra assigns no sequence number. It has no MySQL storage.',
+    engines: ['sqlite', 'postgresql'],
+    usesStoreSchema: false,
+    open: openMastra,
+  },
+  {
+    key: 'langgraph',
+    label: 'LangGraph checkpointer (not comparable)',
+    description:
+      '@langchain/langgraph-checkpoint-sqlite / -postgres in a LangGraph step: getTuple, then put a checkpoint whose state holds the whole message list. Each append stores the whole list, so it slows as the thread grows: a shorter loop, sequential only, no ratio worth reading. No MySQL checkpointer.',
+    engines: ['sqlite', 'postgresql'],
+    usesStoreSchema: false,
+    open: openLangGraph,
+  },
+];

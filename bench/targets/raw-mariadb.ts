@@ -1,0 +1,171 @@
+// The reference on MariaDB: the mariadb connector with a pool of 10 (the
+// store's default), the store's tables. "atomic" is START TRANSACTION; UPDATE
+// counter; INSERT; COMMIT on one connection (MySQL's LAST_INSERT_ID(expr) hands
+// the new counter back with the UPDATE, so no SELECT is needed); "plain" is the
+// floor: a bare INSERT with a sequence counted in memory.
+import mariadb, { type Pool, type PoolConnection } from 'mariadb';
+import { boundaryMessages, contentJson, parsedJson, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import type { BenchMessage, SessionPage, Target } from './target.js';
+
+type Mode = 'atomic' | 'plain';
+type Cursor = { createdAt: string; id: string };
+type Row<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
+
+/** The store's columns are DATETIME(3) holding UTC, as Prisma writes them. */
+const timestamp = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '');
+const dateOf = (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
+
+const subtree = (table: string) =>
+  `WITH RECURSIVE down (id) AS (SELECT id FROM ${table} WHERE id = ? UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)`;
+const SESSION_SELECT =
+  'SELECT t.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id';
+
+export class RawMariaDb implements Target {
+  readonly #pool: Pool;
+  readonly #mode: Mode;
+  readonly #nextSeq = new Map<string, number>();
+
+  constructor(url: string, mode: Mode) {
+    const parsed = new URL(url);
+    this.#pool = mariadb.createPool({
+      host: parsed.hostname,
+      port: Number(parsed.port),
+      user: decodeURIComponent(parsed.username),
+      password: decodeURIComponent(parsed.password),
+      database: parsed.pathname.slice(1),
+      connectionLimit: 10,
+      dateStrings: true,
+      bigIntAsNumber: true,
+      insertIdAsNumber: true,
+    });
+    this.#mode = mode;
+  }
+
+  async prepareThread(threadId: string): Promise<void> {
+    const now = timestamp(new Date());
+    await this.#pool.query('INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (?, 0, ?, ?)', [threadId, now, now]);
+    this.#nextSeq.set(threadId, 1);
+  }
+
+  append(threadId: string, message: BenchMessage): Promise<void> {
+    return this.#write(threadId, [message]);
+  }
+
+  appendMany(threadId: string, messages: BenchMessage[]): Promise<void> {
+    return this.#write(threadId, messages);
+  }
+
+  async stored(threadId: string): Promise<number> {
+    const [row] = (await this.#pool.query('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ?', [threadId])) as { n: number }[];
+    return Number(row.n);
+  }
+
+  /** The latest boundary and the messages after it in one repeatable-read snapshot, as the store reads them. */
+  getHistory(threadId: string): Promise<unknown[]> {
+    return this.#transaction(async (connection) => {
+      const [boundary] = (await connection.query('SELECT cut_seq, messages FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1', [threadId])) as {
+        cut_seq: number;
+        messages: unknown;
+      }[];
+      const rows = (await connection.query(
+        'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq',
+        [threadId, boundary?.cut_seq ?? 0],
+      )) as Row<MessageRow>[];
+      const messages = rows.map((row) => toMessage({ ...row, created_at: dateOf(row.created_at) }, parsedJson));
+      return boundary ? [...boundaryMessages(boundary.messages, parsedJson), ...messages] : messages;
+    });
+  }
+
+  count(threadId: string): Promise<number> {
+    return this.#transaction(async (connection) => {
+      const [boundary] = (await connection.query('SELECT cut_seq, message_count FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1', [threadId])) as {
+        cut_seq: number;
+        message_count: number;
+      }[];
+      const [after] = (await connection.query('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL', [
+        threadId,
+        boundary?.cut_seq ?? 0,
+      ])) as { n: number }[];
+      return (boundary?.message_count ?? 0) + Number(after.n);
+    });
+  }
+
+  /** The store's statements: lock the subtree, tombstones, delete (the cascades do the rest). */
+  async deleteTranscript(rootId: string): Promise<void> {
+    const now = timestamp(new Date());
+    await this.#transaction(async (connection) => {
+      await connection.query(`SELECT id FROM agent_thread WHERE id IN (${subtree('agent_thread')} SELECT id FROM down) ORDER BY id FOR UPDATE`, [rootId]);
+      await connection.query(`INSERT INTO agent_tombstone (id, deleted_at) ${subtree('agent_thread')} SELECT id, ? FROM down`, [rootId, now]);
+      await connection.query(`DELETE FROM agent_thread WHERE id IN (${subtree('agent_tombstone')} SELECT id FROM down)`, [rootId]);
+    });
+  }
+
+  async listSessions(limit: number, cursor?: unknown): Promise<SessionPage> {
+    const after = cursor as Cursor | undefined;
+    const rows = (
+      after
+        ? await this.#pool.query(`${SESSION_SELECT} WHERE t.created_at < ? OR (t.created_at = ? AND t.id < ?) ORDER BY t.created_at DESC, t.id DESC LIMIT ?`, [
+            after.createdAt,
+            after.createdAt,
+            after.id,
+            limit + 1,
+          ])
+        : await this.#pool.query(`${SESSION_SELECT} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`, [limit + 1])
+    ) as Row<SessionRow>[];
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      sessions: page.map((row) => toSession({ ...row, created_at: dateOf(row.created_at), updated_at: dateOf(row.updated_at) }, parsedJson)),
+      next: rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : null,
+    };
+  }
+
+  /** For seeding: one statement with its parameters. */
+  async run(sql: string, params: unknown[] = []): Promise<void> {
+    await this.#pool.query(sql, params);
+  }
+
+  close(): Promise<void> {
+    return this.#pool.end();
+  }
+
+  async #write(threadId: string, messages: BenchMessage[]): Promise<void> {
+    const now = timestamp(new Date());
+    if (this.#mode === 'plain') {
+      const first = this.#nextSeq.get(threadId) ?? 1;
+      this.#nextSeq.set(threadId, first + messages.length);
+      await this.#pool.query(...insert(threadId, first, messages, now));
+      return;
+    }
+    await this.#transaction(async (connection) => {
+      const { insertId: last } = (await connection.query('UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?', [
+        messages.length,
+        now,
+        threadId,
+      ])) as { insertId: number };
+      await connection.query(...insert(threadId, Number(last) - messages.length + 1, messages, now));
+    });
+  }
+
+  async #transaction<T>(work: (connection: PoolConnection) => Promise<T>): Promise<T> {
+    const connection = await this.#pool.getConnection();
+    try {
+      await connection.beginTransaction();
+      const result = await work(connection);
+      await connection.commit();
+      return result;
+    } catch (error) {
+      await connection.rollback().catch(() => {});
+      throw error;
+    } finally {
+      await connection.release();
+    }
+  }
+}
+
+/** One INSERT of all the messages (a multi-row statement for a batch). */
+function insert(threadId: string, firstSeq: number, messages: BenchMessage[], now: string): [string, unknown[]] {
+  const rows = messages.map(() => '(?, ?, ?, ?, ?)').join(', ');
+  const params = messages.flatMap((message, i) => [threadId, firstSeq + i, message.role, contentJson(message), now]);
+  return [`INSERT INTO agent_message (thread_id, seq, role, content, created_at) VALUES ${rows}`, params];
+}

@@ -1,0 +1,158 @@
+// The reference on PostgreSQL: node-postgres with a pool of 10 (the store's
+// default), the store's tables. "atomic" is BEGIN; UPDATE counter RETURNING;
+// INSERT; COMMIT on one connection; "plain" is the floor: a bare INSERT with a
+// sequence counted in memory.
+import pg from 'pg';
+import { boundaryMessages, contentJson, parsedJson, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import type { BenchMessage, SessionPage, Target } from './target.js';
+
+type Mode = 'atomic' | 'plain';
+type Cursor = { createdAt: string; id: string };
+
+/** The store's columns are TIMESTAMP(3) holding UTC, as Prisma writes them. */
+const timestamp = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '');
+const TIMESTAMP_OID = 1114;
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+const subtree = (table: string) =>
+  `WITH RECURSIVE down (id) AS (SELECT id FROM ${table} WHERE id = $1 UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)`;
+const SESSION_SELECT =
+  'SELECT t.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id';
+
+export class RawPostgres implements Target {
+  readonly #pool: pg.Pool;
+  readonly #mode: Mode;
+  readonly #nextSeq = new Map<string, number>();
+
+  constructor(url: string, mode: Mode) {
+    this.#pool = new pg.Pool({ connectionString: url, max: 10, types });
+    this.#mode = mode;
+  }
+
+  async prepareThread(threadId: string): Promise<void> {
+    const now = timestamp(new Date());
+    await this.#pool.query('INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, 0, $2, $3)', [threadId, now, now]);
+    this.#nextSeq.set(threadId, 1);
+  }
+
+  append(threadId: string, message: BenchMessage): Promise<void> {
+    return this.#write(threadId, [message]);
+  }
+
+  appendMany(threadId: string, messages: BenchMessage[]): Promise<void> {
+    return this.#write(threadId, messages);
+  }
+
+  async stored(threadId: string): Promise<number> {
+    const { rows } = await this.#pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM agent_message WHERE thread_id = $1', [threadId]);
+    return rows[0].n;
+  }
+
+  /** The latest boundary and the messages after it in one repeatable-read snapshot, as the store reads them. */
+  getHistory(threadId: string): Promise<unknown[]> {
+    return this.#snapshot(async (client) => {
+      const boundary = await client.query<{ cut_seq: number; messages: unknown }>(
+        'SELECT cut_seq, messages FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1',
+        [threadId],
+      );
+      const { rows } = await client.query<MessageRow>(
+        'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL ORDER BY seq',
+        [threadId, boundary.rows[0]?.cut_seq ?? 0],
+      );
+      const messages = rows.map((row) => toMessage(row, parsedJson));
+      return boundary.rows[0] ? [...boundaryMessages(boundary.rows[0].messages, parsedJson), ...messages] : messages;
+    });
+  }
+
+  count(threadId: string): Promise<number> {
+    return this.#snapshot(async (client) => {
+      const boundary = await client.query<{ cut_seq: number; message_count: number }>(
+        'SELECT cut_seq, message_count FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1',
+        [threadId],
+      );
+      const after = await client.query<{ n: number }>(
+        'SELECT COUNT(*)::int AS n FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL',
+        [threadId, boundary.rows[0]?.cut_seq ?? 0],
+      );
+      return (boundary.rows[0]?.message_count ?? 0) + after.rows[0].n;
+    });
+  }
+
+  /** The store's statements: lock the subtree, tombstones, delete (the cascades do the rest). */
+  async deleteTranscript(rootId: string): Promise<void> {
+    const now = timestamp(new Date());
+    await this.#transaction('BEGIN', async (client) => {
+      await client.query(`SELECT id FROM agent_thread WHERE id IN (${subtree('agent_thread')} SELECT id FROM down) ORDER BY id FOR UPDATE`, [rootId]);
+      await client.query(`INSERT INTO agent_tombstone (id, deleted_at) ${subtree('agent_thread')} SELECT id, $2 FROM down`, [rootId, now]);
+      await client.query(`DELETE FROM agent_thread WHERE id IN (${subtree('agent_tombstone')} SELECT id FROM down)`, [rootId]);
+    });
+  }
+
+  async listSessions(limit: number, cursor?: unknown): Promise<SessionPage> {
+    const after = cursor as Cursor | undefined;
+    const { rows } = after
+      ? await this.#pool.query<SessionRow>(
+          `${SESSION_SELECT} WHERE t.created_at < $1 OR (t.created_at = $1 AND t.id < $2) ORDER BY t.created_at DESC, t.id DESC LIMIT $3`,
+          [after.createdAt, after.id, limit + 1],
+        )
+      : await this.#pool.query<SessionRow>(`${SESSION_SELECT} ORDER BY t.created_at DESC, t.id DESC LIMIT $1`, [limit + 1]);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { sessions: page.map((row) => toSession(row, parsedJson)), next: rows.length > limit && last ? { createdAt: timestamp(last.created_at), id: last.id } : null };
+  }
+
+  /** For seeding: one statement with its parameters. */
+  async run(sql: string, params: unknown[] = []): Promise<void> {
+    await this.#pool.query(sql, params);
+  }
+
+  close(): Promise<void> {
+    return this.#pool.end();
+  }
+
+  async #write(threadId: string, messages: BenchMessage[]): Promise<void> {
+    const now = timestamp(new Date());
+    if (this.#mode === 'plain') {
+      const first = this.#nextSeq.get(threadId) ?? 1;
+      this.#nextSeq.set(threadId, first + messages.length);
+      await this.#pool.query(...insert(threadId, first, messages, now));
+      return;
+    }
+    await this.#transaction('BEGIN', async (client) => {
+      const { rows } = await client.query<{ last_seq: number }>(
+        'UPDATE agent_thread SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3 RETURNING last_seq',
+        [messages.length, now, threadId],
+      );
+      await client.query(...insert(threadId, rows[0].last_seq - messages.length + 1, messages, now));
+    });
+  }
+
+  #snapshot<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#transaction('BEGIN ISOLATION LEVEL REPEATABLE READ', work);
+  }
+
+  async #transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query(begin);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/** One INSERT of all the messages (a multi-row statement for a batch). */
+function insert(threadId: string, firstSeq: number, messages: BenchMessage[], now: string): [string, unknown[]] {
+  const rows = messages.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`).join(', ');
+  const params = messages.flatMap((message, i) => [threadId, firstSeq + i, message.role, contentJson(message), now]);
+  return [`INSERT INTO agent_message (thread_id, seq, role, content, created_at) VALUES ${rows}`, params];
+}

@@ -1,0 +1,53 @@
+// What every implementation under test offers the workloads. A target leaves
+// out what it cannot do comparably; the table shows those cells as empty.
+
+export type Engine = 'sqlite' | 'postgresql' | 'mysql';
+
+/** A message as an agent appends it: about 200 bytes of JSON once stored. */
+export interface BenchMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** One page of session headers; `next` is the target's own cursor, opaque to the harness. */
+export interface SessionPage {
+  sessions: unknown[];
+  next: unknown;
+}
+
+export interface Target {
+  /** Whatever the implementation needs before a thread takes appends (the references create the thread row). */
+  prepareThread?(threadId: string): Promise<void>;
+  append?(threadId: string, message: BenchMessage): Promise<void>;
+  appendMany?(threadId: string, messages: BenchMessage[]): Promise<void>;
+  /** How many messages the thread holds, so that every acknowledged append is checked to be there. */
+  stored?(threadId: string): Promise<number>;
+  /** The thread's effective history. */
+  getHistory?(threadId: string): Promise<unknown[]>;
+  /** The length of the effective history. */
+  count?(threadId: string): Promise<number>;
+  /** Seeding only: the store writes the compaction boundary itself, so its row is exactly the store's. */
+  compact?(threadId: string, summary: BenchMessage, sourceMessageCount: number): Promise<void>;
+  /** Deletes a session and its subtree in one transaction. */
+  deleteTranscript?(rootId: string): Promise<void>;
+  /** Session headers, newest first, after `cursor`. */
+  listSessions?(limit: number, cursor?: unknown): Promise<SessionPage>;
+  /** Settings the target ran with that the table should mention (read after the run). */
+  notes?(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** A column of the table: one implementation, opened once per database it runs on. */
+export interface TargetKind {
+  key: TargetKey;
+  label: string;
+  /** What it does, for the legend under the tables. */
+  description: string;
+  engines: Engine[];
+  /** Writes into the store's tables, which the harness creates first from the shipped migrations. */
+  usesStoreSchema: boolean;
+  /** Opens the target on `url` (file:… for SQLite). */
+  open(engine: Engine, url: string): Promise<Target>;
+}
+
+export type TargetKey = 'ours' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph';

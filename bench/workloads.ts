@@ -1,0 +1,272 @@
+// The workloads, one table row each (deleteTranscript gives two: time and
+// statements). Every workload checks what it measured: a write loop ends by
+// counting the messages stored, a read checks the length of what came back.
+import type { Sizes } from './config.js';
+import { elapsedMs, median, medianMs } from './measure.js';
+import { benchMessage } from './messages.js';
+import type { StatementCounter } from './statements.js';
+import type { BenchMessage, Target, TargetKey } from './targets/target.js';
+
+export type Unit = 'msg/s' | 'ms' | 'statements';
+
+export interface RowSpec {
+  key: string;
+  label: string;
+  unit: Unit;
+}
+
+/** What the read workloads find in the seeded database. */
+export interface ReadData {
+  historyThread: string;
+  smallThread: string;
+  largeThread: string;
+  sessionPrefix: string;
+  /** Seeds a fresh tree of sessions and returns its root. */
+  seedTree(): Promise<string>;
+  statements: StatementCounter;
+}
+
+export interface RunContext {
+  sizes: Sizes;
+  /** Which target runs: LangGraph's loop is shorter. */
+  key: TargetKey;
+  /** Write rounds use threads of their own. */
+  round: number;
+  /** The seeded database, for the read phase. */
+  data: ReadData;
+}
+
+export interface Workload {
+  rows: RowSpec[];
+  phase: 'write' | 'read';
+  targets: TargetKey[];
+  /** One value per row. Throws when the target stored or returned the wrong thing. */
+  run(target: Target, context: RunContext): Promise<number[]>;
+}
+
+const WRITERS: TargetKey[] = ['ours', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', 'mastra'];
+const PAGE_WALK = 500;
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function expectEqual(actual: number, expected: number, what: string): void {
+  if (actual !== expected) throw new Error(`${what}: expected ${expected}, got ${actual}`);
+}
+
+async function expectStored(target: Target, threadId: string, expected: number): Promise<void> {
+  expectEqual(await target.stored!(threadId), expected, `messages stored in ${threadId}`);
+}
+
+const messages = (from: number, count: number): BenchMessage[] => Array.from({ length: count }, (_, i) => benchMessage(from + i));
+
+/** A thread for the untimed warm-up calls, another for the timed ones. */
+async function threads(target: Target, name: string, count = 1): Promise<{ warm: string; timed: string[] }> {
+  const warm = `${name}-warmup`;
+  const timed = Array.from({ length: count }, (_, i) => (count === 1 ? name : `${name}-${i + 1}`));
+  for (const id of [warm, ...timed]) await target.prepareThread?.(id);
+  return { warm, timed };
+}
+
+async function appendLoop(target: Target, threadId: string, from: number, count: number): Promise<void> {
+  for (let i = from; i < from + count; i++) await target.append!(threadId, benchMessage(i));
+}
+
+/**
+ * Calls `step(0)`, `step(1)`, … at least `count` times, and on until `minMs` have passed
+ * since `start` (so that a fast target is timed over more than a few milliseconds).
+ * Returns how many calls it made.
+ */
+async function loop(count: number, minMs: number, start: number, step: (i: number) => Promise<unknown>): Promise<number> {
+  let i = 0;
+  while (i < count || performance.now() - start < minMs) await step(i++);
+  return i;
+}
+
+/** Messages per second of concurrent loops, each making at least `count` calls; checks what each thread stored. */
+async function concurrentRate(target: Target, threadOf: (writer: number) => string, sizes: Sizes): Promise<number> {
+  const start = performance.now();
+  const calls = await Promise.all(
+    Array.from({ length: sizes.writers }, (_, w) => loop(sizes.appendsPerWriter, sizes.writeMinMs, start, (i) => target.append!(threadOf(w), benchMessage(i + 1)))),
+  );
+  const rate = calls.reduce((sum, n) => sum + n, 0) / ((performance.now() - start) / 1000);
+  const perThread = new Map<string, number>();
+  calls.forEach((n, w) => perThread.set(threadOf(w), (perThread.get(threadOf(w)) ?? 0) + n));
+  for (const [id, n] of perThread) await expectStored(target, id, n);
+  return rate;
+}
+
+export const WORKLOADS: Workload[] = [
+  {
+    rows: [{ key: 'sequential', label: 'append, sequential, one thread', unit: 'msg/s' }],
+    phase: 'write',
+    targets: [...WRITERS, 'langgraph'],
+    async run(target, { sizes, key, round }) {
+      // LangGraph stores the whole list per step, so an append costs more the longer its loop: a fixed, shorter loop of its own.
+      const [count, minMs] = key === 'langgraph' ? [sizes.langgraphAppends, 0] : [sizes.sequential, sizes.writeMinMs];
+      const { warm, timed } = await threads(target, `sequential-${round}`);
+      await appendLoop(target, warm, 1, Math.min(sizes.warmup, count));
+      const start = performance.now();
+      const calls = await loop(count, minMs, start, (i) => target.append!(timed[0], benchMessage(i + 1)));
+      const rate = calls / ((performance.now() - start) / 1000);
+      await expectStored(target, timed[0], calls);
+      return [rate];
+    },
+  },
+  {
+    rows: [{ key: 'batch', label: 'appendMany, one thread', unit: 'msg/s' }],
+    phase: 'write',
+    targets: WRITERS,
+    async run(target, { sizes, round }) {
+      const { warm, timed } = await threads(target, `batch-${round}`);
+      for (let b = 0; b < Math.ceil(sizes.warmup / sizes.batchSize); b++) await target.appendMany!(warm, messages(b * sizes.batchSize + 1, sizes.batchSize));
+      const start = performance.now();
+      const calls = await loop(sizes.batches, sizes.writeMinMs, start, (b) => target.appendMany!(timed[0], messages(b * sizes.batchSize + 1, sizes.batchSize)));
+      const rate = (calls * sizes.batchSize) / ((performance.now() - start) / 1000);
+      await expectStored(target, timed[0], calls * sizes.batchSize);
+      return [rate];
+    },
+  },
+  {
+    rows: [{ key: 'writersThreads', label: 'append, concurrent writers, a thread each', unit: 'msg/s' }],
+    phase: 'write',
+    targets: WRITERS,
+    async run(target, { sizes, round }) {
+      const { warm, timed } = await threads(target, `writers-${round}`, sizes.writers);
+      await appendLoop(target, warm, 1, sizes.warmup);
+      return [await concurrentRate(target, (w) => timed[w], sizes)];
+    },
+  },
+  {
+    rows: [{ key: 'writersOneThread', label: 'append, concurrent writers, one shared thread', unit: 'msg/s' }],
+    phase: 'write',
+    targets: WRITERS,
+    async run(target, { sizes, round }) {
+      const { warm, timed } = await threads(target, `shared-${round}`);
+      await appendLoop(target, warm, 1, sizes.warmup);
+      return [await concurrentRate(target, () => timed[0], sizes)];
+    },
+  },
+  {
+    rows: [{ key: 'history', label: 'getHistory, long thread, whole', unit: 'ms' }],
+    phase: 'read',
+    targets: ['ours', 'raw', 'prismaCreate', 'mastra'],
+    run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.historyThread), sizes.historyMessages, sizes)],
+  },
+  {
+    rows: [{ key: 'compactedSmall', label: 'getHistory, compacted thread', unit: 'ms' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.smallThread), sizes.effectiveMessages, sizes)],
+  },
+  {
+    rows: [{ key: 'compactedLarge', label: 'getHistory, compacted thread', unit: 'ms' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.largeThread), sizes.effectiveMessages, sizes)],
+  },
+  {
+    rows: [{ key: 'countSmall', label: 'count, compacted thread', unit: 'ms' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    run: async (target, { sizes, data }) => [await timedCount(target, data.smallThread, sizes)],
+  },
+  {
+    rows: [{ key: 'countLarge', label: 'count, compacted thread', unit: 'ms' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    run: async (target, { sizes, data }) => [await timedCount(target, data.largeThread, sizes)],
+  },
+  {
+    rows: [{ key: 'listFirst', label: 'SessionStore.list, first page', unit: 'ms' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    async run(target, { sizes, data }) {
+      return [await timedPage(target, undefined, sizes, `${data.sessionPrefix}${String(sizes.sessions).padStart(6, '0')}`)];
+    },
+  },
+  {
+    rows: [{ key: 'listDeep', label: 'SessionStore.list, deep page, cursors followed', unit: 'ms' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    async run(target, { sizes, data }) {
+      let cursor: unknown;
+      for (let skipped = 0; skipped < sizes.deepOffset; ) {
+        const page = await target.listSessions!(Math.min(PAGE_WALK, sizes.deepOffset - skipped), cursor);
+        if (page.sessions.length === 0 || page.next === null) throw new Error(`the session list ended after ${skipped} sessions`);
+        skipped += page.sessions.length;
+        cursor = page.next;
+      }
+      return [await timedPage(target, cursor, sizes, `${data.sessionPrefix}${String(sizes.sessions - sizes.deepOffset).padStart(6, '0')}`)];
+    },
+  },
+  {
+    rows: [
+      { key: 'delete', label: 'deleteTranscript, tree of sessions', unit: 'ms' },
+      { key: 'deleteStatements', label: 'deleteTranscript, statements sent, BEGIN and COMMIT included', unit: 'statements' },
+    ],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    async run(target, { sizes, data }) {
+      const deleteTree = async (during: (work: () => Promise<unknown>) => Promise<number>) => {
+        const root = await data.seedTree();
+        expectEqual(await target.count!(root), sizes.treeMessages, `messages of ${root} before the delete`);
+        const result = await during(() => target.deleteTranscript!(root));
+        expectEqual(await target.count!(root), 0, `messages of ${root} after the delete`);
+        return result;
+      };
+      const times: number[] = [];
+      for (let run = 0; run < Math.max(1, sizes.treeRuns); run++) times.push(await deleteTree(elapsedMs));
+      // Counted on a tree of its own, so that counting (MariaDB's query log) costs the timed runs nothing.
+      const statements = await deleteTree((work) => data.statements.count(work));
+      return [median(times), statements];
+    },
+  },
+];
+
+/** The median time of `read`, whose first result `check` checks. */
+async function timed<T>(read: () => Promise<T>, check: (result: T) => void, sizes: Sizes): Promise<number> {
+  let result: T | undefined;
+  const first = await elapsedMs(async () => (result = await read()));
+  check(result as T);
+  return medianMs(read, first, { repeats: sizes.readRepeats, minMs: sizes.readMinMs, maxMs: sizes.readMaxMs });
+}
+
+const timedRead = (read: () => Promise<unknown[]>, expected: number, sizes: Sizes) =>
+  timed(read, (messages) => expectEqual(messages.length, expected, 'messages read'), sizes);
+
+const timedCount = (target: Target, threadId: string, sizes: Sizes) =>
+  timed(() => target.count!(threadId), (count) => expectEqual(count, sizes.effectiveMessages, `count of ${threadId}`), sizes);
+
+/** Times one page after `cursor`, checked to be full and to start with `firstId`. */
+function timedPage(target: Target, cursor: unknown, sizes: Sizes, firstId: string): Promise<number> {
+  return timed(
+    () => target.listSessions!(sizes.pageSize, cursor),
+    (page) => {
+      expectEqual(page.sessions.length, sizes.pageSize, 'sessions on the page');
+      const first = (page.sessions[0] as { id: string }).id;
+      if (first !== firstId) throw new Error(`the page starts with ${first}, not ${firstId}`);
+    },
+    sizes,
+  );
+}
+
+/** Row labels with the sizes of this run. */
+export function sizedLabel(key: string, label: string, sizes: Sizes): string {
+  const compacted = (transcript: number) => `${fmt(transcript)}-message transcript → ${sizes.effectiveMessages}`;
+  const detail: Record<string, string> = {
+    sequential: `≥ ${fmt(sizes.sequential)} × ~200 B; LangGraph ${fmt(sizes.langgraphAppends)}`,
+    batch: `≥ ${fmt(sizes.batches)} batches of ${sizes.batchSize}`,
+    writersThreads: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
+    writersOneThread: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
+    history: `${fmt(sizes.historyMessages)} messages`,
+    compactedSmall: compacted(sizes.smallTranscript),
+    compactedLarge: compacted(sizes.largeTranscript),
+    countSmall: compacted(sizes.smallTranscript),
+    countLarge: compacted(sizes.largeTranscript),
+    listFirst: `${fmt(sizes.pageSize)} of ${fmt(sizes.sessions)} sessions`,
+    listDeep: `${fmt(sizes.pageSize)} after ${fmt(sizes.deepOffset)} of ${fmt(sizes.sessions)}`,
+    delete: `${fmt(sizes.treeSessions)} sessions × ${sizes.treeMessages} messages`,
+    deleteStatements: `${fmt(sizes.treeSessions)} sessions`,
+  };
+  return detail[key] ? `${label} (${detail[key]})` : label;
+}
