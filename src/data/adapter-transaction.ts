@@ -1,6 +1,14 @@
-// A transaction straight on a driver adapter, closed the way Prisma's own
-// transaction manager closes one (COMMIT and ROLLBACK sent, or left to the adapter).
-import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
+// Statements and transactions straight on a driver adapter; a transaction is
+// closed the way Prisma's own transaction manager closes one (COMMIT and
+// ROLLBACK sent, or left to the adapter).
+import type { ArgType, SqlDriverAdapter, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
+
+export type Arg = string | number | Date | null;
+
+const argType = (arg: Arg): ArgType => ({ scalarType: arg instanceof Date ? 'datetime' : typeof arg === 'number' ? 'int' : 'string', arity: 'scalar' });
+
+/** A statement for the adapter: each argument typed from its value, as the adapters expect. */
+export const sql = (text: string, args: Arg[]): SqlQuery => ({ sql: text, args, argTypes: args.map(argType) });
 
 /**
  * Runs `work` in a transaction of the adapter and commits it, or rolls it back
@@ -25,7 +33,7 @@ async function end(tx: Transaction, statement: 'COMMIT' | 'ROLLBACK'): Promise<v
   const close = () => (statement === 'COMMIT' ? tx.commit() : tx.rollback());
   if (tx.options.usePhantomQuery) return close();
   try {
-    await tx.executeRaw({ sql: statement, args: [], argTypes: [] });
+    await tx.executeRaw(sql(statement, []));
   } catch (error) {
     // The connection goes back either way; a failed COMMIT is the caller's error.
     await tx.rollback();

@@ -8,19 +8,12 @@
 // the caller takes the full path, which creates the thread or says why it cannot.
 // A delete that commits while an append waits for the row leaves no row to
 // update, so an append can never bring a deleted thread back.
-import { DriverAdapterError, type ArgType, type SqlDriverAdapter, type SqlQuery, type Transaction } from '@prisma/driver-adapter-utils';
-import { inTransaction } from './adapter-transaction.js';
-import type { Database, Statement } from 'better-sqlite3';
+import { DriverAdapterError, type SqlDriverAdapter, type Transaction } from '@prisma/driver-adapter-utils';
 import type { Message } from '../message.types.js';
-import { StoreValidationError } from '../store.errors.js';
-import { MAX_INTEGER } from '../validation.js';
+import { inTransaction, sql, type Arg } from './adapter-transaction.js';
+import { assertSeqInRange } from './message.repository.js';
 import type { Provider } from './dialect.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
-
-type Arg = string | number | Date | null;
-
-const argType = (arg: Arg): ArgType => ({ scalarType: arg instanceof Date ? 'datetime' : typeof arg === 'number' ? 'int' : 'string', arity: 'scalar' });
-const sql = (text: string, args: Arg[]): SqlQuery => ({ sql: text, args, argTypes: args.map(argType) });
 
 /** A message's columns after (thread_id, seq), as Prisma would write them. */
 const columnsOf = (message: Message): Arg[] => [
@@ -96,27 +89,20 @@ async function appendMysql(tx: Transaction, threadId: string, messages: Message[
  * adapter's own connection and behind its lock.
  */
 function sqliteAppend(adapter: SerializedSqliteAdapter): AppendToExisting {
-  const statements = new Map<string, Statement>();
-  const prepared = (db: Database, text: string) => {
-    let statement = statements.get(text);
-    if (!statement) statements.set(text, (statement = db.prepare(text)));
-    return statement;
-  };
   return (threadId, messages, now, tenantId) =>
     adapter
-      .direct((db) =>
+      .direct((db, prepared) =>
         db
           .transaction((): number | null => {
             const bump = `UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ?${tenantId === undefined ? '' : ' AND tenant_id = ?'} RETURNING last_seq`;
-            const bumped = prepared(db, bump).get(messages.length, sqliteDate(now), threadId, ...(tenantId === undefined ? [] : [tenantId])) as
+            const bumped = prepared(bump).get(messages.length, sqliteDate(now), threadId, ...(tenantId === undefined ? [] : [tenantId])) as
               | { last_seq: number }
               | undefined;
             if (!bumped) return null;
-            // PostgreSQL and MySQL refuse this themselves (an INTEGER column); SQLite's integers are wider.
-            if (bumped.last_seq > MAX_INTEGER) throw new StoreValidationError(`thread ${threadId} has used up its sequence numbers (at most ${MAX_INTEGER})`);
+            assertSeqInRange(threadId, bumped.last_seq);
             const first = bumped.last_seq - messages.length + 1;
             const args = messages.flatMap((message, i) => [threadId, first + i, ...columnsOf(message).map(sqliteValue)]);
-            prepared(db, insertSql(messages.length)).run(...args);
+            prepared(insertSql(messages.length)).run(...args);
             return bumped.last_seq;
           })
           .immediate(),

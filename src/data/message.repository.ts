@@ -15,7 +15,7 @@ export interface Boundary {
   messages: Message[];
 }
 
-type MessageRow = { seq: number; role: string | null; content: unknown; messageId: string | null; metadata: unknown; createdAt: Date };
+export type MessageRow = { seq: number; role: string | null; content: unknown; messageId: string | null; metadata: unknown; createdAt: Date };
 
 /**
  * Locks the thread (creating it if needed) and hands out `count` sequence
@@ -25,9 +25,13 @@ type MessageRow = { seq: number; role: string | null; content: unknown; messageI
 export async function reserveSeqs(tx: StoreTx, dialect: Dialect, threadId: string, count: number): Promise<number> {
   const last = await dialect.reserveSeqs(tx, threadId, count, new Date());
   await assertNotDeleted(tx, threadId);
-  // PostgreSQL and MySQL refuse this themselves (an INTEGER column); SQLite's integers are wider.
-  if (last > MAX_INTEGER) throw new StoreValidationError(`thread ${threadId} has used up its sequence numbers (at most ${MAX_INTEGER})`);
+  assertSeqInRange(threadId, last);
   return last;
+}
+
+/** PostgreSQL and MySQL refuse a seq past their INTEGER column themselves; SQLite's integers are wider. */
+export function assertSeqInRange(threadId: string, last: number): void {
+  if (last > MAX_INTEGER) throw new StoreValidationError(`thread ${threadId} has used up its sequence numbers (at most ${MAX_INTEGER})`);
 }
 
 export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
@@ -193,6 +197,9 @@ export async function threadExists(tx: StoreTx, threadId: string, tenantId?: str
 
 
 export const asHistory = (messages: Message[]): HistoryMessage[] => messages.map((message) => ({ ...message, seq: null }));
+
+/** A boundary's stored messages as history: never appended, so seq null. */
+export const boundaryHistory = (stored: unknown): HistoryMessage[] => asHistory((stored as SerializedMessage[]).map(deserialize));
 
 // Messages inside a boundary's JSON: dates travel as ISO strings.
 type SerializedMessage = Omit<Message, 'createdAt'> & { createdAt: string };

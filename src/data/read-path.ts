@@ -3,10 +3,11 @@
 // transaction of Prisma's: on PostgreSQL and SQLite one statement reads the
 // latest boundary and the messages after it, from the one snapshot a statement
 // sees; on MySQL two statements share a transaction's snapshot.
-import type { SqlDriverAdapter, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
-import { inTransaction } from './adapter-transaction.js';
-import type { HistoryMessage, JsonObject, Message, MessageRole } from '../message.types.js';
+import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
+import type { HistoryMessage } from '../message.types.js';
+import { inTransaction, sql as query } from './adapter-transaction.js';
 import type { Provider } from './dialect.js';
+import { boundaryHistory, toStoredMessage } from './message.repository.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
 
 export interface ReadPath {
@@ -89,44 +90,23 @@ function mysqlReads(adapter: SqlDriverAdapter): ReadPath {
   };
 }
 
-const query = (sql: string, args: (string | number)[]): SqlQuery => ({
-  sql,
-  args,
-  argTypes: args.map((arg) => ({ scalarType: typeof arg === 'number' ? 'int' : 'string', arity: 'scalar' })),
-});
-
 /** How many parameters a statement takes, each the thread id: PostgreSQL names one $1, SQLite's `?` come one by one. */
 const placeholdersIn = (sql: string) => (sql.includes('$1') ? 1 : sql.split('?').length - 1);
 
 /** Rows of [part, seq, role, content, message_id, metadata, created_at]: part 0 holds a boundary's messages. */
-const historyOf = (rows: Row[]) => rows.flatMap((row) => (Number(row[0]) === 0 ? boundaryMessages(row[3]) : [logMessage(row)]));
+const historyOf = (rows: Row[]) => rows.flatMap((row): HistoryMessage[] => (Number(row[0]) === 0 ? boundaryHistory(json(row[3])) : [logMessage(row)]));
 
 /** SQLite: the store adapter's own connection, statements prepared once, behind its lock. */
 function sqliteRun(adapter: SerializedSqliteAdapter): Run {
-  const prepared = new Map<string, ReturnType<import('better-sqlite3').Database['prepare']>>();
-  return (text, args) =>
-    adapter.direct((db) => {
-      let statement = prepared.get(text);
-      if (!statement) prepared.set(text, (statement = db.prepare(text).raw()));
-      return statement.all(args) as Row[];
-    });
+  return (text, args) => adapter.direct((_db, prepared) => prepared(text).raw().all(args) as Row[]);
 }
 
-// Every statement reads within one snapshot, its own.
-// The adapters hand JSON back as text and dates as ISO strings (MySQL's, in a
-// union, may come without their zone: they are UTC, as the store writes them).
+// The adapters hand JSON back as text and dates as ISO strings; a date without
+// its zone is UTC, as the store writes them.
 const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
 const date = (value: unknown) =>
   value instanceof Date ? value : new Date(/(Z|[+-]\d\d:?\d\d)$/.test(String(value)) ? String(value) : `${String(value).replace(' ', 'T')}Z`);
 
-function logMessage([, seq, role, content, messageId, metadata, createdAt]: Row): HistoryMessage {
-  const message: HistoryMessage = { seq: Number(seq), role: role as MessageRole, content: json(content), createdAt: date(createdAt) };
-  if (messageId !== null) message.id = messageId as string;
-  if (metadata !== null) message.metadata = json(metadata) as JsonObject;
-  return message;
-}
-
-/** A boundary's messages, stored with ISO dates; they were never appended: seq null. */
-function boundaryMessages(messages: unknown): HistoryMessage[] {
-  return (json(messages) as (Omit<Message, 'createdAt'> & { createdAt: string })[]).map((message) => ({ ...message, createdAt: new Date(message.createdAt), seq: null }));
-}
+/** A log row in the repository's shape, JSON parsed and the date read. */
+const logMessage = ([, seq, role, content, messageId, metadata, createdAt]: Row): HistoryMessage =>
+  toStoredMessage({ seq: Number(seq), role: role as string, content: json(content), messageId: messageId as string | null, metadata: metadata === null ? null : json(metadata), createdAt: date(createdAt) });

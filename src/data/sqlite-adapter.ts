@@ -79,6 +79,7 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
   readonly #lock: FileLock;
   readonly #openDirect: () => Database.Database;
   #direct: Database.Database | undefined;
+  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(inner: SqlDriverAdapter, lock: FileLock, openDirect: () => Database.Database) {
     this.#inner = inner;
@@ -88,11 +89,18 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
 
   /**
    * Runs synchronous `work` on a better-sqlite3 connection of its own, behind
-   * the same lock as everything else: the append path prepares its statements
-   * once and runs a transaction without a round through Prisma's adapter.
+   * the same lock as everything else, with `prepared` preparing each statement
+   * once: the append and read paths skip the round through Prisma's adapter.
    */
-  direct<T>(work: (db: Database.Database) => T): Promise<T> {
-    const run = () => work((this.#direct ??= this.#openDirect()));
+  direct<T>(work: (db: Database.Database, prepared: (sql: string) => Database.Statement) => T): Promise<T> {
+    const run = () => {
+      const db = (this.#direct ??= this.#openDirect());
+      return work(db, (sql) => {
+        let statement = this.#statements.get(sql);
+        if (!statement) this.#statements.set(sql, (statement = db.prepare(sql)));
+        return statement;
+      });
+    };
     // Synchronous work needs the lock only against others: when it is free, no one can come between.
     if (this.#lock.isFree()) {
       try {
