@@ -22,6 +22,7 @@ const WORKER = join(ROOT, 'test', 'fixtures', 'crash-worker.ts');
 const KILLS = Number(process.env.CRASH_KILLS ?? 30);
 const SHARED = 'shared';
 const READY_TIMEOUT_MS = 30_000;
+const ANSWER_TIMEOUT_MS = 30_000;
 /** How many workers boot ahead of the one writing. */
 const LOOKAHEAD = 2;
 
@@ -61,6 +62,8 @@ class Worker {
   stderr = '';
   readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly ready: Promise<void>;
+  /** The first write answered (acknowledged or refused): the worker's write paths are warm. */
+  readonly answering: Promise<void>;
   #exited = false;
 
   constructor(
@@ -78,22 +81,35 @@ class Worker {
         resolve({ code, signal });
       }),
     );
-    this.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`crash worker ${run} was not ready after ${READY_TIMEOUT_MS} ms:\n${this.stderr}`)), READY_TIMEOUT_MS);
-      this.child.stdout.on('data', (chunk: string) => {
-        this.stdout += chunk;
-        if (this.stdout.includes('"op":"ready"')) {
-          clearTimeout(timer);
-          resolve();
-        }
+    this.child.stdout.on('data', (chunk: string) => (this.stdout += chunk));
+    this.ready = this.#printed('"op":"ready"', READY_TIMEOUT_MS, 'ready');
+    this.answering = this.#printed(/"op":"(ack|error)"/, ANSWER_TIMEOUT_MS, 'answering writes');
+    // Awaited by the run; a worker killed unused must not be an unhandled rejection.
+    this.ready.catch(() => {});
+    this.answering.catch(() => {});
+  }
+
+  /** Resolves once stdout shows `pattern`; rejects when the worker exits first or `timeoutMs` passes. */
+  #printed(pattern: string | RegExp, timeoutMs: number, what: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const seen = () => (typeof pattern === 'string' ? this.stdout.includes(pattern) : pattern.test(this.stdout));
+      const timer = setTimeout(() => reject(new Error(`crash worker ${this.run} was not ${what} after ${timeoutMs} ms:\n${this.stderr}`)), timeoutMs);
+      const check = () => {
+        if (!seen()) return;
+        clearTimeout(timer);
+        this.child.stdout.off('data', check);
+        resolve();
+      };
+      this.child.stdout.on('data', check);
+      this.child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
       });
-      this.child.on('error', reject);
       void this.closed.then(() => {
         clearTimeout(timer);
-        reject(new Error(`crash worker ${run} exited before it was ready:\n${this.stderr}`));
+        if (!seen()) reject(new Error(`crash worker ${this.run} exited before it was ${what}:\n${this.stderr}`));
       });
     });
-    this.ready.catch(() => {}); // awaited by the run; a worker killed unused must not be an unhandled rejection
   }
 
   go(): void {
@@ -442,9 +458,13 @@ function crashSuite(target: Target) {
         await worker!.ready;
         time.booting += Date.now() - booting;
         worker!.go();
+        // The kill comes at a random moment after the first answer: a fresh process's first writes are slow (code
+        // loaded and compiled on first use), and on a loaded machine a window from "go" would often cut only those.
+        const writing = Date.now();
+        await worker!.answering;
         const windowMs = 100 + Math.floor(Math.random() * 501);
-        time.writing += windowMs;
         await sleep(windowMs);
+        time.writing += Date.now() - writing;
         // Once: the workers' connections are the ones the settle check waits for.
         if (target.provider === 'postgresql' && run === 1) expect((await postgresSettled(store, run, 0)).length).toBe(1);
         worker!.kill();
