@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DriverAdapterError } from '@prisma/driver-adapter-utils';
+import { SqlError } from 'mariadb';
 import { Prisma, PrismaClient } from '../src/generated/sqlite/client.js';
 import { adapterFailureOf, isTransient, toStoreError } from '../src/data/db-errors.js';
 import { migrate } from '../src/data/open-database.js';
@@ -225,6 +226,42 @@ describe('toStoreError', () => {
     for (const value of [prismaError('P2002'), prismaError('P9999'), rawAdapterError({ kind: 'postgres', code: '23505' }), new Error('x'), null]) {
       expect(toStoreError(value)).toBeInstanceOf(StoreError);
     }
+  });
+});
+
+// The MariaDB append and read paths run on the connector's pool, not through the adapter: its errors arrive as they are.
+describe("the MariaDB connector's own errors", () => {
+  /** A server error as the connector raises it (message, sql, fatal, info, sqlState, errno). */
+  const sqlError = (errno: number, sqlState: string, message: string) => new SqlError(message, 'UPDATE agent_thread …', false, undefined, sqlState, errno);
+
+  it.each([
+    ['a deadlock (1213)', 1213, '40001'],
+    ['a lock wait timeout (1205)', 1205, 'HY000'],
+  ])('%s is transient and, after the last retry, StoreBusyError', (_name, errno, state) => {
+    const error = sqlError(errno, state, 'conflict');
+    expect(isTransient(error)).toBe(true);
+    expect(toStoreError(error, true)).toBeInstanceOf(StoreBusyError);
+  });
+
+  it.each([
+    ['an out-of-range counter (1264)', 1264, '22003', StoreValidationError],
+    ['a duplicate key (1062)', 1062, '23000', StoreConflictError],
+    ['wrong credentials (1045)', 1045, '28000', StoreUnavailableError],
+    ['a dropped database (1049)', 1049, '42000', StoreUnavailableError],
+    ["the pool's timeout (45028)", 45028, 'HY000', StoreUnavailableError],
+    ['a closed socket (45009)', 45009, '08S01', StoreUnavailableError],
+    ['a missing table (1146)', 1146, '42S02', StoreDatabaseError],
+  ] as const)('%s becomes the StoreError the adapter would give, keeping the cause', (_name, errno, state, type) => {
+    const error = sqlError(errno, state, 'failure');
+    const storeError = toStoreError(error);
+    expect(isTransient(error)).toBe(false);
+    expect(storeError.constructor).toBe(type);
+    expect(storeError.cause).toBe(error);
+  });
+
+  it('an error without an error number is not read as one of the server', () => {
+    expect(adapterFailureOf(Object.assign(new Error('x'), { name: 'SqlError' }))).toBeUndefined();
+    expect(adapterFailureOf(Object.assign(new Error('x'), { errno: 1213 }))).toBeUndefined();
   });
 });
 

@@ -8,9 +8,10 @@
 // the caller takes the full path, which creates the thread or says why it cannot.
 // A delete that commits while an append waits for the row leaves no row to
 // update, so an append can never bring a deleted thread back.
-import { DriverAdapterError, type SqlDriverAdapter, type Transaction } from '@prisma/driver-adapter-utils';
+import { DriverAdapterError, type SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import type { Message } from '../message.types.js';
-import { inTransaction, sql, type Arg } from './adapter-transaction.js';
+import { sql, type Arg } from './adapter-statement.js';
+import { inMariaDbTransaction, mariadbPoolOf, type Query } from './mariadb-pool.js';
 import { assertSeqInRange } from './message.repository.js';
 import type { Provider } from './dialect.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
@@ -35,9 +36,11 @@ export function appendPath(adapter: SqlDriverAdapter, provider: Provider): Appen
   switch (provider) {
     case 'postgresql':
       return (...args) => appendPostgres(adapter, ...args);
-    case 'mysql':
-      // A plain BEGIN: the UPDATE's row lock is what orders appends, whatever the level.
-      return (...args) => inTransaction(adapter, (tx) => appendMysql(tx, ...args));
+    case 'mysql': {
+      // A plain START TRANSACTION: the UPDATE's row lock is what orders appends, whatever the level.
+      const pool = mariadbPoolOf(adapter);
+      return (...args) => inMariaDbTransaction(pool, (query) => appendMysql(query, ...args));
+    }
     case 'sqlite':
       return sqliteAppend(adapter as SerializedSqliteAdapter);
   }
@@ -66,20 +69,17 @@ async function appendPostgres(adapter: SqlDriverAdapter, threadId: string, messa
 }
 
 /** LAST_INSERT_ID(expr) hands the bumped counter back in the UPDATE's own reply. */
-async function appendMysql(tx: Transaction, threadId: string, messages: Message[], now: Date, tenantId?: string): Promise<number | null> {
+async function appendMysql(query: Query, threadId: string, messages: Message[], now: Date, tenantId?: string): Promise<number | null> {
   const tenant = tenantId === undefined ? [] : [tenantId];
-  const bumped = await tx.queryRaw(
-    sql(`UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?${tenantId === undefined ? '' : ' AND tenant_id = ?'}`, [
-      messages.length,
-      now,
-      threadId,
-      ...tenant,
-    ]),
+  const bumped = await query(
+    `UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?${tenantId === undefined ? '' : ' AND tenant_id = ?'}`,
+    [messages.length, now, threadId, ...tenant],
   );
   // No row matched: the reply carries no id (a bumped counter is at least 1).
-  const last = Number(bumped.lastInsertId ?? 0);
+  const last = Number(bumped.insertId ?? 0);
   if (last === 0) return null;
-  await insertRows(tx, threadId, messages, last);
+  const first = last - messages.length + 1;
+  await query(insertSql(messages.length), messages.flatMap((message, i): Arg[] => [threadId, first + i, ...columnsOf(message)]));
   return last;
 }
 
@@ -126,10 +126,3 @@ function sqliteFailure(error: unknown): unknown {
 
 const insertSql = (rows: number) =>
   `INSERT INTO agent_message (thread_id, seq, role, content, message_id, metadata, created_at) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
-
-/** The messages as rows ending at seq `last`, in one statement. */
-async function insertRows(tx: Transaction, threadId: string, messages: Message[], last: number): Promise<void> {
-  const first = last - messages.length + 1;
-  const args = messages.flatMap((message, i): Arg[] => [threadId, first + i, ...columnsOf(message)]);
-  await tx.executeRaw(sql(insertSql(messages.length), args));
-}

@@ -27,7 +27,28 @@ const MYSQL_TRANSIENT = new Set([1205, 1213]);
 export function adapterFailureOf(error: unknown): AdapterFailure | undefined {
   const candidate = error as { name?: string; cause?: unknown; meta?: { driverAdapterError?: { cause?: unknown } } };
   const cause = candidate?.meta?.driverAdapterError?.cause ?? (candidate?.name === 'DriverAdapterError' ? candidate.cause : undefined);
-  return typeof (cause as AdapterFailure | undefined)?.kind === 'string' ? (cause as AdapterFailure) : undefined;
+  if (typeof (cause as AdapterFailure | undefined)?.kind === 'string') return cause as AdapterFailure;
+  return mariadbFailureOf(error);
+}
+
+// The MariaDB connector's errors that the adapter gives a kind of its own (its
+// mapDriverError); the rest it reports as kind "mysql" with the error number.
+const MYSQL_KINDS: Record<number, string> = {
+  1040: 'TooManyConnections',
+  1044: 'DatabaseAccessDenied',
+  1045: 'AuthenticationFailed',
+  1049: 'DatabaseDoesNotExist',
+  1062: 'UniqueConstraintViolation',
+  1203: 'TooManyConnections',
+  1213: 'TransactionWriteConflict',
+  1264: 'ValueOutOfRange',
+};
+
+/** A connector error from the MariaDB paths that bypass the adapter, read as the adapter would report it. */
+function mariadbFailureOf(error: unknown): AdapterFailure | undefined {
+  const { name, errno } = (error ?? {}) as { name?: unknown; errno?: unknown };
+  if (name !== 'SqlError' || typeof errno !== 'number') return undefined;
+  return { kind: MYSQL_KINDS[errno] ?? 'mysql', code: errno, originalCode: String(errno) };
 }
 
 const prismaCodeOf = (error: unknown): string | undefined => {

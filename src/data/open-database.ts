@@ -28,7 +28,7 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
     if (report.modified.length > 0) logger.warn(`migrations changed after they were applied (not re-run): ${report.modified.join(', ')}`);
   }
   const { PrismaClient } = await clientModule(options.provider);
-  // One adapter (one pool) for the client and for the append path, which talks to it directly.
+  // One adapter (one pool) for the client and for the append and read paths, which talk to it (on MariaDB, to its pool) directly.
   const adapter = await factory.connect().catch((error: unknown) => Promise.reject(toStoreError(error)));
   const client = new PrismaClient({ adapter: connected(adapter) as never }) as unknown as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
@@ -65,11 +65,11 @@ export async function adapterFactory(options: UrlOptions, logger: Logger): Promi
     }
     case 'mysql': {
       const { PrismaMariaDb } = await import('@prisma/adapter-mariadb');
-      return new PrismaMariaDb({
-        ...mariadbConnection(options.url),
-        connectionLimit: options.pool.max,
-        acquireTimeout: options.pool.connectionTimeoutMs,
-      });
+      return new PrismaMariaDb(
+        { ...mariadbConnection(options.url), connectionLimit: options.pool.max, acquireTimeout: options.pool.connectionTimeoutMs },
+        // The binary protocol prepares and closes a server-side statement for every query (the adapter caches none); text sends it once.
+        { useTextProtocol: true },
+      );
     }
   }
 }

@@ -3,10 +3,12 @@
 // transaction of Prisma's: on PostgreSQL and SQLite one statement reads the
 // latest boundary and the messages after it, from the one snapshot a statement
 // sees; on MySQL two statements share a transaction's snapshot.
-import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import type { Pool } from 'mariadb';
 import type { HistoryMessage } from '../message.types.js';
-import { inTransaction, sql as query } from './adapter-transaction.js';
+import { sql } from './adapter-statement.js';
 import type { Provider } from './dialect.js';
+import { inMariaDbTransaction, mariadbPoolOf, type Query, type Row } from './mariadb-pool.js';
 import { boundaryHistory, toStoredMessage } from './message.repository.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
 
@@ -17,7 +19,6 @@ export interface ReadPath {
   count(threadId: string): Promise<number>;
 }
 
-type Row = unknown[];
 type Run = (sql: string, args: string[]) => Promise<Row[]>;
 
 /**
@@ -50,15 +51,15 @@ const STATEMENTS = {
 };
 
 export function readPath(adapter: SqlDriverAdapter, provider: Provider): ReadPath {
-  if (provider === 'mysql') return mysqlReads(adapter);
-  const sql = STATEMENTS[provider];
-  const run: Run = provider === 'sqlite' ? sqliteRun(adapter as SerializedSqliteAdapter) : async (text, args) => (await adapter.queryRaw(query(text, args))).rows;
+  if (provider === 'mysql') return mysqlReads(mariadbPoolOf(adapter));
+  const statements = STATEMENTS[provider];
+  const run: Run = provider === 'sqlite' ? sqliteRun(adapter as SerializedSqliteAdapter) : async (text, args) => (await adapter.queryRaw(sql(text, args))).rows;
   return {
     async history(threadId) {
-      return historyOf(await run(sql.history, Array(placeholdersIn(sql.history)).fill(threadId)));
+      return historyOf(await run(statements.history, Array(placeholdersIn(statements.history)).fill(threadId)));
     },
     async count(threadId) {
-      const [[count]] = await run(sql.count, Array(placeholdersIn(sql.count)).fill(threadId));
+      const [[count]] = await run(statements.count, Array(placeholdersIn(statements.count)).fill(threadId));
       return Number(count);
     },
   };
@@ -69,22 +70,26 @@ export function readPath(adapter: SqlDriverAdapter, provider: Provider): ReadPat
  * with a subquery inside the statement: two statements, in one repeatable-read
  * transaction (MySQL's default level) so that they read one snapshot.
  */
-function mysqlReads(adapter: SqlDriverAdapter): ReadPath {
+function mysqlReads(pool: Pool): ReadPath {
   const latest = (columns: string) => `SELECT ${columns} FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1`;
   const after = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
-  const read = <T>(work: (tx: Transaction) => Promise<T>) => inTransaction(adapter, work) as Promise<T>;
+  const read = <T>(work: (query: Query) => Promise<T>) => inMariaDbTransaction(pool, work) as Promise<T>;
   return {
     history: (threadId) =>
-      read(async (tx) => {
-        const [boundary] = (await tx.queryRaw(query(latest('0, NULL, NULL, messages, NULL, NULL, NULL, cut_seq'), [threadId]))).rows;
+      read(async (query) => {
+        const [boundary] = await query(latest('0, NULL, NULL, messages, NULL, NULL, NULL, cut_seq'), [threadId]);
         const cut = boundary ? Number(boundary[7]) : 0;
-        const log = (await tx.queryRaw(query(`SELECT 1, seq, role, content, message_id, metadata, created_at ${after} ORDER BY seq`, [threadId, cut]))).rows;
+        // created_at as milliseconds since the epoch: a DATETIME holding UTC, counted in SQL without a zone, reads faster than its text.
+        const log = await query(`SELECT 1, seq, role, content, message_id, metadata, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', created_at) DIV 1000 ${after} ORDER BY seq`, [
+          threadId,
+          cut,
+        ]);
         return historyOf(boundary ? [boundary, ...log] : log);
       }),
     count: (threadId) =>
-      read(async (tx) => {
-        const [boundary] = (await tx.queryRaw(query(latest('cut_seq, message_count'), [threadId]))).rows;
-        const [[count]] = (await tx.queryRaw(query(`SELECT COUNT(*) ${after}`, [threadId, boundary ? Number(boundary[0]) : 0]))).rows;
+      read(async (query) => {
+        const [boundary] = await query(latest('cut_seq, message_count'), [threadId]);
+        const [[count]] = await query(`SELECT COUNT(*) ${after}`, [threadId, boundary ? Number(boundary[0]) : 0]);
         return (boundary ? Number(boundary[1]) : 0) + Number(count);
       }),
   };
@@ -93,19 +98,25 @@ function mysqlReads(adapter: SqlDriverAdapter): ReadPath {
 /** How many parameters a statement takes, each the thread id: PostgreSQL names one $1, SQLite's `?` come one by one. */
 const placeholdersIn = (sql: string) => (sql.includes('$1') ? 1 : sql.split('?').length - 1);
 
-/** Rows of [part, seq, role, content, message_id, metadata, created_at]: part 0 holds a boundary's messages. */
-const historyOf = (rows: Row[]) => rows.flatMap((row): HistoryMessage[] => (Number(row[0]) === 0 ? boundaryHistory(json(row[3])) : [logMessage(row)]));
+/** Rows of [part, seq, role, content, message_id, metadata, created_at]: a first row of part 0 holds the boundary's messages. */
+function historyOf(rows: Row[]): HistoryMessage[] {
+  const boundary = rows.length > 0 && Number(rows[0][0]) === 0 ? rows[0] : undefined;
+  const log = (boundary ? rows.slice(1) : rows).map(logMessage);
+  return boundary ? [...boundaryHistory(json(boundary[3])), ...log] : log;
+}
 
 /** SQLite: the store adapter's own connection, statements prepared once, behind its lock. */
 function sqliteRun(adapter: SerializedSqliteAdapter): Run {
   return (text, args) => adapter.direct((_db, prepared) => prepared(text).raw().all(args) as Row[]);
 }
 
-// The adapters hand JSON back as text and dates as ISO strings; a date without
-// its zone is UTC, as the store writes them.
+// The drivers hand JSON back as text and dates as ISO strings (a date without
+// its zone is UTC, as the store writes them) or, from MySQL, as epoch milliseconds.
 const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
 const date = (value: unknown) =>
-  value instanceof Date ? value : new Date(/(Z|[+-]\d\d:?\d\d)$/.test(String(value)) ? String(value) : `${String(value).replace(' ', 'T')}Z`);
+  typeof value === 'number' || value instanceof Date
+    ? new Date(value)
+    : new Date(/(Z|[+-]\d\d:?\d\d)$/.test(String(value)) ? String(value) : `${String(value).replace(' ', 'T')}Z`);
 
 /** A log row in the repository's shape, JSON parsed and the date read. */
 const logMessage = ([, seq, role, content, messageId, metadata, createdAt]: Row): HistoryMessage =>
