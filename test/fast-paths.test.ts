@@ -103,6 +103,18 @@ eachDatabase((database) => {
     expect(await store.messages.count(unique('missing'))).toBe(0);
   });
 
+  test('dates read back to the millisecond across the whole range the store takes, before 1970 included', async () => {
+    const id = unique();
+    const dates = ['1000-01-01T00:00:00.000Z', '1969-07-20T20:17:40.001Z', '1970-01-01T00:00:00.000Z', '2026-11-30T01:02:03.999Z', '9999-12-31T23:59:59.999Z'];
+    await store.messages.appendMany(
+      id,
+      dates.map((createdAt) => ({ role: 'user', content: createdAt, createdAt })),
+    );
+    await store.messages.append(id, { role: 'user', content: 'on the append path', createdAt: dates[1] });
+    const read = (await store.messages.getHistory(id)).map((m) => m.createdAt.toISOString());
+    expect(read).toEqual([...dates, dates[1]]);
+  });
+
   test('getHistory and count of an unscoped store take the read path', async () => {
     const id = unique();
     await store.messages.append(id, { role: 'user', content: 'a' });
