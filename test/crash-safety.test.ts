@@ -62,8 +62,6 @@ class Worker {
   stderr = '';
   readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly ready: Promise<void>;
-  /** The first write answered (acknowledged or refused): the worker's write paths are warm. */
-  readonly answering: Promise<void>;
   #exited = false;
 
   constructor(
@@ -83,10 +81,8 @@ class Worker {
     );
     this.child.stdout.on('data', (chunk: string) => (this.stdout += chunk));
     this.ready = this.#printed('"op":"ready"', READY_TIMEOUT_MS, 'ready');
-    this.answering = this.#printed(/"op":"(ack|error)"/, ANSWER_TIMEOUT_MS, 'answering writes');
     // Awaited by the run; a worker killed unused must not be an unhandled rejection.
     this.ready.catch(() => {});
-    this.answering.catch(() => {});
   }
 
   /** Resolves once stdout shows `pattern`; rejects when the worker exits first or `timeoutMs` passes. */
@@ -112,8 +108,11 @@ class Worker {
     });
   }
 
-  go(): void {
+  /** Tells the worker to write; resolves at its first answered write (acknowledged or refused), when its write paths are warm. */
+  go(): Promise<void> {
+    const answering = this.#printed(/"op":"(ack|error)"/, ANSWER_TIMEOUT_MS, 'answering writes');
     this.child.stdin.write('go\n');
+    return answering;
   }
 
   /** SIGKILL to the worker's whole process group (only this worker's processes are in it). */
@@ -457,11 +456,11 @@ function crashSuite(target: Target) {
         const booting = Date.now();
         await worker!.ready;
         time.booting += Date.now() - booting;
-        worker!.go();
+        const answering = worker!.go();
         // The kill comes at a random moment after the first answer: a fresh process's first writes are slow (code
         // loaded and compiled on first use), and on a loaded machine a window from "go" would often cut only those.
         const writing = Date.now();
-        await worker!.answering;
+        await answering;
         const windowMs = 100 + Math.floor(Math.random() * 501);
         await sleep(windowMs);
         time.writing += Date.now() - writing;
