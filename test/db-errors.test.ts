@@ -250,6 +250,10 @@ describe("the MariaDB connector's own errors", () => {
     ['a dropped database (1049)', 1049, '42000', StoreUnavailableError],
     ["the pool's timeout (45028)", 45028, 'HY000', StoreUnavailableError],
     ['a closed socket (45009)', 45009, '08S01', StoreUnavailableError],
+    ['a command on a closed connection (45013)', 45013, '08S01', StoreUnavailableError],
+    ['a closed pool (45027)', 45027, 'HY000', StoreUnavailableError],
+    ['a server shutting down (1053)', 1053, '08S01', StoreUnavailableError],
+    ['a killed connection (1927)', 1927, '70100', StoreUnavailableError],
     ['a missing table (1146)', 1146, '42S02', StoreDatabaseError],
   ] as const)('%s becomes the StoreError the adapter would give, keeping the cause', (_name, errno, state, type) => {
     const error = sqlError(errno, state, 'failure');

@@ -1,7 +1,7 @@
 // The append and read paths on SQLite, PostgreSQL and MariaDB: appends to existing
 // threads and history reads skip Prisma's transactions, and agree with the full path.
 import { jest } from '@jest/globals';
-import type { Message, MessageInput } from '../src/index.js';
+import { StoreValidationError, type Message, type MessageInput } from '../src/index.js';
 import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
@@ -114,6 +114,19 @@ eachDatabase((database) => {
     const read = (await store.messages.getHistory(id)).map((m) => m.createdAt.toISOString());
     expect(read).toEqual([...dates, dates[1]]);
   });
+
+  // SQLite checks the range itself and names the thread; the servers refuse the UPDATE, and their drivers could quote its parameters.
+  if (database.provider !== 'sqlite') {
+    test("a statement the server refuses is reported without the statement's parameters", async () => {
+      const id = unique('private-thread');
+      await store.messages.append(id, { role: 'user', content: 'a' });
+      await store.db.client.agentThread.update({ where: { id }, data: { lastSeq: 2_147_483_647 } });
+      const error = await store.messages.append(id, { role: 'user', content: 'b' }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreValidationError);
+      expect((error as Error).message).not.toContain(id);
+      expect(String(((error as Error).cause as Error).message)).not.toContain(id);
+    });
+  }
 
   test('getHistory and count of an unscoped store take the read path', async () => {
     const id = unique();

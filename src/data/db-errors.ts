@@ -31,8 +31,8 @@ export function adapterFailureOf(error: unknown): AdapterFailure | undefined {
   return mariadbFailureOf(error);
 }
 
-// The MariaDB connector's errors that the adapter gives a kind of its own (its
-// mapDriverError); the rest it reports as kind "mysql" with the error number.
+// The kinds the store tells apart, given as @prisma/adapter-mariadb's
+// mapDriverError gives them; any other error number is kind "mysql" here.
 const MYSQL_KINDS: Record<number, string> = {
   1040: 'TooManyConnections',
   1044: 'DatabaseAccessDenied',
@@ -91,8 +91,10 @@ const NO_TRANSACTION_IN_TIME = /Unable to start a transaction in the given time/
 const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections|ECONNRESET|EPIPE|ECONNREFUSED/;
 // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, and the connection exception class 08.
 const PG_UNAVAILABLE = /^(57P0[123]|08...)$/;
-// MariaDB connector: connection or pool timeout, socket closed, connection refused.
-const MYSQL_UNAVAILABLE = new Set([45009, 45012, 45028, 45029]);
+// MariaDB connector: connection closed (45001, 45009, 45013), connection, socket or pool timeout (45012, 45026, 45028),
+// session setup failed (45029), pool closed or closing (45027, 45037). Server: shutting down (1053), connection killed
+// (1927), disconnected for inactivity (4031).
+const MYSQL_UNAVAILABLE = new Set([45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037, 1053, 1927, 4031]);
 
 /** Turns any failure into a StoreError, keeping the original as `cause`. */
 export function toStoreError(error: unknown, retriesExhausted = false): StoreError {

@@ -5,6 +5,7 @@
 // mapping: on a reload of thousands of messages that costs more than the query.
 // Here rows come back as arrays of the server's own text, which the paths decode
 // themselves, and dates go out as UTC strings, as the adapter writes them.
+import type { EventEmitter } from 'node:events';
 import type { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import type { Pool, PoolConnection, UpsertResult } from 'mariadb';
@@ -13,6 +14,11 @@ import type { Arg } from './adapter-statement.js';
 /** The pool of a connected PrismaMariaDb adapter. */
 export const mariadbPoolOf = (adapter: SqlDriverAdapter): Pool =>
   (adapter as Awaited<ReturnType<PrismaMariaDb['connect']>>).underlyingDriver() as unknown as Pool;
+
+/** Listens for the pool's 'error' events (failed attempts to open a connection), which the connector's typings leave out. */
+export const onPoolError = (adapter: SqlDriverAdapter, listener: (error: Error) => void): void => {
+  (mariadbPoolOf(adapter) as unknown as EventEmitter).on('error', listener);
+};
 
 export type Row = unknown[];
 /** A statement on the transaction's connection: rows for a SELECT, the counts and insert id for a write. */

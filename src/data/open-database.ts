@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { appendPath } from './append-path.js';
+import { onPoolError } from './mariadb-pool.js';
 import { readPath } from './read-path.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions } from '../store.options.js';
@@ -65,11 +66,27 @@ export async function adapterFactory(options: UrlOptions, logger: Logger): Promi
     }
     case 'mysql': {
       const { PrismaMariaDb } = await import('@prisma/adapter-mariadb');
-      return new PrismaMariaDb(
-        { ...mariadbConnection(options.url), connectionLimit: options.pool.max, acquireTimeout: options.pool.connectionTimeoutMs },
+      const factory = new PrismaMariaDb(
+        {
+          ...mariadbConnection(options.url),
+          connectionLimit: options.pool.max,
+          acquireTimeout: options.pool.connectionTimeoutMs,
+          // The connector would append a failed statement's parameters (messages, ids) to its error message.
+          logParam: false,
+        },
         // The binary protocol prepares and closes a server-side statement for every query (the adapter caches none); text sends it once.
         { useTextProtocol: true },
       );
+      return {
+        provider: factory.provider,
+        adapterName: factory.adapterName,
+        async connect() {
+          const adapter = await factory.connect();
+          // Each failed attempt of the pool to open a connection is an 'error' event: logged, as PostgreSQL's pool errors are.
+          onPoolError(adapter, (error) => logger.warn(`MariaDB pool error: ${error.message}`));
+          return adapter;
+        },
+      };
     }
   }
 }

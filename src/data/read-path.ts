@@ -1,6 +1,6 @@
 // The read path. Agents reload the effective history every turn, so getHistory
-// and count go straight to the driver adapter instead of through a read
-// transaction of Prisma's: on PostgreSQL and SQLite one statement reads the
+// and count go straight to the driver (the adapter, or on MariaDB its pool)
+// instead of through a read transaction of Prisma's: on PostgreSQL and SQLite one statement reads the
 // latest boundary and the messages after it, from the one snapshot a statement
 // sees; on MySQL two statements share a transaction's snapshot.
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
