@@ -1,12 +1,14 @@
 // One database engine for a run: where fresh databases come from, the store's
 // tables for the references (from the shipped migrations, so that every target
 // writes the same rows into the same schema), and the server's facts.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
+import { shippedMigrations } from '../src/data/migration-files.js';
+import { mariadbConnection } from '../src/data/open-database.js';
 import { startDurableMariaDb, startDurablePostgres, stopServer, type RunningServer } from './servers.js';
 import type { Engine } from './targets/target.js';
 
@@ -29,17 +31,7 @@ export const LABELS: Record<Engine, string> = { sqlite: 'SQLite', postgresql: 'P
 /** The SQLite settings of the store's own adapter (src/data/sqlite-adapter.ts), given to every SQLite target. */
 export const SQLITE_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;';
 
-const MIGRATIONS = join(import.meta.dirname, '..', 'prisma', 'migrations');
-
-function migrationSql(engine: Engine): string {
-  const dir = join(MIGRATIONS, engine);
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort()
-    .map((name) => readFileSync(join(dir, name, 'migration.sql'), 'utf8'))
-    .join('\n');
-}
+const migrationSql = (engine: Engine) => shippedMigrations(engine).map((migration) => migration.sql).join('\n');
 
 /** Opens `engine`, starting a throwaway server for it; undefined when its binaries are missing. Closing twice closes once. */
 export async function openDatabase(engine: Engine): Promise<BenchDatabase | undefined> {
@@ -140,10 +132,7 @@ async function postgresDatabase(server: RunningServer): Promise<BenchDatabase> {
 }
 
 async function mariadbDatabase(server: RunningServer): Promise<BenchDatabase> {
-  const { hostname, port } = new URL(server.url);
-  const connect = (database?: string, multipleStatements = false) =>
-    mariadb.createConnection({ host: hostname, port: Number(port), user: 'root', database, multipleStatements });
-  const admin = await connect();
+  const admin = await mariadb.createConnection({ ...mariadbConnection(server.url), database: undefined });
   const [{ version }] = (await admin.query('SELECT VERSION() AS version')) as { version: string }[];
   return {
     engine: 'mysql',
@@ -156,7 +145,7 @@ async function mariadbDatabase(server: RunningServer): Promise<BenchDatabase> {
       return withDatabase(server.url, `bench_${name}`);
     },
     async applyStoreSchema(url) {
-      const connection = await connect(new URL(url).pathname.slice(1), true);
+      const connection = await mariadb.createConnection({ ...mariadbConnection(url), multipleStatements: true });
       try {
         await connection.query(migrationSql('mysql'));
       } finally {

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
+import { mariadbConnection } from '../src/data/open-database.js';
 import { startMariaDb, stopServer, type RunningServer } from '../test/support/global-setup.js';
 
 export type { RunningServer };
@@ -18,7 +19,7 @@ export { stopServer };
 
 const isRoot = userInfo().uid === 0;
 
-export function postgresBinDir(): string | undefined {
+function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
@@ -45,9 +46,8 @@ export async function startDurablePostgres(): Promise<RunningServer | undefined>
 export async function startDurableMariaDb(): Promise<RunningServer | undefined> {
   const server = await startMariaDb();
   if (!server) return undefined;
-  const url = new URL(server.url);
   try {
-    const connection = await mariadb.createConnection({ host: url.hostname, port: Number(url.port), user: 'root' });
+    const connection = await mariadb.createConnection(mariadbConnection(server.url));
     try {
       await connection.query('SET GLOBAL innodb_flush_log_at_trx_commit = 1');
     } finally {

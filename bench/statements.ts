@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
+import { mariadbConnection } from '../src/data/open-database.js';
 import type { Engine } from './targets/target.js';
 
 export interface StatementCounter {
@@ -62,8 +63,7 @@ export async function statementCounter(engine: Engine, url: string): Promise<Sta
   }
   // The server's status counters are summed up after a statement has answered, so they
   // lag; the general log records each statement before it runs. It is on only while counting.
-  const parsed = new URL(url);
-  const connection = await mariadb.createConnection({ host: parsed.hostname, port: Number(parsed.port), user: decodeURIComponent(parsed.username) });
+  const connection = await mariadb.createConnection(mariadbConnection(url));
   await connection.query("SET GLOBAL log_output = 'TABLE'");
   return {
     async count(work) {

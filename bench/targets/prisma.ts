@@ -6,6 +6,7 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { mariadbConnection } from '../../src/data/open-database.js';
 import type { PrismaClient } from '../../src/generated/sqlite/client.js';
 import type { BenchMessage, Engine, Target } from './target.js';
 
@@ -29,16 +30,7 @@ async function connect(engine: Engine, url: string): Promise<Client> {
     }
     case 'mysql': {
       const { PrismaClient } = await import('../../src/generated/mysql/client.js');
-      const parsed = new URL(url);
-      const adapter = new PrismaMariaDb({
-        host: parsed.hostname,
-        port: Number(parsed.port),
-        user: decodeURIComponent(parsed.username),
-        password: decodeURIComponent(parsed.password),
-        database: parsed.pathname.slice(1),
-        connectionLimit: 10,
-      });
-      return new PrismaClient({ adapter }) as unknown as Client;
+      return new PrismaClient({ adapter: new PrismaMariaDb({ ...mariadbConnection(url), connectionLimit: 10 }) }) as unknown as Client;
     }
   }
 }

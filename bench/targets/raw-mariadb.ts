@@ -4,7 +4,8 @@
 // the new counter back with the UPDATE, so no SELECT is needed); "plain" is the
 // floor: a bare INSERT with a sequence counted in memory.
 import mariadb, { type Pool, type PoolConnection } from 'mariadb';
-import { boundaryMessages, contentJson, parsedJson, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import { mariadbConnection } from '../../src/data/open-database.js';
+import { boundaryMessages, contentJson, parsedJson, SESSION_SELECT, subtree, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -15,24 +16,14 @@ type Row<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updat
 const timestamp = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '');
 const dateOf = (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
 
-const subtree = (table: string) =>
-  `WITH RECURSIVE down (id) AS (SELECT id FROM ${table} WHERE id = ? UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)`;
-const SESSION_SELECT =
-  'SELECT t.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id';
-
 export class RawMariaDb implements Target {
   readonly #pool: Pool;
   readonly #mode: Mode;
   readonly #nextSeq = new Map<string, number>();
 
   constructor(url: string, mode: Mode) {
-    const parsed = new URL(url);
     this.#pool = mariadb.createPool({
-      host: parsed.hostname,
-      port: Number(parsed.port),
-      user: decodeURIComponent(parsed.username),
-      password: decodeURIComponent(parsed.password),
-      database: parsed.pathname.slice(1),
+      ...mariadbConnection(url),
       connectionLimit: 10,
       dateStrings: true,
       bigIntAsNumber: true,

@@ -3,7 +3,7 @@
 // INSERT; COMMIT on one connection; "plain" is the floor: a bare INSERT with a
 // sequence counted in memory.
 import pg from 'pg';
-import { boundaryMessages, contentJson, parsedJson, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import { boundaryMessages, contentJson, parsedJson, SESSION_SELECT, subtree, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -16,11 +16,6 @@ const types = {
   getTypeParser: ((oid: number, format?: string) =>
     oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
-
-const subtree = (table: string) =>
-  `WITH RECURSIVE down (id) AS (SELECT id FROM ${table} WHERE id = $1 UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)`;
-const SESSION_SELECT =
-  'SELECT t.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id';
 
 export class RawPostgres implements Target {
   readonly #pool: pg.Pool;
@@ -85,9 +80,9 @@ export class RawPostgres implements Target {
   async deleteTranscript(rootId: string): Promise<void> {
     const now = timestamp(new Date());
     await this.#transaction('BEGIN', async (client) => {
-      await client.query(`SELECT id FROM agent_thread WHERE id IN (${subtree('agent_thread')} SELECT id FROM down) ORDER BY id FOR UPDATE`, [rootId]);
-      await client.query(`INSERT INTO agent_tombstone (id, deleted_at) ${subtree('agent_thread')} SELECT id, $2 FROM down`, [rootId, now]);
-      await client.query(`DELETE FROM agent_thread WHERE id IN (${subtree('agent_tombstone')} SELECT id FROM down)`, [rootId]);
+      await client.query(`SELECT id FROM agent_thread WHERE id IN (${subtree('agent_thread', '$1')} SELECT id FROM down) ORDER BY id FOR UPDATE`, [rootId]);
+      await client.query(`INSERT INTO agent_tombstone (id, deleted_at) ${subtree('agent_thread', '$1')} SELECT id, $2 FROM down`, [rootId, now]);
+      await client.query(`DELETE FROM agent_thread WHERE id IN (${subtree('agent_tombstone', '$1')} SELECT id FROM down)`, [rootId]);
     });
   }
 

@@ -4,7 +4,7 @@
 // COMMIT); "plain" is the floor: a bare INSERT with a sequence counted in memory.
 import Database from 'better-sqlite3';
 import { SQLITE_PRAGMAS } from '../databases.js';
-import { boundaryMessages, contentJson, parseJson, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import { boundaryMessages, contentJson, parseJson, SESSION_SELECT, subtree, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -13,14 +13,8 @@ type Cursor = { createdAt: string; id: string };
 /** The store's SQLite timestamp format (Prisma's adapter): ISO 8601 with +00:00. */
 const timestamp = (date: Date) => date.toISOString().replace('Z', '+00:00');
 
-/** The subtree walk of the store's deleteTranscript, from a root found in `table`. */
-const subtree = (table: string) =>
-  `WITH RECURSIVE down (id) AS (SELECT id FROM ${table} WHERE id = ? UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)`;
-const SESSION_SELECT =
-  'SELECT t.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id';
-
 export class RawSqlite implements Target {
-  readonly db: Database.Database;
+  readonly #db: Database.Database;
   readonly #mode: Mode;
   readonly #nextSeq = new Map<string, number>();
   readonly #statements = new Map<string, Database.Statement>();
@@ -28,11 +22,11 @@ export class RawSqlite implements Target {
   readonly #atomic: Database.Transaction<(threadId: string, messages: BenchMessage[]) => void>;
 
   constructor(path: string, mode: Mode) {
-    this.db = new Database(path);
-    this.db.exec(SQLITE_PRAGMAS);
+    this.#db = new Database(path);
+    this.#db.exec(SQLITE_PRAGMAS);
     this.#mode = mode;
-    this.#bump = this.db.prepare('UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? RETURNING last_seq');
-    this.#atomic = this.db.transaction((threadId: string, messages: BenchMessage[]) => {
+    this.#bump = this.#db.prepare('UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? RETURNING last_seq');
+    this.#atomic = this.#db.transaction((threadId: string, messages: BenchMessage[]) => {
       const now = timestamp(new Date());
       const { last_seq: last } = this.#bump.get(messages.length, now, threadId) as { last_seq: number };
       this.#insert(threadId, last - messages.length + 1, messages, now);
@@ -114,11 +108,11 @@ export class RawSqlite implements Target {
 
   /** For seeding: one statement with its parameters. */
   async run(sql: string, params: unknown[] = []): Promise<void> {
-    this.db.prepare(sql).run(...params);
+    this.#db.prepare(sql).run(...params);
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    this.#db.close();
   }
 
   #write(threadId: string, messages: BenchMessage[]): void {
@@ -136,13 +130,13 @@ export class RawSqlite implements Target {
   }
 
   #read<T>(work: () => T): T {
-    return this.db.transaction(work).deferred();
+    return this.#db.transaction(work).deferred();
   }
 
   /** Prepared once, as an application on the raw driver would. */
   #sql(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
-    if (!statement) this.#statements.set(sql, (statement = this.db.prepare(sql)));
+    if (!statement) this.#statements.set(sql, (statement = this.#db.prepare(sql)));
     return statement;
   }
 }

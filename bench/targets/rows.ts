@@ -1,5 +1,6 @@
 // What the raw references hand back: the same objects the store returns, built
-// from the same rows, so that reading costs what the store's reads cost.
+// from the same rows, so that reading costs what the store's reads cost; and
+// the store's statements for the rows they read and the subtrees they delete.
 import type { BenchMessage } from './target.js';
 
 export interface MessageRow {
@@ -20,6 +21,14 @@ export interface SessionRow {
   updated_at: Date;
   parent_id: string | null;
 }
+
+/** The rows of SessionRow: a session and its parent, if any. */
+export const SESSION_SELECT =
+  'SELECT t.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id';
+
+/** The subtree walk of the store's deleteTranscript, from a root found in `table`; `root` is the driver's placeholder for its id. */
+export const subtree = (table: string, root = '?') =>
+  `WITH RECURSIVE down (id) AS (SELECT id FROM ${table} WHERE id = ${root} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)`;
 
 /**
  * How a driver hands back JSON columns: text to parse (better-sqlite3), or
