@@ -55,13 +55,13 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
 
   const url = options.url ?? DEFAULT_URL;
   const provider = providerOf(url);
+  assertKnownKeys(options.pool ?? {}, 'pool', ['max', 'connectionTimeoutMs']);
   return {
     source: 'url',
     url,
     provider,
     migrate: options.migrate ?? options.url === undefined,
     pool: {
-      ...knownKeys(options.pool ?? {}, 'pool', ['max', 'connectionTimeoutMs']),
       max: positiveInteger(options.pool?.max ?? 10, 'pool.max'),
       connectionTimeoutMs: positiveInteger(options.pool?.connectionTimeoutMs ?? 10_000, 'pool.connectionTimeoutMs'),
     },
@@ -115,12 +115,11 @@ function providerOf(url: unknown): Provider {
   return provider;
 }
 
-function knownKeys(value: object, name: string, known: string[]): object {
+function assertKnownKeys(value: object, name: string, known: string[]): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreConfigurationError(`StoreModule option "${name}" must be an object`);
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) throw new StoreConfigurationError(`unknown StoreModule option "${name}.${key}"; known: ${known.join(', ')}`);
   }
-  return {};
 }
 
 function positiveInteger(value: unknown, name: string): number {

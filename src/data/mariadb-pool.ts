@@ -9,7 +9,7 @@ import type { EventEmitter } from 'node:events';
 import type { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import type { Pool, PoolConnection, UpsertResult } from 'mariadb';
-import type { Arg } from './adapter-statement.js';
+import type { Arg, Row } from './adapter-statement.js';
 
 /** The pool of a connected PrismaMariaDb adapter. */
 export const mariadbPoolOf = (adapter: SqlDriverAdapter): Pool =>
@@ -20,7 +20,6 @@ export const onPoolError = (adapter: SqlDriverAdapter, listener: (error: Error) 
   (mariadbPoolOf(adapter) as unknown as EventEmitter).on('error', listener);
 };
 
-export type Row = unknown[];
 /** A statement on the transaction's connection: rows for a SELECT, the counts and insert id for a write. */
 export type Query = (sql: string, args: Arg[]) => Promise<Row[] & Partial<UpsertResult>>;
 

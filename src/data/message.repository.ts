@@ -195,7 +195,6 @@ export async function threadExists(tx: StoreTx, threadId: string, tenantId?: str
   return (await tx.agentThread.findFirst({ where: { id: threadId, tenantId }, select: { id: true } })) !== null;
 }
 
-
 export const asHistory = (messages: Message[]): HistoryMessage[] => messages.map((message) => ({ ...message, seq: null }));
 
 /** A boundary's stored messages as history: never appended, so seq null. */

@@ -6,9 +6,9 @@
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import type { Pool } from 'mariadb';
 import type { HistoryMessage } from '../message.types.js';
-import { sql } from './adapter-statement.js';
+import { sql, type Row } from './adapter-statement.js';
 import type { Provider } from './dialect.js';
-import { inMariaDbTransaction, mariadbPoolOf, type Query, type Row } from './mariadb-pool.js';
+import { inMariaDbTransaction, mariadbPoolOf, type Query } from './mariadb-pool.js';
 import { boundaryHistory, toStoredMessage } from './message.repository.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
 

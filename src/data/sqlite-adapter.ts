@@ -57,18 +57,19 @@ export class SerializedSqliteAdapterFactory implements SqlMigrationAwareDriverAd
 
   async #open(url: string): Promise<SqlDriverAdapter> {
     const inner = await new PrismaBetterSqlite3({ url, timeout: this.#busyTimeoutMs }).connect();
-    await inner.executeScript(
-      `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${this.#busyTimeoutMs};`,
-    );
+    await inner.executeScript(this.#pragmas());
     return new SerializedSqliteAdapter(inner, FileLocks.take(url), () => this.#direct(url));
   }
 
   #direct(url: string): Database.Database {
     const db = new Database(url.replace(/^file:/, ''), { timeout: this.#busyTimeoutMs });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
+    db.exec(this.#pragmas());
     return db;
+  }
+
+  /** Every connection to the file runs with these. */
+  #pragmas(): string {
+    return `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${this.#busyTimeoutMs};`;
   }
 }
 
