@@ -3,10 +3,8 @@
 // and a crash between a tool call and its result that is repaired on reload.
 import { Inject, Injectable } from '@nestjs/common';
 import { HistoryProvider } from '../history-provider.js';
-import type { Message, MessageInput } from '../message.types.js';
+import type { ContentPart, Message, MessageInput, ToolCallPart } from '../message.types.js';
 import { TenantStores, type ScopedStores } from '../tenant-stores.js';
-
-type ToolCall = { type: 'tool-call'; toolCallId: string; toolName: string; input: Record<string, string> };
 
 const call = (toolCallId: string, toolName: string, input: Record<string, string>): MessageInput => ({
   role: 'assistant',
@@ -17,12 +15,16 @@ const result = (toolCallId: string, toolName: string, value: unknown): MessageIn
   content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: value as never } }],
 });
 
+const partsOf = (message: Message): ContentPart[] => (Array.isArray(message.content) ? (message.content as ContentPart[]) : []);
+
 /** The tool calls in `messages` that no tool result answers: what a crash leaves behind. */
-export function orphanedToolCalls(messages: Message[]): ToolCall[] {
-  const parts = messages.flatMap((message) => (Array.isArray(message.content) ? (message.content as { type: string; toolCallId?: string }[]) : []));
-  const answered = new Set(parts.filter((part) => part.type === 'tool-result').map((part) => part.toolCallId));
-  return parts.filter((part): part is ToolCall => part.type === 'tool-call' && !answered.has(part.toolCallId));
+export function orphanedToolCalls(messages: Message[]): ToolCallPart[] {
+  const parts = messages.flatMap(partsOf);
+  const answered = new Set(parts.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])));
+  return parts.filter((part): part is ToolCallPart => part.type === 'tool-call' && !answered.has(part.toolCallId));
 }
+
+const callsTool = (message: Message, toolCallId: string) => partsOf(message).some((part) => part.type === 'tool-call' && part.toolCallId === toolCallId);
 
 /** The demo's agent works for one tenant, as a multi-tenant agent service would: through that tenant's stores. */
 export const DEMO_TENANT = 'demo';
@@ -97,13 +99,8 @@ export class ScriptedAgent {
       if (!orphan) return;
       const answer = result(orphan.toolCallId, orphan.toolName, { error: 'interrupted: the process stopped before the tool answered' });
       // The balanced projection: the history as it is, with the answer right after its call.
-      const balanced = history.flatMap(({ seq: _seq, ...message }) => (callsOf(message).includes(orphan.toolCallId) ? [message, answer] : [message]));
+      const balanced = history.flatMap(({ seq: _seq, ...message }) => (callsTool(message, orphan.toolCallId) ? [message, answer] : [message]));
       await this.stores.messages.appendRepair(threadId, answer, balanced, history.length);
     }
   }
-}
-
-function callsOf(message: Message): string[] {
-  if (!Array.isArray(message.content)) return [];
-  return (message.content as { type: string; toolCallId?: string }[]).filter((part) => part.type === 'tool-call').map((part) => part.toolCallId!);
 }

@@ -39,7 +39,7 @@ export class SessionsController {
   @ApiQueryOf(ListSessionsQuery)
   @ApiOkResponse({ type: SessionPageResponse, description: "The tenant's sessions, newest first." })
   list(@RequestTenant() tenant: string, @Query(validated(ListSessionsQuery)) query: Validated<ListSessionsQuery>): Promise<SessionPage> {
-    return this.tenants.forTenant(tenant).sessions.list(plain({ ...query }));
+    return this.tenants.forTenant(tenant).sessions.list(plain(query));
   }
 
   @Post('import')

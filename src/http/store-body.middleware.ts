@@ -31,9 +31,10 @@ export class StoreBodyMiddleware implements NestMiddleware<BodyRequest> {
   constructor(@Inject(STORE_HTTP_OPTIONS) private readonly http: ResolvedHttpOptions) {}
 
   async use(request: BodyRequest, response: ServerResponse, next: () => void): Promise<void> {
+    const kind = kindOf(request.headers['content-type']);
     if (!hasBody(request)) {
       // An empty import is JSONL all the same: the store says what it lacks, rather than a 415.
-      if (kindOf(request.headers['content-type']) === 'ndjson') request.body = '';
+      if (kind === 'ndjson') request.body = '';
       return next();
     }
     // Refused whoever reads the body: read here, gzip bytes would be taken for text.
@@ -41,7 +42,6 @@ export class StoreBodyMiddleware implements NestMiddleware<BodyRequest> {
       response.setHeader('Accept-Encoding', 'identity');
       throw new UnsupportedMediaTypeException('send the body uncompressed: the store takes no Content-Encoding other than "identity"');
     }
-    const kind = kindOf(request.headers['content-type']);
     if (!kind) {
       throw new UnsupportedMediaTypeException('send JSON as "Content-Type: application/json" (UTF-8), or a session to import as "application/x-ndjson"');
     }
