@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
-import { mariadbConnection } from '../src/data/open-database.js';
+import { mariadbConnection } from '../src/databases/mysql/index.js';
 import { startMariaDb, stopServer, type RunningServer } from '../test/support/global-setup.js';
 
 export type { RunningServer };

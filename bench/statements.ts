@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { mariadbConnection } from '../src/data/open-database.js';
+import { mariadbConnection } from '../src/databases/mysql/index.js';
 import type { Engine } from './targets/target.js';
 
 export interface StatementCounter {

@@ -2,8 +2,9 @@
 // DATABASE_URL. The module migrates only its embedded SQLite default at start-up;
 // a server database is migrated by this, once per deploy, before the app starts.
 import { Logger } from '@nestjs/common';
-import { adapterFactory, migrate } from '../src/data/open-database.js';
-import { redact, resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
+import { migrateUrl } from '../src/data/open-database.js';
+import { redact } from '../src/redact.js';
+import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
 
 const logger = new Logger('db:migrate');
 
@@ -14,9 +15,7 @@ async function main(): Promise<void> {
   const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
   const target = redact(url);
 
-  const report = await adapterFactory(options, logger)
-    .then((factory) => migrate(factory, options.provider))
-    .catch((error: Error) => Promise.reject(new Error(`${target}: ${error.message}`)));
+  const report = await migrateUrl(options, logger).catch((error: Error) => Promise.reject(new Error(`${target}: ${error.message}`)));
   logger.log(`${target}: ${report.applied.length > 0 ? `applied ${report.applied.join(', ')}` : 'no pending migrations'}`);
   if (report.unchanged.length > 0) logger.log(`already applied: ${report.unchanged.join(', ')}`);
   if (report.modified.length > 0) {

@@ -14,5 +14,5 @@ export * from './message.types.js';
 export * from './session.types.js';
 export * from './store.errors.js';
 export { FailedMigrationError } from './data/migrator.js';
-export { SerializedSqliteAdapterFactory, type SqliteOptions } from './data/sqlite-adapter.js';
+export { SerializedSqliteAdapterFactory, type SqliteOptions } from './databases/sqlite/sqlite-adapter.js';
 export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './validation.js';

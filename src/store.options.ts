@@ -1,6 +1,8 @@
 // The module's options, and their validation at start-up.
 import { StoreConfigurationError } from './store.errors.js';
-import type { Provider } from './data/dialect.js';
+import { KITS, kitOfUrl, type ProviderKit } from './databases/index.js';
+import type { UrlOptions } from './databases/provider-kit.js';
+import { redact } from './redact.js';
 
 export interface StoreModuleOptions {
   /**
@@ -29,14 +31,11 @@ export interface StoreModuleOptions {
 
 export const DEFAULT_URL = 'file:./data/agent-store.db';
 
-export type ResolvedStoreOptions =
-  | { source: 'url'; url: string; provider: Provider; migrate: boolean; pool: Required<NonNullable<StoreModuleOptions['pool']>>; sqliteBusyTimeoutMs: number }
-  | { source: 'client'; client: object; provider: Provider };
+export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit } & UrlOptions) | { source: 'client'; client: object; kit: ProviderKit };
 
 const KNOWN_OPTIONS = new Set(['url', 'prisma', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
 // The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.
 const STATIC_OPTIONS = new Set(['isGlobal', 'http']);
-const SCHEMES: Record<string, Provider> = { 'file:': 'sqlite', 'postgresql:': 'postgresql', 'postgres:': 'postgresql', 'mysql:': 'mysql', 'mariadb:': 'mysql' };
 
 export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreOptions {
   if (typeof options !== 'object' || options === null) throw new StoreConfigurationError('StoreModule options must be an object');
@@ -54,12 +53,12 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
   if (options.prisma !== undefined) return resolveClient(options);
 
   const url = options.url ?? DEFAULT_URL;
-  const provider = providerOf(url);
+  const kit = kitOf(url);
   assertKnownKeys(options.pool ?? {}, 'pool', ['max', 'connectionTimeoutMs']);
   return {
     source: 'url',
     url,
-    provider,
+    kit,
     migrate: options.migrate ?? options.url === undefined,
     pool: {
       max: positiveInteger(options.pool?.max ?? 10, 'pool.max'),
@@ -82,37 +81,23 @@ function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
       'StoreModule option "prisma" must be a PrismaClient whose schema includes the models of prisma/models.prisma (agentThread, agentMessage, …)',
     );
   }
-  const provider = ({ sqlite: 'sqlite', postgresql: 'postgresql', postgres: 'postgresql', mysql: 'mysql' } as const)[String(client._activeProvider) as 'sqlite'];
-  if (!provider) throw new StoreConfigurationError(`StoreModule supports SQLite, PostgreSQL and MySQL clients, not "${String(client._activeProvider)}"`);
-  return { source: 'client', client, provider };
+  const kit = Object.values(KITS).find((candidate) => candidate.provider === client._activeProvider);
+  if (!kit) throw new StoreConfigurationError(`StoreModule supports SQLite, PostgreSQL and MySQL clients, not "${String(client._activeProvider)}"`);
+  return { source: 'client', client, kit };
 }
 
-function providerOf(url: unknown): Provider {
+function kitOf(url: unknown): ProviderKit {
   if (typeof url !== 'string' || url.length === 0) {
     throw new StoreConfigurationError('StoreModule option "url" must be a connection string such as file:./data/agent-store.db or postgresql://user:pass@host:5432/db');
   }
-  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
-  const provider = scheme ? SCHEMES[scheme] : undefined;
-  if (!provider) {
+  const kit = kitOfUrl(url);
+  if (!kit) {
     throw new StoreConfigurationError(
       `StoreModule cannot open "${redact(url)}": the url must start with file: (SQLite), postgresql:// or mysql:// (MySQL/MariaDB)`,
     );
   }
-  if (provider === 'sqlite' && url.slice('file:'.length).trim() === '') {
-    throw new StoreConfigurationError('a SQLite url needs a path, e.g. file:./data/agent-store.db');
-  }
-  if (provider === 'sqlite' && url.slice('file:'.length).startsWith(':memory:')) {
-    throw new StoreConfigurationError('an in-memory SQLite database lives and dies with one connection, and the store opens several: use a file');
-  }
-  if (provider !== 'sqlite') {
-    try {
-      const parsed = new URL(url);
-      if (!parsed.hostname) throw new Error('no host');
-    } catch {
-      throw new StoreConfigurationError(`StoreModule cannot parse "${redact(url)}": expected ${scheme}//user:password@host:port/database`);
-    }
-  }
-  return provider;
+  kit.checkUrl(url);
+  return kit;
 }
 
 function assertKnownKeys(value: object, name: string, known: string[]): void {
@@ -128,6 +113,3 @@ function positiveInteger(value: unknown, name: string): number {
   }
   return value as number;
 }
-
-/** Connection strings carry passwords: never echo one back. */
-export const redact = (url: string) => url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');

@@ -190,14 +190,14 @@ interface Snapshot {
 
 async function snapshot(store: StoreApp): Promise<Snapshot> {
   return store.db.read(async (tx) => ({
-    threads: await tx.agentThread.findMany({ select: { id: true, lastSeq: true } }),
-    messages: await tx.agentMessage.findMany({ select: { threadId: true, seq: true, role: true, eventType: true, content: true } }),
-    boundaries: await tx.agentBoundary.findMany({
+    threads: await tx.prisma.agentThread.findMany({ select: { id: true, lastSeq: true } }),
+    messages: await tx.prisma.agentMessage.findMany({ select: { threadId: true, seq: true, role: true, eventType: true, content: true } }),
+    boundaries: await tx.prisma.agentBoundary.findMany({
       select: { threadId: true, seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true },
     }),
-    repairs: await tx.agentRepair.findMany({ select: { threadId: true, seq: true, message: true } }),
-    edges: await tx.agentSubsession.findMany({ select: { id: true, parentId: true, childId: true } }),
-    tombstones: await tx.agentTombstone.findMany({ select: { id: true } }),
+    repairs: await tx.prisma.agentRepair.findMany({ select: { threadId: true, seq: true, message: true } }),
+    edges: await tx.prisma.agentSubsession.findMany({ select: { id: true, parentId: true, childId: true } }),
+    tombstones: await tx.prisma.agentTombstone.findMany({ select: { id: true } }),
   }));
 }
 

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { MODELS_PATH, schemaPath } from '../scripts/prisma-layout.js';
 import { sqlFromDatabase, withSchemaEngine } from '../scripts/schema-engine.js';
 import { shippedMigrations } from '../src/data/migration-files.js';
-import { adapterFactory, migrate } from '../src/data/open-database.js';
+import { migrateUrl as migrateOptions } from '../src/data/open-database.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
 import { mysqlCatalog, postgresCatalog } from './support/catalog.js';
 import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl } from './support/databases.js';
@@ -15,7 +15,7 @@ import { runFixture } from './support/processes.js';
 
 const migrateUrl = async (url: string) => {
   const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
-  return migrate(await adapterFactory(options, new Logger('test')), options.provider);
+  return migrateOptions(options, new Logger('test'));
 };
 const INIT = shippedMigrations('sqlite').map((m) => m.name);
 

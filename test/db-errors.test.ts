@@ -6,10 +6,11 @@ import Database from 'better-sqlite3';
 import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import { SqlError } from 'mariadb';
 import { Prisma, PrismaClient } from '../src/generated/sqlite/client.js';
-import { adapterFailureOf, isTransient, toStoreError } from '../src/data/db-errors.js';
+import { adapterFailureOf, isTransient as isTransientOn, toStoreError as toStoreErrorOn } from '../src/data/db-errors.js';
+import { KITS, type ProviderKit } from '../src/databases/index.js';
 import { migrate } from '../src/data/open-database.js';
-import { DEFAULT_RETRY, withRetries, type RetryPolicy } from '../src/data/retry.js';
-import { SerializedSqliteAdapterFactory } from '../src/data/sqlite-adapter.js';
+import { DEFAULT_RETRY, withRetries as withRetriesOn, type RetryPolicy } from '../src/data/retry.js';
+import { SerializedSqliteAdapterFactory } from '../src/databases/sqlite/sqlite-adapter.js';
 import {
   StoreBusyError,
   StoreConflictError,
@@ -21,6 +22,30 @@ import {
 } from '../src/store.errors.js';
 
 const CLIENT_VERSION = '7.10.0';
+
+/**
+ * The kits that read `error`: its own database's, by the failure it carries, or
+ * all three for what every database shares. Each must read it alike.
+ */
+function kitsOf(error: unknown): ProviderKit[] {
+  const failure = adapterFailureOf(error);
+  // node-postgres says in words that a connection went away or never came.
+  if (failure?.kind === 'postgres' || /trying to connect|not currently accepting connections/.test(String((error as Error)?.message))) return [KITS.postgresql];
+  if (failure?.kind === 'mysql' || (error as { name?: unknown })?.name === 'SqlError') return [KITS.mysql];
+  if (failure?.kind === 'sqlite' || failure?.originalCode?.startsWith('SQLITE') || String((error as { code?: unknown })?.code).startsWith('SQLITE')) return [KITS.sqlite];
+  return Object.values(KITS);
+}
+
+function agreed<T>(error: unknown, read: (kit: ProviderKit) => T, same: (a: T, b: T) => boolean = Object.is): T {
+  const [first, ...rest] = kitsOf(error).map(read);
+  for (const other of rest) if (!same(first, other)) throw new Error('the kits read this error differently');
+  return first;
+}
+
+const isTransient = (error: unknown) => agreed(error, (kit) => isTransientOn(error, kit));
+const toStoreError = (error: unknown, retriesExhausted = false) =>
+  agreed(error, (kit) => toStoreErrorOn(error, kit, retriesExhausted), (a, b) => a.constructor === b.constructor && a.message === b.message);
+const withRetries = <T>(work: () => Promise<T>, policy?: RetryPolicy) => withRetriesOn(work, KITS.sqlite, policy);
 
 /** A Prisma client error, as the client throws it. */
 const prismaError = (code: string, meta?: Record<string, unknown>, message = `prisma ${code}`) =>
@@ -264,8 +289,8 @@ describe("the MariaDB connector's own errors", () => {
   });
 
   it('an error without an error number is not read as one of the server', () => {
-    expect(adapterFailureOf(Object.assign(new Error('x'), { name: 'SqlError' }))).toBeUndefined();
-    expect(adapterFailureOf(Object.assign(new Error('x'), { errno: 1213 }))).toBeUndefined();
+    expect(KITS.mysql.classify(Object.assign(new Error('x'), { name: 'SqlError' }))).toBeUndefined();
+    expect(KITS.mysql.classify(Object.assign(new Error('x'), { errno: 1213 }))).toBeUndefined();
   });
 });
 
@@ -289,12 +314,13 @@ describe('withRetries', () => {
     expect(calls.count).toBe(1);
   });
 
-  it('retries transient failures until the work succeeds', async () => {
-    const { work, calls } = flaky(
-      [prismaError('P2034'), viaPrisma({ kind: 'postgres', code: '40001' }), rawAdapterError({ kind: 'mysql', code: 1213 })],
-      'ok',
-    );
-    await expect(withRetries(work, FAST)).resolves.toBe('ok');
+  it.each([
+    ['SQLite', KITS.sqlite, rawAdapterError({ kind: 'sqlite', extendedCode: 5 })],
+    ['PostgreSQL', KITS.postgresql, viaPrisma({ kind: 'postgres', code: '40001' })],
+    ['MariaDB', KITS.mysql, rawAdapterError({ kind: 'mysql', code: 1213 })],
+  ])('retries transient failures until the work succeeds (%s)', async (_name, kit, own) => {
+    const { work, calls } = flaky([prismaError('P2034'), rawAdapterError({ kind: 'TransactionWriteConflict' }), own], 'ok');
+    await expect(withRetriesOn(work, kit, FAST)).resolves.toBe('ok');
     expect(calls.count).toBe(4);
   });
 
@@ -354,7 +380,7 @@ describe('errors the Prisma client really throws on SQLite', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-store-errors-'));
     path = join(dir, 'store.db');
-    await migrate(new SerializedSqliteAdapterFactory(`file:${path}`), 'sqlite');
+    await migrate(new SerializedSqliteAdapterFactory(`file:${path}`), KITS.sqlite);
     client = new PrismaClient({ adapter: new SerializedSqliteAdapterFactory(`file:${path}`, { busyTimeoutMs: 0 }) });
   });
   afterAll(async () => {

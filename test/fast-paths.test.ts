@@ -1,21 +1,44 @@
-// The append and read paths on SQLite, PostgreSQL and MariaDB: appends to existing
-// threads and history reads skip Prisma's transactions, and agree with the full path.
+// The fast paths of each database kit: appends, history reads, counts and
+// session lists skip Prisma's transactions, and agree with the full path.
 import { jest } from '@jest/globals';
-import { StoreValidationError, type Message, type MessageInput } from '../src/index.js';
+import { StoreDatabase } from '../src/data/database.js';
+import { StoreNotFoundError, StoreValidationError, type Message, type MessageInput } from '../src/index.js';
+import { PrismaMessageStore } from '../src/message-store.service.js';
+import { PrismaSessionStore } from '../src/session-store.service.js';
 import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);
+  /** Whether the kit's append creates a missing thread itself (PostgreSQL's one statement cannot check a tombstone after its lock). */
+  const createsThreads = database.provider !== 'postgresql';
+  const fast = () => store.db.fast!;
+  /** The same database through the full path only, as a store on a caller's own client runs. */
+  const fullPath = () => new StoreDatabase(store.db.client, store.db.kit, { ownsClient: false });
 
   let n = 0;
   const unique = (name = 't') => `${name}-${++n}`;
   const message = (text: string, extra: Partial<Message> = {}): Message => ({ role: 'user', content: text, createdAt: new Date('2026-11-29T10:00:00.123Z'), ...extra });
   const lastSeqOf = async (id: string) => (await store.db.client.agentThread.findUnique({ where: { id }, select: { lastSeq: true } }))?.lastSeq;
 
-  test('a thread that does not exist gets nothing written, and no row', async () => {
+  test('scoped, a thread that does not exist gets nothing written, and no row', async () => {
     const id = unique();
-    expect(await store.db.appendToExisting(id, [message('a')])).toBeNull();
+    expect(await fast().append(id, [message('a')], new Date(), 'acme')).toBeNull();
     expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
+  });
+
+  test(`unscoped, a thread that does not exist is ${createsThreads ? 'created with the messages' : 'left to the full path: nothing written, no row'}`, async () => {
+    const id = unique();
+    expect(await fast().append(id, [message('a'), message('b')], new Date(), undefined)).toBe(createsThreads ? 2 : null);
+    if (!createsThreads) {
+      expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
+      return;
+    }
+    expect(await lastSeqOf(id)).toBe(2);
+    expect((await store.messages.getTranscript(id)).map((m) => [m.seq, m.content])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    expect(await store.sessions.get(id)).toMatchObject({ id, tenantId: null, title: null, parentId: null });
   });
 
   test('an existing thread gets the next sequence numbers, and rows equal to what the full path writes', async () => {
@@ -29,7 +52,7 @@ eachDatabase((database) => {
     };
     const [viaFullPath] = await store.messages.appendMany(unique('full'), [rich]);
     await store.messages.append(id, { role: 'user', content: 'first' });
-    const last = await store.db.appendToExisting(id, [message('plain'), { ...viaFullPath, seq: undefined } as unknown as Message]);
+    const last = await fast().append(id, [message('plain'), { ...viaFullPath, seq: undefined } as unknown as Message], new Date(), undefined);
     expect(last).toBe(3);
     const transcript = await store.messages.getTranscript(id);
     expect(transcript.map((m) => m.seq)).toEqual([1, 2, 3]);
@@ -43,26 +66,29 @@ eachDatabase((database) => {
   test("another tenant's thread, or a deleted one, gets nothing written", async () => {
     const id = await store.sessions.create({ id: unique(), tenantId: 'acme' });
     await store.messages.append(id, { role: 'user', content: 'a' });
-    expect(await store.db.appendToExisting(id, [message('b')], 'globex')).toBeNull();
-    expect(await store.db.appendToExisting(id, [message('b')], 'acme')).toBe(2);
+    expect(await fast().append(id, [message('b')], new Date(), 'globex')).toBeNull();
+    expect(await fast().append(id, [message('b')], new Date(), 'acme')).toBe(2);
     expect(await lastSeqOf(id)).toBe(2);
     await store.transcripts.deleteTranscript(id);
-    expect(await store.db.appendToExisting(id, [message('c')])).toBeNull();
+    expect(await fast().append(id, [message('c')], new Date(), 'acme')).toBeNull();
+    const unscoped = fast().append(id, [message('c')], new Date(), undefined);
+    if (createsThreads) await expect(unscoped).rejects.toThrow(StoreNotFoundError);
+    else expect(await unscoped).toBeNull();
     expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
   });
 
   test('concurrent appends to one thread get unique, gapless sequence numbers', async () => {
     const id = unique();
     await store.messages.append(id, { role: 'user', content: 'first' });
-    const lasts = await Promise.all(Array.from({ length: 30 }, (_, i) => store.db.appendToExisting(id, [message(`a${i}`), message(`b${i}`)])));
+    const lasts = await Promise.all(Array.from({ length: 30 }, (_, i) => fast().append(id, [message(`a${i}`), message(`b${i}`)], new Date(), undefined)));
     expect(new Set(lasts).size).toBe(30);
     const seqs = (await store.messages.getTranscript(id)).map((m) => m.seq);
     expect(seqs).toEqual(Array.from({ length: 61 }, (_, i) => i + 1));
   });
 
-  test('MessageStore takes the append path for every append after the first', async () => {
+  test(`MessageStore takes the append path for every append${createsThreads ? ', the first included' : ' after the first'}`, async () => {
     const id = unique();
-    const spy = jest.spyOn(store.db, 'appendToExisting');
+    const spy = jest.spyOn(fast(), 'append');
     try {
       await store.messages.append(id, { role: 'user', content: 'creates the thread' });
       await store.messages.appendMany(id, [
@@ -70,18 +96,23 @@ eachDatabase((database) => {
         { role: 'user', content: 'c' },
       ]);
       const results = await Promise.all(spy.mock.results.map((result) => result.value));
-      expect(results).toEqual([null, 3]);
+      expect(results).toEqual([createsThreads ? 1 : null, 3]);
     } finally {
       spy.mockRestore();
     }
   });
 
-  test("getHistory and count on the read path equal the full path's, across compactions, repairs and events", async () => {
+  test("getHistory and count on the read path, scoped or not, equal the full path's, across compactions, repairs and events", async () => {
     const id = await store.sessions.create({ id: unique(), tenantId: 'acme' });
-    const full = store.tenants.forTenant('acme').messages; // scoped views read through Prisma's read transaction
+    const full = new PrismaMessageStore(fullPath());
+    const scoped = store.tenants.forTenant('acme').messages;
     const agree = async () => {
-      expect(await store.messages.getHistory(id)).toEqual(await full.getHistory(id));
-      expect(await store.messages.count(id)).toBe(await full.count(id));
+      const history = await full.getHistory(id);
+      expect(await store.messages.getHistory(id)).toEqual(history);
+      expect(await scoped.getHistory(id)).toEqual(history);
+      const count = await full.count(id);
+      expect(await store.messages.count(id)).toBe(count);
+      expect(await scoped.count(id)).toBe(count);
     };
     await agree();
     await store.messages.appendMany(id, [
@@ -101,6 +132,32 @@ eachDatabase((database) => {
     ]);
     expect(await store.messages.getHistory(unique('missing'))).toEqual([]);
     expect(await store.messages.count(unique('missing'))).toBe(0);
+    for (const read of [() => scoped.getHistory(unique('missing')), () => scoped.count(unique('missing')), () => store.tenants.forTenant('globex').messages.getHistory(id), () => store.tenants.forTenant('globex').messages.count(id)]) {
+      await expect(read()).rejects.toThrow(StoreNotFoundError);
+    }
+  });
+
+  test("SessionStore.list on the fast path equals the full path's, filters and cursors included", async () => {
+    const parent = await store.sessions.create({ id: unique('list-parent'), tenantId: 'lister', title: 'p', metadata: { a: [1, 'x'] } });
+    for (let i = 0; i < 5; i++) await store.sessions.create({ id: unique('list-child'), tenantId: 'lister', parentId: parent, title: `c${i}` });
+    await store.sessions.create({ id: unique('list-other'), tenantId: 'other-lister' });
+    const full = new PrismaSessionStore(fullPath());
+    const queries = [{ tenantId: 'lister', limit: 2 }, { parentId: parent, limit: 3 }, { tenantId: 'lister', createdAfter: new Date(0), createdBefore: new Date('9999-01-01') }, { limit: 500 }];
+    for (const query of queries) {
+      let [viaFast, viaFull] = [await store.sessions.list(query), await full.list(query)];
+      expect(viaFast).toEqual(viaFull);
+      while (viaFast.nextCursor) {
+        [viaFast, viaFull] = [await store.sessions.list({ ...query, cursor: viaFast.nextCursor }), await full.list({ ...query, cursor: viaFull.nextCursor! })];
+        expect(viaFast).toEqual(viaFull);
+      }
+    }
+    const spy = jest.spyOn(fast(), 'listSessions');
+    try {
+      await store.tenants.forTenant('lister').sessions.list();
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   test('dates read back to the millisecond across the whole range the store takes, before 1970 included', async () => {
@@ -128,15 +185,26 @@ eachDatabase((database) => {
     });
   }
 
-  test('getHistory and count of an unscoped store take the read path', async () => {
-    const id = unique();
+  test('getHistory and count of unscoped and scoped stores take the read path', async () => {
+    const id = await store.sessions.create({ id: unique(), tenantId: 'acme' });
     await store.messages.append(id, { role: 'user', content: 'a' });
-    const history = jest.spyOn(store.db.reads!, 'history');
-    const count = jest.spyOn(store.db.reads!, 'count');
+    const history = jest.spyOn(fast(), 'history');
+    const count = jest.spyOn(fast(), 'count');
     try {
-      await store.messages.getHistory(id);
-      await store.messages.count(id);
-      expect([history.mock.calls, count.mock.calls]).toEqual([[[id]], [[id]]]);
+      for (const messages of [store.messages, store.tenants.forTenant('acme').messages]) {
+        await messages.getHistory(id);
+        await messages.count(id);
+      }
+      expect([history.mock.calls, count.mock.calls]).toEqual([
+        [
+          [id, undefined],
+          [id, 'acme'],
+        ],
+        [
+          [id, undefined],
+          [id, 'acme'],
+        ],
+      ]);
     } finally {
       history.mockRestore();
       count.mockRestore();

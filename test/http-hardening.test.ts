@@ -7,6 +7,7 @@ import { Logger, ValidationPipe, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { toStoreError } from '../src/data/db-errors.js';
+import { KITS } from '../src/databases/index.js';
 import { MAX_ARRAY_ITEMS } from '../src/http/dto/message.dto.js';
 import { setupStoreDocs, StoreModule, TenantStores, type ScopedStores } from '../src/index.js';
 import { tempSqliteUrl } from './support/store-app.js';
@@ -51,7 +52,7 @@ describe('errors converted from database errors', () => {
     const forTenant = tenants.forTenant.bind(tenants);
     return jest.spyOn(tenants, 'forTenant').mockImplementation((tenant) => {
       const stores = forTenant(tenant);
-      const sessions = Object.assign(Object.create(stores.sessions), { create: () => Promise.reject(toStoreError(error)) });
+      const sessions = Object.assign(Object.create(stores.sessions), { create: () => Promise.reject(toStoreError(error, KITS.postgresql)) });
       return { ...stores, sessions } as ScopedStores;
     });
   }

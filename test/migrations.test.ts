@@ -10,7 +10,8 @@ import { deployWithPrisma, withSchemaEngine } from '../scripts/schema-engine.js'
 import { checksumOf, shippedMigrations, splitStatements, type MigrationFile } from '../src/data/migration-files.js';
 import { applyMigrations, FailedMigrationError } from '../src/data/migrator.js';
 import { migrate } from '../src/data/open-database.js';
-import { SerializedSqliteAdapterFactory } from '../src/data/sqlite-adapter.js';
+import { KITS } from '../src/databases/index.js';
+import { SerializedSqliteAdapterFactory } from '../src/databases/sqlite/sqlite-adapter.js';
 
 const AGENT_TABLES = ['agent_boundary', 'agent_message', 'agent_repair', 'agent_subsession', 'agent_thread', 'agent_tombstone'];
 const SQLITE_DIR = migrationsDir('sqlite');
@@ -71,7 +72,7 @@ async function withAdapter<T>(path: string, work: (adapter: Awaited<ReturnType<S
 
 async function migratedFile(): Promise<string> {
   const path = freshFile();
-  await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), 'sqlite');
+  await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite);
   return path;
 }
 
@@ -87,7 +88,7 @@ describe('shippedMigrations', () => {
 describe('migrate on SQLite', () => {
   it('applies the init migration to a fresh file and records it as Prisma does', async () => {
     const path = freshFile();
-    const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), 'sqlite');
+    const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite);
 
     expect(report).toEqual({ applied: [INIT], unchanged: [], modified: [] });
     expect(tables(path)).toEqual(expect.arrayContaining([...AGENT_TABLES, '_prisma_migrations']));
@@ -121,7 +122,7 @@ describe('migrate on SQLite', () => {
   it('applying again is a no-op', async () => {
     const path = await migratedFile();
     const before = migrationRows(path);
-    const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), 'sqlite');
+    const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite);
 
     expect(report).toEqual({ applied: [], unchanged: [INIT], modified: [] });
     expect(migrationRows(path)).toEqual(before);
@@ -134,8 +135,8 @@ describe('migrate on SQLite', () => {
     const path = freshFile();
     const started = Date.now();
     const reports = await Promise.all([
-      migrate(new SerializedSqliteAdapterFactory(urlOf(path), BUSY), 'sqlite'),
-      migrate(new SerializedSqliteAdapterFactory(urlOf(path), BUSY), 'sqlite'),
+      migrate(new SerializedSqliteAdapterFactory(urlOf(path), BUSY), KITS.sqlite),
+      migrate(new SerializedSqliteAdapterFactory(urlOf(path), BUSY), KITS.sqlite),
     ]);
 
     expect(reports.map((report) => report.applied).flat()).toEqual([INIT]);
@@ -149,7 +150,7 @@ describe('migrate on SQLite', () => {
   it('two migrate() calls at once through one factory both succeed', async () => {
     const path = freshFile();
     const factory = new SerializedSqliteAdapterFactory(urlOf(path), BUSY);
-    const reports = await Promise.all([migrate(factory, 'sqlite'), migrate(factory, 'sqlite')]);
+    const reports = await Promise.all([migrate(factory, KITS.sqlite), migrate(factory, KITS.sqlite)]);
 
     expect(reports.map((report) => report.applied).flat()).toEqual([INIT]);
     expect(migrationRows(path)).toHaveLength(1);
@@ -163,7 +164,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = `${INIT_SQL}\nCREATE TABLE "agent_extra" ("id" TEXT NOT NULL PRIMARY KEY);\n`;
     const changed: MigrationFile[] = [{ name: INIT, sql, checksum: checksumOf(sql) }];
 
-    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, 'sqlite', changed));
+    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, changed));
 
     expect(report).toEqual({ applied: [], unchanged: [], modified: [INIT] });
     expect(migrationRows(path)).toEqual(before);
@@ -175,7 +176,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_extra" ("id" TEXT NOT NULL PRIMARY KEY);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_extra', sql, checksum: checksumOf(sql) }];
 
-    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, 'sqlite', files));
+    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
 
     expect(report).toEqual({ applied: ['20991231000000_extra'], unchanged: [INIT], modified: [] });
     expect(tables(path)).toContain('agent_extra');
@@ -193,7 +194,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_half" ("id" TEXT NOT NULL PRIMARY KEY);\nINSERT INTO "no_such_table" VALUES (1);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_half', sql, checksum: checksumOf(sql) }];
 
-    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, 'sqlite', files))).rejects.toMatchObject({
+    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files))).rejects.toMatchObject({
       name: 'DriverAdapterError',
       cause: { kind: 'TableDoesNotExist', table: 'no_such_table' },
     });
@@ -201,7 +202,7 @@ describe('applyMigrations on SQLite', () => {
     expect(tables(path)).not.toContain('agent_half');
     expect(migrationRows(path)).toEqual(before);
     // Nothing is left locked either: the shipped migrations still run cleanly afterwards.
-    const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), 'sqlite');
+    const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite);
     expect(report).toEqual({ applied: [], unchanged: [INIT], modified: [] });
   });
 
@@ -210,7 +211,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_half" ("id" TEXT);\nTHIS IS NOT SQL;\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_half', sql, checksum: checksumOf(sql) }];
 
-    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, 'sqlite', files))).rejects.toThrow();
+    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files))).rejects.toThrow();
 
     const left = tables(path);
     expect(left).not.toContain('agent_half');
@@ -231,14 +232,14 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_after" ("id" TEXT);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000001_after', sql, checksum: checksumOf(sql) }];
 
-    const attempt = withAdapter(path, (adapter) => applyMigrations(adapter, 'sqlite', files));
+    const attempt = withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
     await expect(attempt).rejects.toBeInstanceOf(FailedMigrationError);
     await expect(attempt).rejects.toThrow(/20991231000000_stuck/);
     expect(tables(path)).not.toContain('agent_after');
     expect(migrationRows(path)).toHaveLength(2);
 
     // migrate() passes it through unchanged.
-    await expect(migrate(new SerializedSqliteAdapterFactory(urlOf(path)), 'sqlite')).rejects.toBeInstanceOf(FailedMigrationError);
+    await expect(migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite)).rejects.toBeInstanceOf(FailedMigrationError);
   });
 
   it('a migration marked rolled back (prisma migrate resolve --rolled-back) no longer blocks and is applied again', async () => {
@@ -253,7 +254,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_retry" ("id" TEXT);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_retry', sql, checksum: checksumOf(sql) }];
 
-    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, 'sqlite', files));
+    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
 
     expect(report).toEqual({ applied: ['20991231000000_retry'], unchanged: [INIT], modified: [] });
     expect(tables(path)).toContain('agent_retry');

@@ -4,6 +4,7 @@
 import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import mariadb from 'mariadb';
 import pg from 'pg';
+import { KITS } from '../src/databases/index.js';
 import { toStoreError } from '../src/data/db-errors.js';
 import { Prisma } from '../src/generated/mysql/client.js';
 import { StoreDatabaseError, StoreError, StoreUnavailableError } from '../src/store.errors.js';
@@ -249,7 +250,7 @@ for (const engine of ENGINES) {
 // as the adapters report them: the reproduction of the classification, without a server.
 describe('toStoreError of a pool timeout', () => {
   test('PostgreSQL: pg-pool\'s connectionTimeoutMillis error (a plain Error, PrismaPg passes it through) is StoreUnavailableError', () => {
-    const error = toStoreError(new Error('timeout exceeded when trying to connect'));
+    const error = toStoreError(new Error('timeout exceeded when trying to connect'), KITS.postgresql);
     expect(error).toBeInstanceOf(StoreUnavailableError);
   });
 
@@ -261,6 +262,6 @@ describe('toStoreError of a pool timeout', () => {
       clientVersion: '7.10.1',
       meta: { driverAdapterError: new DriverAdapterError(cause as never) },
     });
-    expect(toStoreError(prismaError)).toBeInstanceOf(StoreUnavailableError);
+    expect(toStoreError(prismaError, KITS.mysql)).toBeInstanceOf(StoreUnavailableError);
   });
 });

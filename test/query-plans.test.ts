@@ -2,8 +2,8 @@
 // and getHistory of a compacted thread reads only the boundary and what follows it.
 import { PrismaClient } from '../src/generated/sqlite/client.js';
 import { StoreDatabase } from '../src/data/database.js';
-import { DIALECTS } from '../src/data/dialect.js';
 import { migrate } from '../src/data/open-database.js';
+import { KITS } from '../src/databases/index.js';
 import type { StoreClient } from '../src/data/store-client.js';
 import { PrismaMessageStore } from '../src/message-store.service.js';
 import { SerializedSqliteAdapterFactory } from '../src/index.js';
@@ -22,10 +22,10 @@ let captured: Captured[] = [];
 
 beforeAll(async () => {
   const factory = new SerializedSqliteAdapterFactory(tempSqliteUrl());
-  await migrate(factory, 'sqlite');
+  await migrate(factory, KITS.sqlite);
   client = clientWithQueryEvents(factory);
   client.$on('query', (event) => captured.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
-  store = new PrismaMessageStore(new StoreDatabase(client as unknown as StoreClient, DIALECTS.sqlite, true));
+  store = new PrismaMessageStore(new StoreDatabase(client as unknown as StoreClient, KITS.sqlite, { ownsClient: true }));
 });
 afterAll(() => client.$disconnect());
 

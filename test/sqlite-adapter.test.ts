@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaClient } from '../src/generated/sqlite/client.js';
 import { migrate } from '../src/data/open-database.js';
-import { SerializedSqliteAdapterFactory } from '../src/data/sqlite-adapter.js';
+import { KITS } from '../src/databases/index.js';
+import { SerializedSqliteAdapterFactory } from '../src/databases/sqlite/sqlite-adapter.js';
 
 let dir: string;
 beforeAll(() => {
@@ -19,7 +20,7 @@ afterAll(() => {
 let counter = 0;
 async function migratedFile(): Promise<string> {
   const path = join(dir, `db-${++counter}.sqlite`);
-  await migrate(new SerializedSqliteAdapterFactory(`file:${path}`), 'sqlite');
+  await migrate(new SerializedSqliteAdapterFactory(`file:${path}`), KITS.sqlite);
   return path;
 }
 

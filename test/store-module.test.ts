@@ -8,6 +8,7 @@ import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { PrismaClient } from '../src/generated/sqlite/client.js';
 import { migrate } from '../src/data/open-database.js';
+import { KITS } from '../src/databases/index.js';
 import { resolveOptions } from '../src/store.options.js';
 import {
   MessageStore,
@@ -35,10 +36,10 @@ test('forRoot() with no options opens ./data/agent-store.db and migrates it at b
 });
 
 test('the embedded default migrates without being asked; an explicit url only when migrate is true', () => {
-  expect(resolveOptions({})).toMatchObject({ url: 'file:./data/agent-store.db', provider: 'sqlite', migrate: true });
+  expect(resolveOptions({})).toMatchObject({ url: 'file:./data/agent-store.db', kit: KITS.sqlite, migrate: true });
   expect(resolveOptions({ url: 'file:x.db' })).toMatchObject({ migrate: false });
-  expect(resolveOptions({ url: 'postgresql://u:p@h:5432/d' })).toMatchObject({ provider: 'postgresql', migrate: false });
-  expect(resolveOptions({ url: 'mysql://u:p@h:3306/d', migrate: true })).toMatchObject({ provider: 'mysql', migrate: true });
+  expect(resolveOptions({ url: 'postgresql://u:p@h:5432/d' })).toMatchObject({ kit: KITS.postgresql, migrate: false });
+  expect(resolveOptions({ url: 'mysql://u:p@h:3306/d', migrate: true })).toMatchObject({ kit: KITS.mysql, migrate: true });
 });
 
 test('an explicit url without migrate leaves the schema alone, and the store says so with a typed error', async () => {
@@ -114,7 +115,7 @@ describe('the client', () => {
   test("a caller's own client is used, never migrated by the module, and left connected", async () => {
     const url = tempSqliteUrl();
     const factory = new SerializedSqliteAdapterFactory(url);
-    await migrate(factory, 'sqlite');
+    await migrate(factory, KITS.sqlite);
     const prisma = new PrismaClient({ adapter: factory });
     const disconnect = jest.spyOn(prisma, '$disconnect');
 

@@ -6,7 +6,7 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { mariadbConnection } from '../../src/data/open-database.js';
+import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import type { PrismaClient } from '../../src/generated/sqlite/client.js';
 import type { BenchMessage, Engine, Target } from './target.js';
 

@@ -4,7 +4,7 @@
 // the new counter back with the UPDATE, so no SELECT is needed); "plain" is the
 // floor: a bare INSERT with a sequence counted in memory.
 import mariadb, { type Pool, type PoolConnection } from 'mariadb';
-import { mariadbConnection } from '../../src/data/open-database.js';
+import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import { boundaryMessages, contentJson, parsedJson, SESSION_SELECT, subtree, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 

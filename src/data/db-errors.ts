@@ -1,5 +1,8 @@
-// Database failures are understood here, once: which are worth a retry, and
-// which StoreError each becomes. Unknown errors keep their cause.
+// Database failures become StoreErrors here, once. What a driver's own codes
+// mean is its kit's to say (ProviderKit.classify); this file knows what every
+// database shares: Prisma's error codes and the adapters' failure kinds.
+// Unknown errors become StoreDatabaseError, keeping their cause.
+import type { FailureKind, ProviderKit } from '../databases/provider-kit.js';
 import {
   StoreBusyError,
   StoreConflictError,
@@ -12,43 +15,18 @@ import {
 import { MAX_INTEGER } from '../validation.js';
 
 /** What a driver adapter reports about a failure (`DriverAdapterError.cause`). */
-interface AdapterFailure {
+export interface AdapterFailure {
   kind: string;
   code?: string | number;
   originalCode?: string;
   extendedCode?: number;
 }
 
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-const PG_TRANSIENT = new Set(['40001', '40P01', '55P03']);
-const MYSQL_TRANSIENT = new Set([1205, 1213]);
-
+/** The adapter's failure inside a Prisma error or a DriverAdapterError, if the error carries one. */
 export function adapterFailureOf(error: unknown): AdapterFailure | undefined {
   const candidate = error as { name?: string; cause?: unknown; meta?: { driverAdapterError?: { cause?: unknown } } };
   const cause = candidate?.meta?.driverAdapterError?.cause ?? (candidate?.name === 'DriverAdapterError' ? candidate.cause : undefined);
-  if (typeof (cause as AdapterFailure | undefined)?.kind === 'string') return cause as AdapterFailure;
-  return mariadbFailureOf(error);
-}
-
-// The kinds the store tells apart, given as @prisma/adapter-mariadb's
-// mapDriverError gives them; any other error number is kind "mysql" here.
-const MYSQL_KINDS: Record<number, string> = {
-  1040: 'TooManyConnections',
-  1044: 'DatabaseAccessDenied',
-  1045: 'AuthenticationFailed',
-  1049: 'DatabaseDoesNotExist',
-  1062: 'UniqueConstraintViolation',
-  1203: 'TooManyConnections',
-  1213: 'TransactionWriteConflict',
-  1264: 'ValueOutOfRange',
-};
-
-/** A connector error from the MariaDB paths that bypass the adapter, read as the adapter would report it. */
-function mariadbFailureOf(error: unknown): AdapterFailure | undefined {
-  const { name, errno } = (error ?? {}) as { name?: unknown; errno?: unknown };
-  if (name !== 'SqlError' || typeof errno !== 'number') return undefined;
-  return { kind: MYSQL_KINDS[errno] ?? 'mysql', code: errno, originalCode: String(errno) };
+  return typeof (cause as AdapterFailure | undefined)?.kind === 'string' ? (cause as AdapterFailure) : undefined;
 }
 
 const prismaCodeOf = (error: unknown): string | undefined => {
@@ -56,77 +34,67 @@ const prismaCodeOf = (error: unknown): string | undefined => {
   return typeof code === 'string' && /^P\d{4}$/.test(code) ? code : undefined;
 };
 
-/** A conflict that the same transaction, run again, may not meet: serialization failures, deadlocks, lock timeouts, SQLite busy. */
-export function isTransient(error: unknown): boolean {
-  if (error instanceof StoreError) return false;
-  if (prismaCodeOf(error) === 'P2034') return true;
-  const failure = adapterFailureOf(error);
-  if (!failure) return false;
-  if (failure.kind === 'TransactionWriteConflict') return true;
-  if (failure.originalCode?.startsWith('SQLITE_BUSY') || failure.originalCode?.startsWith('SQLITE_LOCKED')) return true;
-  if (failure.kind === 'sqlite') return [SQLITE_BUSY, SQLITE_LOCKED].includes((failure.extendedCode ?? 0) & 0xff);
-  if (failure.kind === 'postgres') return PG_TRANSIENT.has(String(failure.code));
-  if (failure.kind === 'mysql') return MYSQL_TRANSIENT.has(Number(failure.code));
-  return false;
-}
-
-// Including a database that was dropped, or whose credentials stopped working: the store cannot reach its data.
-const UNAVAILABLE_KINDS = new Set([
-  'DatabaseNotReachable',
-  'DatabaseDoesNotExist',
-  'DatabaseAccessDenied',
-  'AuthenticationFailed',
-  'ConnectionClosed',
-  'SocketTimeout',
-  'TooManyConnections',
-  'TlsConnectionError',
-]);
+// The adapters' own kinds, the same on every database.
+const KINDS: Record<string, FailureKind> = {
+  TransactionWriteConflict: 'transient',
+  UniqueConstraintViolation: 'conflict',
+  ValueOutOfRange: 'validation',
+  // Including a database that was dropped, or whose credentials stopped working: the store cannot reach its data.
+  DatabaseNotReachable: 'unavailable',
+  DatabaseDoesNotExist: 'unavailable',
+  DatabaseAccessDenied: 'unavailable',
+  AuthenticationFailed: 'unavailable',
+  ConnectionClosed: 'unavailable',
+  SocketTimeout: 'unavailable',
+  TooManyConnections: 'unavailable',
+  TlsConnectionError: 'unavailable',
+};
 // P1000 authentication failed, P1001 unreachable, P1002 timed out, P1003 no such database, P1008 operation timed out,
-// P1010 access denied, P1017 connection closed, P2024 pool timeout.
-const UNAVAILABLE_CODES = new Set(['P1000', 'P1001', 'P1002', 'P1003', 'P1008', 'P1010', 'P1017', 'P2024']);
+// P1010 access denied, P1017 connection closed, P2024 pool timeout; P2034 write conflict or deadlock; P2002 unique key.
+const PRISMA_CODES: Record<string, FailureKind> = {
+  P1000: 'unavailable',
+  P1001: 'unavailable',
+  P1002: 'unavailable',
+  P1003: 'unavailable',
+  P1008: 'unavailable',
+  P1010: 'unavailable',
+  P1017: 'unavailable',
+  P2024: 'unavailable',
+  P2034: 'transient',
+  P2002: 'conflict',
+};
 // P2028 is any transaction API error; only this one means no connection or lock came free in time.
 const NO_TRANSACTION_IN_TIME = /Unable to start a transaction in the given time/;
-// The connection went away or never came: pg-pool's timeout (a plain Error), a broken pg client.
-// PostgreSQL's 55000 is no connection code, so its text is what tells a database that refuses connections.
-const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections|ECONNRESET|EPIPE|ECONNREFUSED/;
-// PostgreSQL: admin shutdown, crash shutdown, cannot connect now, and the connection exception class 08.
-const PG_UNAVAILABLE = /^(57P0[123]|08...)$/;
-// MariaDB connector: connection closed (45001, 45009, 45013), connection, socket or pool timeout (45012, 45026, 45028),
-// session setup failed (45029), pool closed or closing (45027, 45037). Server: shutting down (1053), connection killed
-// (1927), disconnected for inactivity (4031).
-const MYSQL_UNAVAILABLE = new Set([45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037, 1053, 1927, 4031]);
+// The socket went away or never came, whatever the driver.
+const SOCKET_LOST = /ECONNRESET|EPIPE|ECONNREFUSED/;
 
-/** Turns any failure into a StoreError, keeping the original as `cause`. */
-export function toStoreError(error: unknown, retriesExhausted = false): StoreError {
-  if (error instanceof StoreError) return error;
-  const message = (error as Error)?.message ?? String(error);
-  if (retriesExhausted || isTransient(error)) {
-    return new StoreBusyError(`the database stayed busy with conflicting writes: ${message}`, { cause: error });
-  }
+/** What `error` means on `kit`'s database; undefined for a plain failure. StoreErrors mean nothing more. */
+export function failureKind(error: unknown, kit: ProviderKit): FailureKind | undefined {
+  if (error instanceof StoreError) return undefined;
+  const own = kit.classify(error);
+  if (own) return own;
   const code = prismaCodeOf(error);
+  if (code && PRISMA_CODES[code]) return PRISMA_CODES[code];
+  const message = String((error as Error)?.message ?? '');
+  if (code === 'P2028' && NO_TRANSACTION_IN_TIME.test(message)) return 'unavailable';
   const failure = adapterFailureOf(error);
-  if (code === 'P2002' || failure?.kind === 'UniqueConstraintViolation') {
-    return new StoreConflictError(`a row with the same key already exists: ${message}`, { cause: error });
-  }
-  if (code === 'P2025') return new StoreNotFoundError(message, { cause: error });
-  if (isOutOfRange(failure)) {
-    return new StoreValidationError(`a sequence number or count would pass ${MAX_INTEGER}, the most the database stores: ${message}`, { cause: error });
-  }
-  if (isUnavailable(code, failure, message)) {
-    return new StoreUnavailableError(`the database is unavailable: ${message}`, { cause: error });
-  }
-  return new StoreDatabaseError(`the database failed: ${message}`, { cause: error });
+  if (failure && KINDS[failure.kind]) return KINDS[failure.kind];
+  return SOCKET_LOST.test(message) ? 'unavailable' : undefined;
 }
 
-// PostgreSQL's 22003 and MySQL's 1264, as the adapters report them.
-const isOutOfRange = (failure: AdapterFailure | undefined) => failure?.kind === 'ValueOutOfRange';
+export const isTransient = (error: unknown, kit: ProviderKit): boolean => failureKind(error, kit) === 'transient';
 
-function isUnavailable(code: string | undefined, failure: AdapterFailure | undefined, message: string): boolean {
-  if (code && UNAVAILABLE_CODES.has(code)) return true;
-  if (code === 'P2028') return NO_TRANSACTION_IN_TIME.test(message);
-  if (CONNECTION_LOST.test(message)) return true;
-  if (!failure) return false;
-  if (failure.kind === 'postgres') return PG_UNAVAILABLE.test(String(failure.code));
-  if (failure.kind === 'mysql') return MYSQL_UNAVAILABLE.has(Number(failure.code));
-  return UNAVAILABLE_KINDS.has(failure.kind) && !failure.originalCode?.startsWith('SQLITE');
+/** Turns any failure into a StoreError, keeping the original as `cause`. */
+export function toStoreError(error: unknown, kit: ProviderKit, retriesExhausted = false): StoreError {
+  if (error instanceof StoreError) return error;
+  const message = (error as Error)?.message ?? String(error);
+  const kind = failureKind(error, kit);
+  if (retriesExhausted || kind === 'transient') return new StoreBusyError(`the database stayed busy with conflicting writes: ${message}`, { cause: error });
+  if (kind === 'conflict') return new StoreConflictError(`a row with the same key already exists: ${message}`, { cause: error });
+  if (kind === 'validation') {
+    return new StoreValidationError(`a sequence number or count would pass ${MAX_INTEGER}, the most the database stores: ${message}`, { cause: error });
+  }
+  if (kind === 'unavailable') return new StoreUnavailableError(`the database is unavailable: ${message}`, { cause: error });
+  if (prismaCodeOf(error) === 'P2025') return new StoreNotFoundError(message, { cause: error });
+  return new StoreDatabaseError(`the database failed: ${message}`, { cause: error });
 }

@@ -1,9 +1,9 @@
 // Reads and writes of messages and boundaries. Callers run these inside a
 // StoreDatabase transaction; every query is an index range scan on (thread_id, seq).
-import type { HistoryMessage, JsonObject, Message, MessageRole, RepairRecord, StoredMessage } from '../message.types.js';
+import type { Message, RepairRecord, StoredMessage } from '../message.types.js';
 import { StoreNotFoundError, StoreValidationError } from '../store.errors.js';
 import { MAX_INTEGER } from '../validation.js';
-import type { Dialect } from './dialect.js';
+import { boundaryMessages, deserializeMessage, messageFields, serializeMessage, toStoredMessage } from './row-codec.js';
 import type { StoreTx } from './store-client.js';
 
 /** Selects messages, never a session's events. */
@@ -15,15 +15,13 @@ export interface Boundary {
   messages: Message[];
 }
 
-export type MessageRow = { seq: number; role: string | null; content: unknown; messageId: string | null; metadata: unknown; createdAt: Date };
-
 /**
  * Locks the thread (creating it if needed) and hands out `count` sequence
  * numbers; returns the last one. The tombstone check comes after the lock, so
  * a delete that committed meanwhile is seen: a deleted thread is not found.
  */
-export async function reserveSeqs(tx: StoreTx, dialect: Dialect, threadId: string, count: number): Promise<number> {
-  const last = await dialect.reserveSeqs(tx, threadId, count, new Date());
+export async function reserveSeqs(tx: StoreTx, threadId: string, count: number): Promise<number> {
+  const last = await tx.dialect.reserveSeqs(tx.prisma, threadId, count, new Date());
   await assertNotDeleted(tx, threadId);
   assertSeqInRange(threadId, last);
   return last;
@@ -35,7 +33,7 @@ export function assertSeqInRange(threadId: string, last: number): void {
 }
 
 export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
-  if (await tx.agentTombstone.findUnique({ where: { id: threadId }, select: { id: true } })) {
+  if (await tx.prisma.agentTombstone.findUnique({ where: { id: threadId }, select: { id: true } })) {
     throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   }
 }
@@ -49,56 +47,51 @@ export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: nu
 /** Inserts messages at the sequence numbers they carry, in one statement. */
 export async function insertStoredMessages(tx: StoreTx, threadId: string, messages: StoredMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await tx.agentMessage.createMany({
-    data: messages.map((message) => ({
-      threadId,
-      seq: message.seq,
-      role: message.role,
-      content: message.content as never,
-      messageId: message.id ?? null,
-      metadata: (message.metadata ?? undefined) as never,
-      createdAt: message.createdAt,
-    })),
+  await tx.prisma.agentMessage.createMany({
+    data: messages.map((message) => {
+      const fields = messageFields(message);
+      return { threadId, seq: message.seq, ...fields, content: fields.content as never, metadata: (fields.metadata ?? undefined) as never };
+    }),
   });
 }
 
 export async function latestBoundary(tx: StoreTx, threadId: string): Promise<Boundary | null> {
-  const row = await tx.agentBoundary.findFirst({
+  const row = await tx.prisma.agentBoundary.findFirst({
     where: { threadId },
     orderBy: { seq: 'desc' },
     select: { seq: true, cutSeq: true, messages: true },
   });
-  return row && { seq: row.seq, cutSeq: row.cutSeq, messages: (row.messages as unknown as SerializedMessage[]).map(deserialize) };
+  return row && { seq: row.seq, cutSeq: row.cutSeq, messages: boundaryMessages(row.messages) };
 }
 
 /** The latest boundary's counts only: no JSON is read. */
 export async function latestBoundaryCounts(tx: StoreTx, threadId: string): Promise<{ cutSeq: number; messageCount: number } | null> {
-  return tx.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { cutSeq: true, messageCount: true } });
+  return tx.prisma.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { cutSeq: true, messageCount: true } });
 }
 
 /** Whether the message at `seq` is still stored: clear and replaceHistory delete the whole log. */
 export async function messageExists(tx: StoreTx, threadId: string, seq: number): Promise<boolean> {
-  return (await tx.agentMessage.findUnique({ where: { threadId_seq: { threadId, seq } }, select: { seq: true } })) !== null;
+  return (await tx.prisma.agentMessage.findUnique({ where: { threadId_seq: { threadId, seq } }, select: { seq: true } })) !== null;
 }
 
 /** The messages after `afterSeq` in order: all of them, or the first `limit`. */
 export async function messagesAfter(tx: StoreTx, threadId: string, afterSeq: number, limit?: number): Promise<StoredMessage[]> {
-  const rows = await tx.agentMessage.findMany({
+  const rows = await tx.prisma.agentMessage.findMany({
     where: { threadId, seq: { gt: afterSeq }, ...MESSAGES_ONLY },
     orderBy: { seq: 'asc' },
     take: limit,
     select: { seq: true, role: true, content: true, messageId: true, metadata: true, createdAt: true },
   });
-  return rows.map(toStoredMessage);
+  return rows.map((row) => toStoredMessage({ ...row, role: row.role! }));
 }
 
 export function countMessagesAfter(tx: StoreTx, threadId: string, cutSeq: number): Promise<number> {
-  return tx.agentMessage.count({ where: { threadId, seq: { gt: cutSeq }, ...MESSAGES_ONLY } });
+  return tx.prisma.agentMessage.count({ where: { threadId, seq: { gt: cutSeq }, ...MESSAGES_ONLY } });
 }
 
 /** The seq of the n-th (1-based) message after `cutSeq`. */
 export async function nthMessageSeqAfter(tx: StoreTx, threadId: string, cutSeq: number, n: number): Promise<number> {
-  const row = await tx.agentMessage.findFirst({
+  const row = await tx.prisma.agentMessage.findFirst({
     where: { threadId, seq: { gt: cutSeq }, ...MESSAGES_ONLY },
     orderBy: { seq: 'asc' },
     skip: n - 1,
@@ -119,13 +112,13 @@ export interface NewBoundary {
 }
 
 export async function insertBoundary(tx: StoreTx, threadId: string, boundary: NewBoundary): Promise<void> {
-  await tx.agentBoundary.create({
+  await tx.prisma.agentBoundary.create({
     data: {
       threadId,
       seq: boundary.seq,
       kind: boundary.kind,
       cutSeq: boundary.cutSeq,
-      messages: boundary.messages.map(serialize) as never,
+      messages: boundary.messages.map(serializeMessage) as never,
       messageCount: boundary.messages.length,
       sourceCount: boundary.sourceCount,
       retainedCount: boundary.retainedCount,
@@ -136,7 +129,7 @@ export async function insertBoundary(tx: StoreTx, threadId: string, boundary: Ne
 
 /** Every boundary of the thread in log order, each repair with its evidence. */
 export async function boundariesOf(tx: StoreTx, threadId: string): Promise<(NewBoundary & { repairMessage: Message | null })[]> {
-  const rows = await tx.agentBoundary.findMany({
+  const rows = await tx.prisma.agentBoundary.findMany({
     where: { threadId },
     orderBy: { seq: 'asc' },
     select: { seq: true, kind: true, cutSeq: true, messages: true, sourceCount: true, retainedCount: true, createdAt: true, repair: { select: { message: true } } },
@@ -145,27 +138,27 @@ export async function boundariesOf(tx: StoreTx, threadId: string): Promise<(NewB
     seq: row.seq,
     kind: row.kind as NewBoundary['kind'],
     cutSeq: row.cutSeq,
-    messages: (row.messages as unknown as SerializedMessage[]).map(deserialize),
+    messages: boundaryMessages(row.messages),
     sourceCount: row.sourceCount,
     retainedCount: row.retainedCount,
     createdAt: row.createdAt,
-    repairMessage: row.repair ? deserialize(row.repair.message as unknown as SerializedMessage) : null,
+    repairMessage: row.repair ? deserializeMessage(row.repair.message as never) : null,
   }));
 }
 
 export async function insertRepair(tx: StoreTx, threadId: string, seq: number, repairMessage: Message): Promise<void> {
-  await tx.agentRepair.create({ data: { threadId, seq, message: serialize(repairMessage) as never, createdAt: repairMessage.createdAt } });
+  await tx.prisma.agentRepair.create({ data: { threadId, seq, message: serializeMessage(repairMessage) as never, createdAt: repairMessage.createdAt } });
 }
 
 export async function repairsOf(tx: StoreTx, threadId: string): Promise<RepairRecord[]> {
-  const rows = await tx.agentRepair.findMany({
+  const rows = await tx.prisma.agentRepair.findMany({
     where: { threadId },
     orderBy: { seq: 'asc' },
     select: { seq: true, message: true, createdAt: true, boundary: { select: { sourceCount: true } } },
   });
   return rows.map((row) => ({
     seq: row.seq,
-    repairMessage: deserialize(row.message as unknown as SerializedMessage),
+    repairMessage: deserializeMessage(row.message as never),
     sourceMessageCount: row.boundary.sourceCount,
     createdAt: row.createdAt,
   }));
@@ -177,8 +170,8 @@ export async function transcriptOf(tx: StoreTx, threadId: string): Promise<Store
 
 /** Removes the thread's whole log: messages, events, boundaries and (by cascade) repairs. The thread stays. */
 export async function deleteLog(tx: StoreTx, threadId: string): Promise<void> {
-  await tx.agentMessage.deleteMany({ where: { threadId } });
-  await tx.agentBoundary.deleteMany({ where: { threadId } });
+  await tx.prisma.agentMessage.deleteMany({ where: { threadId } });
+  await tx.prisma.agentBoundary.deleteMany({ where: { threadId } });
 }
 
 /**
@@ -186,34 +179,11 @@ export async function deleteLog(tx: StoreTx, threadId: string): Promise<void> {
  * not exist, or (with `tenantId`) belongs to another tenant.
  */
 export async function lockThread(tx: StoreTx, threadId: string, now: Date, tenantId?: string): Promise<boolean> {
-  const { count } = await tx.agentThread.updateMany({ where: { id: threadId, tenantId }, data: { updatedAt: now } });
+  const { count } = await tx.prisma.agentThread.updateMany({ where: { id: threadId, tenantId }, data: { updatedAt: now } });
   return count > 0;
 }
 
 /** Whether the thread exists (with `tenantId`: as that tenant's), read in the caller's snapshot. */
 export async function threadExists(tx: StoreTx, threadId: string, tenantId?: string): Promise<boolean> {
-  return (await tx.agentThread.findFirst({ where: { id: threadId, tenantId }, select: { id: true } })) !== null;
-}
-
-export const asHistory = (messages: Message[]): HistoryMessage[] => messages.map((message) => ({ ...message, seq: null }));
-
-/** A boundary's stored messages as history: never appended, so seq null. */
-export const boundaryHistory = (stored: unknown): HistoryMessage[] => asHistory((stored as SerializedMessage[]).map(deserialize));
-
-// Messages inside a boundary's JSON: dates travel as ISO strings.
-type SerializedMessage = Omit<Message, 'createdAt'> & { createdAt: string };
-
-function serialize(message: Message): SerializedMessage {
-  return { ...message, createdAt: message.createdAt.toISOString() };
-}
-
-function deserialize(message: SerializedMessage): Message {
-  return { ...message, createdAt: new Date(message.createdAt) };
-}
-
-export function toStoredMessage(row: MessageRow): StoredMessage {
-  const message: StoredMessage = { seq: row.seq, role: row.role as MessageRole, content: row.content as Message['content'], createdAt: row.createdAt };
-  if (row.messageId !== null) message.id = row.messageId;
-  if (row.metadata !== null) message.metadata = row.metadata as JsonObject;
-  return message;
+  return (await tx.prisma.agentThread.findFirst({ where: { id: threadId, tenantId }, select: { id: true } })) !== null;
 }

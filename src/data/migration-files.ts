@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Provider } from './dialect.js';
+import type { Provider } from '../databases/provider-kit.js';
 
 export interface MigrationFile {
   name: string;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArgType, SqlDriverAdapter, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 import { StoreDatabaseError } from '../store.errors.js';
-import type { Provider } from './dialect.js';
+import type { MigrationSteps } from '../databases/provider-kit.js';
 import { splitStatements, type MigrationFile } from './migration-files.js';
 
 export interface MigrationReport {
@@ -21,44 +21,6 @@ export class FailedMigrationError extends StoreDatabaseError {
   override name = 'FailedMigrationError';
 }
 
-// Prisma's own DDL for its bookkeeping table, per provider.
-const MIGRATIONS_TABLE: Record<Provider, string> = {
-  sqlite: `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-    "id"                    TEXT PRIMARY KEY NOT NULL,
-    "checksum"              TEXT NOT NULL,
-    "finished_at"           DATETIME,
-    "migration_name"        TEXT NOT NULL,
-    "logs"                  TEXT,
-    "rolled_back_at"        DATETIME,
-    "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
-    "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
-)`,
-  postgresql: `CREATE TABLE IF NOT EXISTS _prisma_migrations (
-    id                      VARCHAR(36) PRIMARY KEY NOT NULL,
-    checksum                VARCHAR(64) NOT NULL,
-    finished_at             TIMESTAMPTZ,
-    migration_name          VARCHAR(255) NOT NULL,
-    logs                    TEXT,
-    rolled_back_at          TIMESTAMPTZ,
-    started_at              TIMESTAMPTZ NOT NULL DEFAULT now(),
-    applied_steps_count     INTEGER NOT NULL DEFAULT 0
-)`,
-  mysql: `CREATE TABLE IF NOT EXISTS _prisma_migrations (
-    id                      VARCHAR(36) PRIMARY KEY NOT NULL,
-    checksum                VARCHAR(64) NOT NULL,
-    finished_at             DATETIME(3),
-    migration_name          VARCHAR(255) NOT NULL,
-    logs                    TEXT,
-    rolled_back_at          DATETIME(3),
-    started_at              DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-    applied_steps_count     INTEGER UNSIGNED NOT NULL DEFAULT 0
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-};
-
-const NOW: Record<Provider, string> = { sqlite: 'current_timestamp', postgresql: 'now()', mysql: 'CURRENT_TIMESTAMP(3)' };
-// The same advisory lock key as `prisma migrate deploy`, so the two never run at once.
-const PG_LOCK = 'SELECT pg_advisory_xact_lock(72707369)';
-
 interface AppliedRow {
   migration_name: string;
   checksum: string;
@@ -72,11 +34,11 @@ interface AppliedRow {
  * MySQL commits DDL as it goes; there, as with Prisma, a failure is recorded in
  * `_prisma_migrations` and blocks later runs until resolved.
  */
-export async function applyMigrations(adapter: SqlDriverAdapter, provider: Provider, files: MigrationFile[]): Promise<MigrationReport> {
-  const session = new Session(await adapter.startTransaction(provider === 'sqlite' ? 'SERIALIZABLE' : undefined), provider);
+export async function applyMigrations(adapter: SqlDriverAdapter, steps: MigrationSteps, files: MigrationFile[]): Promise<MigrationReport> {
+  const session = new Session(await adapter.startTransaction(steps.isolation), steps);
   try {
-    await session.lock();
-    await session.run(MIGRATIONS_TABLE[provider]);
+    await steps.lock(session.tx);
+    await session.run(steps.bookkeepingTable);
     const report = await applyPending(session, files);
     await session.end('COMMIT');
     return report;
@@ -115,24 +77,14 @@ const STRING: ArgType = { scalarType: 'string', arity: 'scalar' };
 
 class Session {
   constructor(
-    private readonly tx: Transaction,
-    private readonly provider: Provider,
+    readonly tx: Transaction,
+    private readonly steps: MigrationSteps,
   ) {}
-
-  async lock(): Promise<void> {
-    if (this.provider === 'postgresql') await this.run(PG_LOCK);
-    // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect.
-    if (this.provider === 'mysql') {
-      const [row] = await this.rows("SELECT GET_LOCK('prisma_migrate', 600) AS locked");
-      if (Number(row?.locked) !== 1) throw new StoreDatabaseError('another migration held the prisma_migrate lock for 10 minutes');
-    }
-    // SQLite: the transaction began IMMEDIATE, which is the lock.
-  }
 
   async apply(file: MigrationFile): Promise<void> {
     const id = randomUUID();
-    const now = NOW[this.provider];
-    if (this.provider !== 'mysql') {
+    const { now } = this.steps;
+    if (!this.steps.ddlCommits) {
       for (const statement of splitStatements(file.sql)) await this.run(statement);
       await this.run(
         `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES (${this.params(3)}, ${now}, ${now}, 1)`,
@@ -141,16 +93,16 @@ class Session {
       return;
     }
     await this.run(
-      `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ${now}, 0)`,
+      `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (${this.params(3)}, ${now}, 0)`,
       [id, file.checksum, file.name],
     );
     try {
       for (const statement of splitStatements(file.sql)) await this.run(statement);
     } catch (error) {
-      await this.run('UPDATE _prisma_migrations SET logs = ? WHERE id = ?', [String((error as Error).message ?? error), id]);
+      await this.run(`UPDATE _prisma_migrations SET logs = ${this.params(1)} WHERE id = ${this.steps.placeholder(1)}`, [String((error as Error).message ?? error), id]);
       throw error;
     }
-    await this.run(`UPDATE _prisma_migrations SET finished_at = ${now}, applied_steps_count = 1 WHERE id = ?`, [id]);
+    await this.run(`UPDATE _prisma_migrations SET finished_at = ${now}, applied_steps_count = 1 WHERE id = ${this.params(1)}`, [id]);
   }
 
   async run(sql: string, args: string[] = []): Promise<void> {
@@ -164,7 +116,7 @@ class Session {
 
   async end(statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     try {
-      if (this.provider === 'mysql') await this.rows("SELECT RELEASE_LOCK('prisma_migrate')");
+      await this.steps.unlock(this.tx);
       if (!this.tx.options.usePhantomQuery) await this.run(statement);
     } finally {
       await (statement === 'COMMIT' ? this.tx.commit() : this.tx.rollback());
@@ -172,7 +124,7 @@ class Session {
   }
 
   private params(count: number): string {
-    return Array.from({ length: count }, (_, i) => (this.provider === 'postgresql' ? `$${i + 1}` : '?')).join(', ');
+    return Array.from({ length: count }, (_, i) => this.steps.placeholder(i)).join(', ');
   }
 
   private query(sql: string, args: string[]): SqlQuery {

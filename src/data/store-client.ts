@@ -1,6 +1,13 @@
 // The Prisma client the stores run on. Every provider's generated client has
 // the same models and delegates; the SQLite one stands for all of them in types.
+import type { Dialect } from '../databases/provider-kit.js';
 import type { PrismaClient, Prisma } from '../generated/sqlite/client.js';
 
 export type StoreClient = PrismaClient;
-export type StoreTx = Prisma.TransactionClient;
+export type PrismaTx = Prisma.TransactionClient;
+
+/** What the full path's queries run on: Prisma's transaction (or client) and the dialect of its database. */
+export interface StoreTx {
+  readonly prisma: PrismaTx;
+  readonly dialect: Dialect;
+}

@@ -23,7 +23,7 @@ export class StoreHealthIndicator {
     private readonly db: StoreDatabase,
     options: ResolvedStoreOptions,
   ) {
-    this.migrations = options.source === 'url' ? shippedMigrations(options.provider).map((migration) => migration.name) : null;
+    this.migrations = options.source === 'url' ? shippedMigrations(options.kit.provider).map((migration) => migration.name) : null;
   }
 
   /** `up` when the database answers and the store's schema is there; `down` with a short reason otherwise (the details are logged, not returned). */

@@ -3,7 +3,7 @@
 // precision, default), indexes and foreign keys with their referential actions.
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { mariadbConnection } from '../../src/data/open-database.js';
+import { mariadbConnection } from '../../src/databases/mysql/index.js';
 
 export interface Catalog {
   /** `table.column` -> description */

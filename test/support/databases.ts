@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { mariadbConnection } from '../../src/data/open-database.js';
+import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import { storeApp, tempSqliteUrl, type StoreApp } from './store-app.js';
 
 export const postgresServerUrl = process.env.TEST_POSTGRES_URL;

@@ -9,7 +9,7 @@ import type { EventEmitter } from 'node:events';
 import type { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import type { Pool, PoolConnection, UpsertResult } from 'mariadb';
-import type { Arg, Row } from './adapter-statement.js';
+import type { Arg, Row } from '../adapter-statement.js';
 
 /** The pool of a connected PrismaMariaDb adapter. */
 export const mariadbPoolOf = (adapter: SqlDriverAdapter): Pool =>
@@ -63,3 +63,6 @@ const queryOn =
   (connection: PoolConnection): Query =>
   (sql, args) =>
     connection.query({ sql, ...OPTIONS }, args.map(valueOf));
+
+/** One statement on any connection of `pool`, outside a transaction. */
+export const queryPool = (pool: Pool): Query => (sql, args) => pool.query({ sql, ...OPTIONS }, args.map(valueOf));

@@ -1,0 +1,160 @@
+// SessionStore's data operations: one per store operation; the fast path or
+// the full transactional path is chosen here.
+import type { JsonObject, JsonValue, Message } from '../message.types.js';
+import type { JsonlLogEntry, JsonlSession } from '../session-jsonl.js';
+import type { SessionEntry, SessionMeta, SessionPage, SessionUpdate } from '../session.types.js';
+import { StoreConflictError, StoreNotFoundError } from '../store.errors.js';
+import type { StoreDatabase } from './database.js';
+import * as messages from './message.repository.js';
+import * as sessions from './session.repository.js';
+import { pageOf, type SessionListQuery } from './session-list.js';
+import type { StoreTx } from './store-client.js';
+import { attachChild, childrenOf } from './subsession-graph.js';
+import { notFound } from './tenancy.js';
+
+export interface NewSessionRow {
+  id: string;
+  parentId: string | null;
+  tenantId: string | null;
+  title: string | null;
+  metadata: JsonObject | null;
+}
+
+export type EntryToAppend = { kind: 'message'; message: Message } | { kind: 'event'; type: string; data: JsonValue };
+
+/** A session as exportJsonl writes it, read from one snapshot. */
+export interface SessionSnapshot {
+  meta: SessionMeta;
+  entries: SessionEntry[];
+  boundaries: Awaited<ReturnType<typeof messages.boundariesOf>>;
+  children: string[];
+}
+
+export class SessionRecords {
+  constructor(
+    private readonly db: StoreDatabase,
+    /** Set: only this tenant's sessions exist (see TenantStores). */
+    private readonly tenantId?: string,
+  ) {}
+
+  create(session: NewSessionRow): Promise<string> {
+    return this.db.write(async (tx) => {
+      if (await sessions.isDeleted(tx, session.id)) {
+        throw this.#unavailable(session.id, `session ${session.id} was deleted; ids of deleted sessions are not reused`);
+      }
+      const existing = await sessions.metaOf(tx, session.id);
+      if (existing?.tenantId === session.tenantId) throw new StoreConflictError(`session ${session.id} already exists`);
+      if (existing) throw this.#unavailable(session.id, `session ${session.id} already exists`);
+      if (session.parentId !== null && !(await messages.lockThread(tx, session.parentId, new Date(), this.tenantId))) {
+        throw new StoreNotFoundError(`parent session ${session.parentId} does not exist`);
+      }
+      await sessions.insertSession(tx, session, new Date());
+      if (session.parentId !== null) await attachChild(tx, session.parentId, session.id);
+      return session.id;
+    });
+  }
+
+  meta(id: string): Promise<SessionMeta | null> {
+    return this.db.query((tx) => sessions.metaOf(tx, id, this.tenantId));
+  }
+
+  update(id: string, changes: SessionUpdate): Promise<SessionMeta> {
+    return this.db.write(async (tx) => {
+      if (!(await messages.lockThread(tx, id, new Date(), this.tenantId))) throw notFound(id);
+      await sessions.updateHeader(tx, id, changes);
+      return (await sessions.metaOf(tx, id))!;
+    });
+  }
+
+  append(id: string, entry: EntryToAppend, now: Date): Promise<SessionEntry> {
+    return this.db.write(async (tx) => {
+      if (!(await messages.lockThread(tx, id, now, this.tenantId))) throw notFound(id);
+      const seq = await messages.reserveSeqs(tx, id, 1);
+      if (entry.kind === 'message') return (await messages.insertMessages(tx, id, seq, [entry.message]))[0];
+      const event = { seq, type: entry.type, data: entry.data, createdAt: now };
+      await sessions.insertEvents(tx, id, [event]);
+      return event;
+    });
+  }
+
+  entries(id: string): Promise<SessionEntry[]> {
+    return this.db.read(async (tx) => {
+      if (!(await sessions.metaOf(tx, id, this.tenantId))) throw notFound(id);
+      return sessions.entriesOf(tx, id);
+    });
+  }
+
+  async list(query: SessionListQuery): Promise<SessionPage> {
+    const rows = this.db.fast ? await this.db.fast.listSessions(query) : await this.db.query((tx) => sessions.listSessions(tx, query));
+    return pageOf(rows, query.limit);
+  }
+
+  snapshot(id: string): Promise<SessionSnapshot> {
+    return this.db.read(async (tx) => {
+      const meta = await sessions.metaOf(tx, id, this.tenantId);
+      if (!meta) throw notFound(id);
+      return { meta, entries: await sessions.entriesOf(tx, id), boundaries: await messages.boundariesOf(tx, id), children: await childrenOf(tx, id) };
+    });
+  }
+
+  /** Imports a parsed JSONL session into `id`, a new or empty session, atomically. */
+  async import(id: string, parsed: JsonlSession): Promise<void> {
+    const span = parsed.log.at(-1)?.seq ?? 0;
+    await this.db.write(async (tx) => {
+      const created = this.tenantId === undefined ? await tx.dialect.ensureThread(tx.prisma, id, new Date()) : await this.#claim(tx, id);
+      // Seqs shift past any the session handed out before it was emptied; they are never reused.
+      const offset = (await messages.reserveSeqs(tx, id, span)) - span;
+      // Checked under the lock: a session created or written meanwhile is seen.
+      if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
+        throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
+      }
+      if (created) {
+        const { title, metadata, createdAt } = parsed.header;
+        await sessions.setHeader(tx, id, { tenantId: this.tenantId ?? parsed.header.tenantId, title, metadata, createdAt });
+      }
+      await writeLog(tx, id, parsed.log, offset);
+      for (const child of parsed.subsessions) {
+        if (this.tenantId !== undefined) await this.#claim(tx, child);
+        await attachChild(tx, id, child);
+      }
+    });
+  }
+
+  /**
+   * Scoped: makes `id` a session of the tenant's to import into, before any
+   * statement touches it: a free id is created in the tenant (true), the
+   * tenant's own is taken as it is (false), and any other id is unavailable.
+   */
+  async #claim(tx: StoreTx, id: string): Promise<boolean> {
+    if (await sessions.isDeleted(tx, id)) throw unavailable(id);
+    const created = await tx.dialect.ensureThread(tx.prisma, id, new Date());
+    if (created) await sessions.setHeader(tx, id, { tenantId: this.tenantId });
+    else if (!(await messages.threadExists(tx, id, this.tenantId))) throw unavailable(id);
+    return created;
+  }
+
+  /** Ids are unique across tenants; scoped, a taken id says only that: not whose it is, nor that it was deleted. */
+  #unavailable(id: string, unscopedMessage: string): StoreConflictError {
+    return this.tenantId === undefined ? new StoreConflictError(unscopedMessage) : unavailable(id);
+  }
+}
+
+const unavailable = (id: string) => new StoreConflictError(`session id ${id} is not available`);
+
+/** The imported log in three statements plus one per boundary, whatever its length. */
+async function writeLog(tx: StoreTx, id: string, log: JsonlLogEntry[], offset: number): Promise<void> {
+  const shifted = log.map((entry) => ({ ...entry, seq: entry.seq + offset }));
+  await messages.insertStoredMessages(tx, id, shifted.flatMap((entry) => (entry.type === 'message' ? [{ ...entry.message, seq: entry.seq }] : [])));
+  await sessions.insertEvents(
+    tx,
+    id,
+    shifted.flatMap((entry) => (entry.type === 'event' ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, createdAt: entry.createdAt }] : [])),
+  );
+  for (const entry of shifted) {
+    if (entry.type !== 'compaction' && entry.type !== 'repair') continue;
+    const cutSeq = entry.cutSeq === 0 ? 0 : entry.cutSeq + offset;
+    const retainedCount = entry.type === 'compaction' ? entry.retainedMessageCount : null;
+    await messages.insertBoundary(tx, id, { seq: entry.seq, kind: entry.type, cutSeq, messages: entry.messages, sourceCount: entry.sourceMessageCount, retainedCount, createdAt: entry.createdAt });
+    if (entry.type === 'repair') await messages.insertRepair(tx, id, entry.seq, entry.repairMessage);
+  }
+}

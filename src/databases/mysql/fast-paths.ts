@@ -1,0 +1,93 @@
+// MySQL's and MariaDB's fast paths, in transactions on the connector pool under
+// Prisma's adapter (see mariadb-pool.ts). MySQL bounds the log's index range
+// with a cut it reads first, not with a subquery: a read is two statements in
+// one repeatable-read transaction (MySQL's default level), one snapshot.
+import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import { assertSeqInRange } from '../../data/message.repository.js';
+import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
+import { sessionOf } from '../../data/session-list.js';
+import type { Message } from '../../message.types.js';
+import { StoreNotFoundError } from '../../store.errors.js';
+import type { Arg } from '../adapter-statement.js';
+import { listSessionsSql } from '../portable-sql.js';
+import type { FastPaths } from '../provider-kit.js';
+import { inMariaDbTransaction, mariadbPoolOf, queryPool, type Query } from './mariadb-pool.js';
+
+const LATEST = 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1';
+/** Scoped: one row when the thread is the tenant's (boundary columns null when it has none), none when it is not. */
+const OWNED_LATEST = 'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id WHERE t.id = ? AND t.tenant_id = ? ORDER BY b.seq DESC LIMIT 1';
+const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
+const insertMessages = (rows: number) => `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+
+export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
+  const pool = mariadbPoolOf(adapter);
+  const inTransaction = <T>(work: (query: Query) => Promise<T>) => inMariaDbTransaction(pool, work) as Promise<T>;
+  /** The latest boundary's columns (`cut_seq` last), or null when scoped and the thread is not the tenant's; [] when it has no boundary. */
+  const latest = async (query: Query, columns: string, threadId: string, tenantId: string | undefined) => {
+    const [row] = tenantId === undefined ? await query(`SELECT ${columns} ${LATEST}`, [threadId]) : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, tenantId]);
+    if (!row) return tenantId === undefined ? [] : null;
+    return row.at(-1) === null ? [] : row;
+  };
+  return {
+    // LAST_INSERT_ID(expr) hands the bumped counter back in the UPDATE's own reply. A plain
+    // START TRANSACTION: the UPDATE's row lock is what orders appends, whatever the level.
+    append: (threadId, messages, now, tenantId) =>
+      inMariaDbTransaction(pool, async (query) => {
+        const tenant = tenantId === undefined ? [] : [tenantId];
+        const bumped = await query(
+          `UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?${tenantId === undefined ? '' : ' AND tenant_id = ?'}`,
+          [messages.length, now, threadId, ...tenant],
+        );
+        // No row matched: the reply carries no id (a bumped counter is at least 1).
+        let last = Number(bumped.insertId ?? 0);
+        if (last === 0 && tenantId !== undefined) return null;
+        if (last === 0) last = await create(query, threadId, messages.length, now);
+        assertSeqInRange(threadId, last);
+        await query(insertMessages(messages.length), rowsOf(threadId, last - messages.length + 1, messages));
+        return last;
+      }),
+
+    history: (threadId, tenantId) =>
+      inTransaction(async (query) => {
+        const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, cut_seq', threadId, tenantId);
+        if (boundary === null) return null;
+        // created_at as milliseconds since the epoch: a DATETIME holding UTC, counted in SQL without a zone, reads faster than its text.
+        const log = await query(`SELECT 1, seq, role, content, message_id, metadata, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', created_at) DIV 1000 ${AFTER_CUT} ORDER BY seq`, [
+          threadId,
+          boundary.length > 0 ? Number(boundary.at(-1)) : 0,
+        ]);
+        return historyOf(boundary.length > 0 ? [boundary, ...log] : log);
+      }),
+
+    count: (threadId, tenantId) =>
+      inTransaction(async (query) => {
+        const boundary = await latest(query, 'message_count, cut_seq', threadId, tenantId);
+        if (boundary === null) return null;
+        const [[count]] = await query(`SELECT COUNT(*) ${AFTER_CUT}`, [threadId, boundary.length > 0 ? Number(boundary[1]) : 0]);
+        return (boundary.length > 0 ? Number(boundary[0]) : 0) + Number(count);
+      }),
+
+    async listSessions(query) {
+      const { text, args } = listSessionsSql(query, () => '?');
+      return (await queryPool(pool)(text, args)).map(sessionOf);
+    },
+  };
+}
+
+/**
+ * Creates the thread, holding `count` sequence numbers, unless it was deleted;
+ * returns its last one. A thread another append created meanwhile is bumped instead.
+ */
+async function create(query: Query, threadId: string, count: number, now: Date): Promise<number> {
+  const result = await query(
+    `INSERT INTO agent_thread (id, last_seq, created_at, updated_at) SELECT ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = ?)
+     ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + VALUES(last_seq)), updated_at = VALUES(updated_at)`,
+    [threadId, count, now, now, threadId],
+  );
+  // 1: inserted; 2: an existing row was bumped; 0: no row to insert, the thread was deleted.
+  if (result.affectedRows === 0) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+  return result.affectedRows === 1 ? count : Number(result.insertId);
+}
+
+const rowsOf = (threadId: string, first: number, messages: Message[]): Arg[] =>
+  messages.flatMap((message, i) => [threadId, first + i, ...messageColumns(message)]);

@@ -1,0 +1,139 @@
+// MySQL and MariaDB, through Prisma's MariaDB adapter and the mariadb connector (both optional peer dependencies).
+import type { Transaction } from '@prisma/driver-adapter-utils';
+import { adapterFailureOf } from '../../data/db-errors.js';
+import { StoreDatabaseError } from '../../store.errors.js';
+import { sql } from '../adapter-statement.js';
+import { optionalDriver } from '../optional-driver.js';
+import { requireHost } from '../server-url.js';
+import { lockSubtreeForUpdate, selectForUpdate } from '../portable-sql.js';
+import type { FailureKind, PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import { mysqlFastPaths } from './fast-paths.js';
+import { onPoolError } from './mariadb-pool.js';
+
+// Server: lock wait timeout, deadlock; duplicate key; value out of range; too many connections, access denied (1044,
+// 1045), unknown database, too many connections for the user, shutting down, connection killed, disconnected for
+// inactivity. Connector: connection closed (45001, 45009, 45013), connection, socket or pool timeout (45012, 45026,
+// 45028), session setup failed (45029), pool closed or closing (45027, 45037).
+const ERRNO_KINDS: Record<number, FailureKind> = {
+  1205: 'transient',
+  1213: 'transient',
+  1062: 'conflict',
+  1264: 'validation',
+  ...Object.fromEntries(
+    [1040, 1044, 1045, 1049, 1203, 1053, 1927, 4031, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
+  ),
+};
+
+/** The MariaDB connector's connection options for a mysql:// url. */
+export function mariadbConnection(url: string) {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 3306),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: decodeURIComponent(parsed.pathname.slice(1)) || undefined,
+  };
+}
+
+export const mysql: ProviderKit = {
+  provider: 'mysql',
+  label: 'MySQL/MariaDB',
+  schemes: ['mysql:', 'mariadb:'],
+
+  checkUrl: requireHost('mysql://user:password@host:port/database'),
+
+  loadClient: async () => (await import('../../generated/mysql/client.js')).PrismaClient as unknown as PrismaClientClass,
+
+  async adapterFactory(options, logger) {
+    const { PrismaMariaDb } = await optionalDriver('MySQL/MariaDB', ['@prisma/adapter-mariadb', 'mariadb'], () => import('@prisma/adapter-mariadb'));
+    const factory = new PrismaMariaDb(
+      {
+        ...mariadbConnection(options.url),
+        connectionLimit: options.pool.max,
+        acquireTimeout: options.pool.connectionTimeoutMs,
+        // The connector would append a failed statement's parameters (messages, ids) to its error message.
+        logParam: false,
+      },
+      // The binary protocol prepares and closes a server-side statement for every query (the adapter caches none); text sends it once.
+      { useTextProtocol: true },
+    );
+    return {
+      provider: factory.provider,
+      adapterName: factory.adapterName,
+      async connect() {
+        const adapter = await factory.connect();
+        // Each failed attempt of the pool to open a connection is an 'error' event: logged, as PostgreSQL's pool errors are.
+        onPoolError(adapter, (error) => logger.warn(`MariaDB pool error: ${error.message}`));
+        return adapter;
+      },
+    };
+  },
+
+  maxWaitMs: (options) => options.pool.connectionTimeoutMs,
+
+  dialect: {
+    writeIsolation: 'ReadCommitted',
+    readIsolation: 'RepeatableRead',
+    lockThreads: selectForUpdate(() => '?'),
+    lockSubtree: lockSubtreeForUpdate,
+    // INSERT IGNORE would swallow every error, and ON DUPLICATE KEY locks the row. A
+    // read-committed INSERT … SELECT reads without locking; a racing insert of the same
+    // id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
+    async ensureThread(tx, id, now) {
+      try {
+        const inserted = await tx.$executeRaw`
+          INSERT INTO agent_thread (id, last_seq, created_at, updated_at)
+          SELECT ${id}, 0, ${now}, ${now} FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_thread WHERE id = ${id})`;
+        return inserted > 0;
+      } catch (error) {
+        if (adapterFailureOf(error)?.kind !== 'UniqueConstraintViolation' && (error as { code?: string }).code !== 'P2002') throw error;
+        return false;
+      }
+    },
+    // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
+    async reserveSeqs(tx, threadId, count, now) {
+      await tx.$executeRaw`
+        INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, ${count}, ${now}, ${now})
+        ON DUPLICATE KEY UPDATE last_seq = last_seq + VALUES(last_seq), updated_at = VALUES(updated_at)`;
+      const rows = await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId}`;
+      return Number(rows[0].last_seq);
+    },
+  },
+
+  fastPaths: mysqlFastPaths,
+
+  // Error numbers as the adapter reports them (kind mysql), or as the connector throws them on the fast paths.
+  classify(error) {
+    const failure = adapterFailureOf(error);
+    const { name, errno } = (error ?? {}) as { name?: unknown; errno?: unknown };
+    const code = failure?.kind === 'mysql' ? Number(failure.code) : name === 'SqlError' && typeof errno === 'number' ? errno : undefined;
+    return code === undefined ? undefined : ERRNO_KINDS[code];
+  },
+
+  migrations: {
+    bookkeepingTable: `CREATE TABLE IF NOT EXISTS _prisma_migrations (
+    id                      VARCHAR(36) PRIMARY KEY NOT NULL,
+    checksum                VARCHAR(64) NOT NULL,
+    finished_at             DATETIME(3),
+    migration_name          VARCHAR(255) NOT NULL,
+    logs                    TEXT,
+    rolled_back_at          DATETIME(3),
+    started_at              DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+    applied_steps_count     INTEGER UNSIGNED NOT NULL DEFAULT 0
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    now: 'CURRENT_TIMESTAMP(3)',
+    isolation: undefined,
+    // DDL commits as it goes: as Prisma does, a migration is recorded as started, then as finished.
+    ddlCommits: true,
+    placeholder: () => '?',
+    // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect.
+    async lock(tx: Transaction) {
+      const { rows } = await tx.queryRaw(sql("SELECT GET_LOCK('prisma_migrate', 600) AS locked", []));
+      if (Number(rows[0]?.[0]) !== 1) throw new StoreDatabaseError('another migration held the prisma_migrate lock for 10 minutes');
+    },
+    async unlock(tx: Transaction) {
+      await tx.queryRaw(sql("SELECT RELEASE_LOCK('prisma_migrate')", []));
+    },
+  },
+};

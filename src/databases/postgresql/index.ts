@@ -1,0 +1,82 @@
+// PostgreSQL, through node-postgres and Prisma's pg adapter (both optional peer dependencies).
+import type { Transaction } from '@prisma/driver-adapter-utils';
+import { adapterFailureOf } from '../../data/db-errors.js';
+import { sql } from '../adapter-statement.js';
+import { optionalDriver } from '../optional-driver.js';
+import { requireHost } from '../server-url.js';
+import { insertIfMissing, lockSubtreeForUpdate, selectForUpdate, upsertReturning } from '../portable-sql.js';
+import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import { postgresFastPaths } from './fast-paths.js';
+
+// Serialization failure, deadlock, lock not available.
+const TRANSIENT = new Set(['40001', '40P01', '55P03']);
+// Admin shutdown, crash shutdown, cannot connect now, and the connection exception class 08.
+const UNAVAILABLE = /^(57P0[123]|08...)$/;
+// node-postgres says in words that the connection went away or never came: pg-pool's timeout (a plain Error),
+// a broken client. 55000 is no connection code, so its text tells a database that refuses connections.
+const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections/;
+// The same advisory lock key as `prisma migrate deploy`, so the two never run at once.
+const MIGRATION_LOCK = 'SELECT pg_advisory_xact_lock(72707369)';
+
+export const postgresql: ProviderKit = {
+  provider: 'postgresql',
+  label: 'PostgreSQL',
+  schemes: ['postgresql:', 'postgres:'],
+
+  checkUrl: requireHost('postgresql://user:password@host:port/database'),
+
+  loadClient: async () => (await import('../../generated/postgresql/client.js')).PrismaClient as unknown as PrismaClientClass,
+
+  async adapterFactory(options, logger) {
+    const { PrismaPg } = await optionalDriver('PostgreSQL', ['@prisma/adapter-pg', 'pg'], () => import('@prisma/adapter-pg'));
+    return new PrismaPg(
+      { connectionString: options.url, max: options.pool.max, connectionTimeoutMillis: options.pool.connectionTimeoutMs },
+      // An unhandled pool error would kill the process when the server restarts.
+      { onPoolError: (error) => logger.warn(`PostgreSQL pool error: ${error.message}`) },
+    );
+  },
+
+  maxWaitMs: (options) => options.pool.connectionTimeoutMs,
+
+  dialect: {
+    writeIsolation: 'ReadCommitted',
+    readIsolation: 'RepeatableRead',
+    reserveSeqs: upsertReturning,
+    lockThreads: selectForUpdate((i) => `$${i + 1}`),
+    lockSubtree: lockSubtreeForUpdate,
+    ensureThread: insertIfMissing,
+  },
+
+  fastPaths: postgresFastPaths,
+
+  classify(error) {
+    if (CONNECTION_LOST.test(String((error as Error)?.message ?? ''))) return 'unavailable';
+    const failure = adapterFailureOf(error);
+    if (failure?.kind !== 'postgres') return undefined;
+    const code = String(failure.code);
+    if (TRANSIENT.has(code)) return 'transient';
+    return UNAVAILABLE.test(code) ? 'unavailable' : undefined;
+  },
+
+  migrations: {
+    bookkeepingTable: `CREATE TABLE IF NOT EXISTS _prisma_migrations (
+    id                      VARCHAR(36) PRIMARY KEY NOT NULL,
+    checksum                VARCHAR(64) NOT NULL,
+    finished_at             TIMESTAMPTZ,
+    migration_name          VARCHAR(255) NOT NULL,
+    logs                    TEXT,
+    rolled_back_at          TIMESTAMPTZ,
+    started_at              TIMESTAMPTZ NOT NULL DEFAULT now(),
+    applied_steps_count     INTEGER NOT NULL DEFAULT 0
+)`,
+    now: 'now()',
+    isolation: undefined,
+    ddlCommits: false,
+    placeholder: (i) => `$${i + 1}`,
+    // A transaction-scoped advisory lock: it ends with the transaction.
+    async lock(tx: Transaction) {
+      await tx.executeRaw(sql(MIGRATION_LOCK, []));
+    },
+    unlock: async () => {},
+  },
+};

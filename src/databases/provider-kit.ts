@@ -1,0 +1,121 @@
+// What a database brings to the store. Everything that differs between the
+// databases lives in one kit per database (src/databases/<name>/), behind this
+// interface; the rest of the store never asks which database it runs on.
+// A new database is a new kit, its migrations and a test opener.
+import type { Logger } from '@nestjs/common';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
+import type { HistoryMessage, Message } from '../message.types.js';
+import type { SessionListQuery } from '../data/session-list.js';
+import type { SessionMeta } from '../session.types.js';
+import type { PrismaTx } from '../data/store-client.js';
+
+/** Prisma's name for the database: the migrations folder and the generated client are named after it. */
+export type Provider = 'sqlite' | 'postgresql' | 'mysql';
+
+/** What a failure of the database means to the store. Anything else is a plain database failure. */
+export type FailureKind =
+  /** A conflict the same work, run again, may not meet: deadlock, serialization failure, lock timeout, busy file. */
+  | 'transient'
+  /** The database cannot be reached, refuses the store, or no connection came free in time. */
+  | 'unavailable'
+  /** A value the database cannot hold (a sequence number past its INTEGER column). */
+  | 'validation'
+  /** A unique key that is taken. */
+  | 'conflict';
+
+/** Prisma's isolation level names; SQLite's adapter reads Serializable as "take the write lock up front". */
+export type IsolationLevel = 'Serializable' | 'RepeatableRead' | 'ReadCommitted';
+
+/** The options a kit opens a url with (checked by resolveOptions). */
+export interface UrlOptions {
+  url: string;
+  migrate: boolean;
+  pool: { max: number; connectionTimeoutMs: number };
+  sqliteBusyTimeoutMs: number;
+}
+
+/** A generated Prisma client class. */
+export type PrismaClientClass = new (options: { adapter: SqlDriverAdapterFactory }) => unknown;
+
+/** The SQL of the full (Prisma) path that differs between databases; run inside a store transaction. */
+export interface Dialect {
+  /** Writes lock their thread row first; read committed then sees every write that committed before the lock. */
+  readonly writeIsolation: IsolationLevel;
+  /** Reads of several statements see one snapshot. Undefined: SQLite's deferred transaction, which is one. */
+  readonly readIsolation: IsolationLevel | undefined;
+  /**
+   * Creates the thread if it is missing and hands out `count` sequence numbers
+   * (count may be 0). Returns the last one handed out. The thread row stays
+   * locked until the transaction ends, so writers to one thread queue here.
+   */
+  reserveSeqs(tx: PrismaTx, threadId: string, count: number, now: Date): Promise<number>;
+  /** Locks existing thread rows until the transaction ends, in id order, in one statement. */
+  lockThreads(tx: PrismaTx, ids: string[]): Promise<void>;
+  /** Locks `id` and every session below it until the transaction ends. */
+  lockSubtree(tx: PrismaTx, id: string): Promise<void>;
+  /** Creates the thread if it is missing, without locking it when it exists; true when it created it. */
+  ensureThread(tx: PrismaTx, id: string, now: Date): Promise<boolean>;
+}
+
+/**
+ * The hot operations, straight on the driver the store opened (no Prisma
+ * client in between). Each is atomic on its own and sees one snapshot.
+ */
+export interface FastPaths {
+  /**
+   * Appends `messages` (at least one) and returns the last sequence number
+   * handed out. Unscoped (`tenantId` undefined) it may create the thread, and
+   * a deleted thread throws StoreNotFoundError; null means it wrote nothing and
+   * the full path must decide (a missing thread when scoped, or a kit that does
+   * not create threads here).
+   */
+  append(threadId: string, messages: Message[], now: Date, tenantId: string | undefined): Promise<number | null>;
+  /** The effective history; `[]` for an unknown thread, null when scoped and the thread is not the tenant's. */
+  history(threadId: string, tenantId: string | undefined): Promise<HistoryMessage[] | null>;
+  /** The effective history's length; null as for `history`. */
+  count(threadId: string, tenantId: string | undefined): Promise<number | null>;
+  /** The headers of a page of sessions, newest first, and of one more when another page follows. */
+  listSessions(query: SessionListQuery): Promise<SessionMeta[]>;
+}
+
+/** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */
+export interface MigrationSteps {
+  /** Prisma's DDL for `_prisma_migrations`. */
+  readonly bookkeepingTable: string;
+  /** SQL for the current time in that table's columns. */
+  readonly now: string;
+  /** The transaction's isolation level when it is opened. */
+  readonly isolation: 'SERIALIZABLE' | undefined;
+  /** DDL commits as it goes: each migration is recorded as started, then as finished (Prisma's MySQL behaviour). */
+  readonly ddlCommits: boolean;
+  placeholder(index: number): string;
+  /** Takes Prisma's migration lock on the transaction's connection. */
+  lock(tx: Transaction): Promise<void>;
+  /** Releases it before the transaction ends (a no-op where the lock ends with the transaction). */
+  unlock(tx: Transaction): Promise<void>;
+}
+
+export interface ProviderKit {
+  readonly provider: Provider;
+  /** The database's name in messages. */
+  readonly label: string;
+  /** The url schemes it opens, with their colon (`file:`, `postgresql:`). */
+  readonly schemes: readonly string[];
+  /** Throws StoreConfigurationError, saying what to pass, when this kit cannot open `url`. */
+  checkUrl(url: string): void;
+  /** The Prisma client generated for this provider. */
+  loadClient(): Promise<PrismaClientClass>;
+  /**
+   * The driver adapter factory for a url, its driver loaded now: a driver
+   * package that is not installed is a StoreConfigurationError naming it.
+   */
+  adapterFactory(options: UrlOptions, logger: Logger): Promise<SqlDriverAdapterFactory>;
+  /** How long a transaction may wait for a connection (on SQLite, for the file's write lock). */
+  maxWaitMs(options: UrlOptions): number;
+  readonly dialect: Dialect;
+  /** The fast paths on an adapter this kit's factory connected. */
+  fastPaths(adapter: SqlDriverAdapter): FastPaths;
+  /** What a failure of this database's driver or adapter means; undefined when it is none of the kinds. */
+  classify(error: unknown): FailureKind | undefined;
+  readonly migrations: MigrationSteps;
+}

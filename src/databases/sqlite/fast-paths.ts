@@ -1,0 +1,94 @@
+// SQLite's fast paths. SQLite runs in process: each is synchronous
+// better-sqlite3 work on the store adapter's own connection, statements
+// prepared once, behind the adapter's file lock.
+import type { Statement } from 'better-sqlite3';
+import { assertSeqInRange } from '../../data/message.repository.js';
+import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
+import { sessionOf } from '../../data/session-list.js';
+import type { Message } from '../../message.types.js';
+import { StoreNotFoundError } from '../../store.errors.js';
+import type { Arg, Row } from '../adapter-statement.js';
+import { listSessionsSql } from '../portable-sql.js';
+import type { FastPaths } from '../provider-kit.js';
+import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
+
+/** The latest boundary's column of the thread @thread. */
+const latest = (column: string) => `(SELECT ${column} FROM agent_boundary WHERE thread_id = @thread ORDER BY seq DESC LIMIT 1)`;
+const AFTER_CUT = `FROM agent_message WHERE thread_id = @thread AND event_type IS NULL AND seq > COALESCE(${latest('cut_seq')}, 0)`;
+/** Scoped, a first row of part -1 says that the thread is @tenant's. */
+const OWNED = 'SELECT -1 AS part, NULL, NULL, NULL, NULL, NULL, NULL FROM agent_thread WHERE id = @thread AND tenant_id = @tenant UNION ALL ';
+
+// One statement, one snapshot. The cut is a scalar subquery: SQLite bounds the index range on (thread_id, seq) with it (a join makes it scan).
+const HISTORY = `SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = @thread ORDER BY seq DESC LIMIT 1)
+  UNION ALL
+  SELECT 1, seq, ${MESSAGE_COLUMNS} ${AFTER_CUT}
+  ORDER BY 1, 2`;
+const COUNT = `SELECT COALESCE(${latest('message_count')}, 0) + (SELECT COUNT(*) ${AFTER_CUT})`;
+const SCOPED_COUNT = `SELECT (SELECT COUNT(*) FROM agent_thread WHERE id = @thread AND tenant_id = @tenant), ${COUNT.slice('SELECT '.length)}`;
+
+const insertMessages = (rows: number) => `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+
+/** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
+const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
+const sqliteValue = (arg: Arg) => (arg instanceof Date ? sqliteDate(arg) : arg);
+
+export function sqliteFastPaths(adapter: SerializedSqliteAdapter): FastPaths {
+  const run = <T>(work: (prepared: (sql: string) => Statement) => T) => adapter.direct((_db, prepared) => work(prepared));
+  return {
+    // One BEGIN IMMEDIATE transaction: bump the counter of an existing thread, or
+    // (unscoped) create the thread unless it was deleted; then insert the messages.
+    append: (threadId, messages, now, tenantId) =>
+      adapter.direct((db, prepared) =>
+        db
+          .transaction((): number | null => {
+            const at = sqliteDate(now);
+            const bumped = (
+              tenantId === undefined
+                ? prepared('UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? RETURNING last_seq').get(messages.length, at, threadId)
+                : prepared('UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? AND tenant_id = ? RETURNING last_seq').get(
+                    messages.length,
+                    at,
+                    threadId,
+                    tenantId,
+                  )
+            ) as { last_seq: number } | undefined;
+            if (!bumped && tenantId !== undefined) return null;
+            if (!bumped) create(prepared, threadId, messages.length, at);
+            const last = bumped?.last_seq ?? messages.length;
+            assertSeqInRange(threadId, last);
+            prepared(insertMessages(messages.length)).run(...rowsOf(threadId, last - messages.length + 1, messages));
+            return last;
+          })
+          .immediate(),
+      ),
+
+    history: (threadId, tenantId) =>
+      run((prepared) => {
+        const rows = (tenantId === undefined ? prepared(HISTORY).raw().all({ thread: threadId }) : prepared(OWNED + HISTORY).raw().all({ thread: threadId, tenant: tenantId })) as Row[];
+        if (tenantId !== undefined && rows[0]?.[0] !== -1) return null;
+        return historyOf(tenantId === undefined ? rows : rows.slice(1));
+      }),
+
+    count: (threadId, tenantId) =>
+      run((prepared) => {
+        if (tenantId === undefined) return Number((prepared(COUNT).raw().get({ thread: threadId }) as Row)[0]);
+        const [owned, count] = prepared(SCOPED_COUNT).raw().get({ thread: threadId, tenant: tenantId }) as Row;
+        return Number(owned) === 0 ? null : Number(count);
+      }),
+
+    listSessions: (query) =>
+      run((prepared) => {
+        const { text, args } = listSessionsSql(query, () => '?');
+        return (prepared(text).raw().all(...args.map(sqliteValue)) as Row[]).map(sessionOf);
+      }),
+  };
+}
+
+/** A new thread holding `count` sequence numbers; a deleted one stays deleted. */
+function create(prepared: (sql: string) => Statement, threadId: string, count: number, at: string): void {
+  if (prepared('SELECT 1 FROM agent_tombstone WHERE id = ?').get(threadId)) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+  prepared('INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (?, ?, ?, ?)').run(threadId, count, at, at);
+}
+
+const rowsOf = (threadId: string, first: number, messages: Message[]) =>
+  messages.flatMap((message, i) => [threadId, first + i, ...messageColumns(message).map(sqliteValue)]);

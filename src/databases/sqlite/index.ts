@@ -1,0 +1,93 @@
+// SQLite, the embedded default: better-sqlite3 behind the store's serialized adapter.
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Transaction } from '@prisma/driver-adapter-utils';
+import { adapterFailureOf } from '../../data/db-errors.js';
+import { StoreConfigurationError } from '../../store.errors.js';
+import { insertIfMissing, upsertReturning } from '../portable-sql.js';
+import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import { sqliteFastPaths } from './fast-paths.js';
+import { SerializedSqliteAdapterFactory, type SerializedSqliteAdapter } from './sqlite-adapter.js';
+
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+const BUSY_CODE = /^SQLITE_(BUSY|LOCKED)/;
+
+export const sqlite: ProviderKit = {
+  provider: 'sqlite',
+  label: 'SQLite',
+  schemes: ['file:'],
+
+  checkUrl(url) {
+    const path = url.slice('file:'.length);
+    if (path.trim() === '') throw new StoreConfigurationError('a SQLite url needs a path, e.g. file:./data/agent-store.db');
+    if (path.startsWith(':memory:')) {
+      throw new StoreConfigurationError('an in-memory SQLite database lives and dies with one connection, and the store opens several: use a file');
+    }
+  },
+
+  loadClient: async () => (await import('../../generated/sqlite/client.js')).PrismaClient as unknown as PrismaClientClass,
+
+  async adapterFactory(options) {
+    ensureDirectory(dirname(resolve(options.url.slice('file:'.length))));
+    return new SerializedSqliteAdapterFactory(options.url, { busyTimeoutMs: options.sqliteBusyTimeoutMs });
+  },
+
+  // A transaction waits for the file's write lock as long as a statement would.
+  maxWaitMs: (options) => options.sqliteBusyTimeoutMs,
+
+  dialect: {
+    // Serializable: BEGIN IMMEDIATE, the database's one write lock, so rows need no locks of their own.
+    writeIsolation: 'Serializable',
+    readIsolation: undefined,
+    reserveSeqs: upsertReturning,
+    lockThreads: async () => {},
+    lockSubtree: async () => {},
+    ensureThread: insertIfMissing,
+  },
+
+  fastPaths: (adapter) => sqliteFastPaths(adapter as SerializedSqliteAdapter),
+
+  // Busy and locked, as the adapter reports them (kind sqlite, or SocketTimeout with the driver's code) or better-sqlite3 throws them.
+  classify(error) {
+    const failure = adapterFailureOf(error);
+    const code = failure ? failure.originalCode : (error as { code?: unknown })?.code;
+    if (typeof code === 'string' && BUSY_CODE.test(code)) return 'transient';
+    if (failure?.kind === 'sqlite' && [SQLITE_BUSY, SQLITE_LOCKED].includes((failure.extendedCode ?? 0) & 0xff)) return 'transient';
+    return undefined;
+  },
+
+  migrations: {
+    bookkeepingTable: `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    TEXT PRIMARY KEY NOT NULL,
+    "checksum"              TEXT NOT NULL,
+    "finished_at"           DATETIME,
+    "migration_name"        TEXT NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        DATETIME,
+    "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
+    "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
+)`,
+    now: 'current_timestamp',
+    // BEGIN IMMEDIATE: the file's write lock is the migration lock.
+    isolation: 'SERIALIZABLE',
+    ddlCommits: false,
+    placeholder: () => '?',
+    lock: async (_tx: Transaction) => {},
+    unlock: async (_tx: Transaction) => {},
+  },
+};
+
+/**
+ * Creates the SQLite file's directory one level at a time. Node's recursive
+ * mkdirSync never returns for some paths (under /proc it retries forever).
+ */
+function ensureDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; !existsSync(at); at = dirname(at)) missing.unshift(at);
+  try {
+    for (const level of missing) mkdirSync(level);
+  } catch (error) {
+    throw new StoreConfigurationError(`cannot create ${dir} for the SQLite file: ${(error as Error).message}`, { cause: error });
+  }
+}
