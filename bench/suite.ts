@@ -2,18 +2,19 @@
 // each workload runs in rounds in which the targets take turns, in an order
 // reversed every round, and the median round counts (so that drift of the
 // machine hits them alike). Reads: one fresh database, migrated by the store
-// at boot and seeded by the raw driver, read by the store and the references.
+// at boot and seeded by the raw driver, read by the store and the references
+// (the tenant-scoped rows' sessions created by the store in their tenant).
 import type { Sizes } from './config.js';
 import type { BenchDatabase } from './databases.js';
 import { elapsedMs, median } from './measure.js';
 import { benchMessage, SUMMARY } from './messages.js';
-import { analyze, seedSessions, seedThread, seedTree, type SqlRunner } from './seed.js';
+import { analyze, seedSessionMessages, seedSessions, seedThread, seedTree, type SqlRunner } from './seed.js';
 import { statementCounter } from './statements.js';
 import { openRaw, TARGET_KINDS } from './targets/index.js';
 import { openOurs } from './targets/ours.js';
 import { openPrisma } from './targets/prisma.js';
 import type { Target, TargetKey } from './targets/target.js';
-import { sizedLabel, WORKLOADS, type ReadData, type Unit } from './workloads.js';
+import { sizedLabel, TENANT, WORKLOADS, type ReadData, type Unit } from './workloads.js';
 
 /** A result (with each round's, for write workloads), or what failed. */
 export type Cell = { value: number; rounds?: number[] } | { error: string };
@@ -22,6 +23,8 @@ export interface RowResult {
   key: string;
   label: string;
   unit: Unit;
+  /** A tenant-scoped row: the unscoped row it is compared with. */
+  unscoped?: string;
   cells: Partial<Record<TargetKey, Cell>>;
 }
 
@@ -156,6 +159,16 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
       await ours.compact!(id, SUMMARY, before);
       await ours.appendMany!(id, Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
     }
+    // The tenant's sessions, created by the store's scoped sessions.create: the long thread, and
+    // one compacted like compacted-long (boundary and messages after it through the scoped store).
+    const tenant = ours.forTenant!(TENANT);
+    await tenant.prepareThread!('tenant-history');
+    await seedSessionMessages(engine, raw, 'tenant-history', sizes.historyMessages);
+    const before = sizes.largeTranscript - sizes.effectiveMessages + 1;
+    await tenant.prepareThread!('tenant-compacted');
+    await seedSessionMessages(engine, raw, 'tenant-compacted', before);
+    await tenant.compact!('tenant-compacted', SUMMARY, before);
+    await tenant.appendMany!('tenant-compacted', Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
     await seedSessions(engine, raw, 'session-', sizes.sessions);
     await analyze(engine, raw);
   });
@@ -166,6 +179,8 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
     smallThread: 'compacted-short',
     largeThread: 'compacted-long',
     sessionPrefix: 'session-',
+    tenantHistoryThread: 'tenant-history',
+    tenantCompactedThread: 'tenant-compacted',
     async seedTree() {
       const root = await seedTree(engine, raw, `tree${++trees}`, sizes.treeSessions, sizes.treeMessages);
       await analyze(engine, raw);
