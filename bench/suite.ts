@@ -70,7 +70,7 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
     for (const workload of WORKLOADS.filter((w) => w.phase === 'write')) {
       log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
       const keys = workload.rows.map((row) => row.key);
-      const rounds = new Map<TargetKey, number[][]>();
+      const rounds = new Map<TargetKey, (number | undefined)[][]>();
       for (let round = 0; round < sizes.rounds; round++) {
         for (const key of round % 2 === 0 ? workload.targets : [...workload.targets].reverse()) {
           const target = writers.get(key);
@@ -82,7 +82,8 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       }
       for (const [key, results] of rounds) {
         keys.forEach((rowKey, i) => {
-          const perRound = results.map((values) => values[i]);
+          const perRound = results.map((values) => values[i]).filter((value) => value !== undefined);
+          if (perRound.length === 0) return;
           rows.get(rowKey)!.cells[key] = { value: median(perRound), ...(perRound.length > 1 && { rounds: perRound }) };
         });
       }
@@ -120,7 +121,7 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
         const target = readers.get(key);
         const keys = workload.rows.map((row) => row.key);
         const values = target && (await measure(keys, key, () => workload.run(target, { sizes, key, round: 0, data })));
-        if (values) keys.forEach((rowKey, i) => (rows.get(rowKey)!.cells[key] = { value: values[i] }));
+        if (values) keys.forEach((rowKey, i) => values[i] !== undefined && (rows.get(rowKey)!.cells[key] = { value: values[i] }));
       }
     }
     for (const [key, target] of writers) {
@@ -132,10 +133,11 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
   return result;
 
   /** The values of one run of a workload on a target; undefined when it failed (which is recorded). */
-  async function measure(keys: string[], key: TargetKey, work: () => Promise<number[]>): Promise<number[] | undefined> {
+  async function measure(keys: string[], key: TargetKey, work: () => Promise<(number | undefined)[]>): Promise<(number | undefined)[] | undefined> {
     try {
       const values = await withTimeout(work(), cellTimeoutMs);
-      log(`  ${key}: ${values.map((value, i) => `${value.toFixed(value < 10 ? 2 : 0)} ${rows.get(keys[i])!.unit}`).join(', ')}`);
+      const shown = values.flatMap((value, i) => (value === undefined ? [] : [`${value.toFixed(value < 10 ? 2 : 0)} ${rows.get(keys[i])!.unit}`]));
+      log(`  ${key}: ${shown.join(', ')}`);
       return values;
     } catch (error) {
       fail(keys, key, error);
