@@ -1,6 +1,7 @@
 // The workloads, one table row each (deleteTranscript gives two: time and
-// statements; the sequential append two: unscoped and tenant-scoped). Every workload checks what it measured: a write loop ends by
-// counting the messages stored, a read checks the length of what came back.
+// statements; the sequential append two: unscoped and tenant-scoped). Every
+// workload checks what it measured: a write loop ends by counting the messages
+// stored, a read checks the length of what came back.
 // The tenant-scoped rows run the same work through the target's forTenant
 // view, on threads created in the tenant, and name the unscoped row they are
 // compared with.
@@ -199,7 +200,10 @@ export const WORKLOADS: Workload[] = [
     rows: [{ key: 'historyScoped', label: 'getHistory, long thread, whole, tenant-scoped', unit: 'ms', unscoped: 'history' }],
     phase: 'read',
     targets: ['ours', 'raw'],
-    run: async (target, { sizes, data }) => [await timedRead(() => target.forTenant!(TENANT).getHistory!(data.tenantHistoryThread), sizes.historyMessages, sizes)],
+    async run(target, { sizes, data }) {
+      const scoped = target.forTenant!(TENANT);
+      return [await timedRead(() => scoped.getHistory!(data.tenantHistoryThread), sizes.historyMessages, sizes)];
+    },
   },
   {
     rows: [{ key: 'compactedSmall', label: 'getHistory, compacted thread', unit: 'ms' }],
@@ -217,7 +221,10 @@ export const WORKLOADS: Workload[] = [
     rows: [{ key: 'compactedScoped', label: 'getHistory, compacted thread, tenant-scoped', unit: 'ms', unscoped: 'compactedLarge' }],
     phase: 'read',
     targets: ['ours', 'raw'],
-    run: async (target, { sizes, data }) => [await timedRead(() => target.forTenant!(TENANT).getHistory!(data.tenantCompactedThread), sizes.effectiveMessages, sizes)],
+    async run(target, { sizes, data }) {
+      const scoped = target.forTenant!(TENANT);
+      return [await timedRead(() => scoped.getHistory!(data.tenantCompactedThread), sizes.effectiveMessages, sizes)];
+    },
   },
   {
     rows: [{ key: 'countSmall', label: 'count, compacted thread', unit: 'ms' }],
