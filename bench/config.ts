@@ -13,6 +13,8 @@ export interface Sizes {
   writeMinMs: number;
   /** Appends to one thread, one message per call. */
   sequential: number;
+  /** First appends: each call appends the first message of a thread that does not exist yet. */
+  newThreads: number;
   /** appendMany calls of `batchSize` messages each. */
   batches: number;
   batchSize: number;
@@ -47,6 +49,7 @@ const DEFAULT: Sizes = {
   rounds: 3,
   writeMinMs: 400,
   sequential: 500,
+  newThreads: 500,
   batches: 50,
   batchSize: 10,
   writers: 8,
@@ -72,6 +75,7 @@ const QUICK: Sizes = {
   rounds: 1,
   writeMinMs: 0,
   sequential: 20,
+  newThreads: 20,
   batches: 3,
   batchSize: 10,
   writers: 8,

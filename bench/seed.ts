@@ -69,9 +69,23 @@ function messageColumns(engine: Engine, i: string): string[] {
 export async function seedThread(engine: Engine, sql: SqlRunner, threadId: string, count: number): Promise<void> {
   const d = DIALECTS[engine];
   await sql.run(`INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ('${threadId}', ${count}, ${d.at('0')}, ${d.at(String(count))})`);
-  await sql.run(
-    insertSelect(engine, 'agent_message (thread_id, seq, role, content, created_at)', [`'${threadId}'`, 'i', ...messageColumns(engine, 'i'), d.at('i')], [['i', 1, count]]),
-  );
+  await insertMessages(engine, sql, threadId, count);
+}
+
+/**
+ * `count` messages, seq 1..count, in the empty session `threadId` that the store created
+ * (SessionStore.create), as `count` appends leave it. The session is dated as seedThread
+ * dates its threads, so that the session list's newest pages are still the seeded sessions.
+ */
+export async function seedSessionMessages(engine: Engine, sql: SqlRunner, threadId: string, count: number): Promise<void> {
+  const d = DIALECTS[engine];
+  await sql.run(`UPDATE agent_thread SET last_seq = ${count}, created_at = ${d.at('0')}, updated_at = ${d.at(String(count))} WHERE id = '${threadId}' AND last_seq = 0`);
+  await insertMessages(engine, sql, threadId, count);
+}
+
+async function insertMessages(engine: Engine, sql: SqlRunner, threadId: string, count: number): Promise<void> {
+  const at = DIALECTS[engine].at('i');
+  await sql.run(insertSelect(engine, 'agent_message (thread_id, seq, role, content, created_at)', [`'${threadId}'`, 'i', ...messageColumns(engine, 'i'), at], [['i', 1, count]]));
 }
 
 /** `count` sessions created a millisecond apart, ids `<prefix>000001`…, titled, as SessionStore.create({ id, title }) leaves them. */

@@ -2,18 +2,19 @@
 // each workload runs in rounds in which the targets take turns, in an order
 // reversed every round, and the median round counts (so that drift of the
 // machine hits them alike). Reads: one fresh database, migrated by the store
-// at boot and seeded by the raw driver, read by the store and the references.
+// at boot and seeded by the raw driver, read by the store and the references
+// (the tenant-scoped rows' sessions created by the store in their tenant).
 import type { Sizes } from './config.js';
 import type { BenchDatabase } from './databases.js';
 import { elapsedMs, median } from './measure.js';
 import { benchMessage, SUMMARY } from './messages.js';
-import { analyze, seedSessions, seedThread, seedTree, type SqlRunner } from './seed.js';
+import { analyze, seedSessionMessages, seedSessions, seedThread, seedTree, type SqlRunner } from './seed.js';
 import { statementCounter } from './statements.js';
 import { openRaw, TARGET_KINDS } from './targets/index.js';
 import { openOurs } from './targets/ours.js';
 import { openPrisma } from './targets/prisma.js';
 import type { Target, TargetKey } from './targets/target.js';
-import { sizedLabel, WORKLOADS, type ReadData, type Unit } from './workloads.js';
+import { sizedLabel, TENANT, WORKLOADS, type ReadData, type Unit } from './workloads.js';
 
 /** A result (with each round's, for write workloads), or what failed. */
 export type Cell = { value: number; rounds?: number[] } | { error: string };
@@ -22,6 +23,8 @@ export interface RowResult {
   key: string;
   label: string;
   unit: Unit;
+  /** A tenant-scoped row: the unscoped row it is compared with. */
+  unscoped?: string;
   cells: Partial<Record<TargetKey, Cell>>;
 }
 
@@ -67,7 +70,7 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
     for (const workload of WORKLOADS.filter((w) => w.phase === 'write')) {
       log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
       const keys = workload.rows.map((row) => row.key);
-      const rounds = new Map<TargetKey, number[][]>();
+      const rounds = new Map<TargetKey, (number | undefined)[][]>();
       for (let round = 0; round < sizes.rounds; round++) {
         for (const key of round % 2 === 0 ? workload.targets : [...workload.targets].reverse()) {
           const target = writers.get(key);
@@ -79,7 +82,8 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       }
       for (const [key, results] of rounds) {
         keys.forEach((rowKey, i) => {
-          const perRound = results.map((values) => values[i]);
+          const perRound = results.map((values) => values[i]).filter((value) => value !== undefined);
+          if (perRound.length === 0) return;
           rows.get(rowKey)!.cells[key] = { value: median(perRound), ...(perRound.length > 1 && { rounds: perRound }) };
         });
       }
@@ -117,7 +121,7 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
         const target = readers.get(key);
         const keys = workload.rows.map((row) => row.key);
         const values = target && (await measure(keys, key, () => workload.run(target, { sizes, key, round: 0, data })));
-        if (values) keys.forEach((rowKey, i) => (rows.get(rowKey)!.cells[key] = { value: values[i] }));
+        if (values) keys.forEach((rowKey, i) => values[i] !== undefined && (rows.get(rowKey)!.cells[key] = { value: values[i] }));
       }
     }
     for (const [key, target] of writers) {
@@ -129,10 +133,11 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
   return result;
 
   /** The values of one run of a workload on a target; undefined when it failed (which is recorded). */
-  async function measure(keys: string[], key: TargetKey, work: () => Promise<number[]>): Promise<number[] | undefined> {
+  async function measure(keys: string[], key: TargetKey, work: () => Promise<(number | undefined)[]>): Promise<(number | undefined)[] | undefined> {
     try {
       const values = await withTimeout(work(), cellTimeoutMs);
-      log(`  ${key}: ${values.map((value, i) => `${value.toFixed(value < 10 ? 2 : 0)} ${rows.get(keys[i])!.unit}`).join(', ')}`);
+      const shown = values.flatMap((value, i) => (value === undefined ? [] : [`${value.toFixed(value < 10 ? 2 : 0)} ${rows.get(keys[i])!.unit}`]));
+      log(`  ${key}: ${shown.join(', ')}`);
       return values;
     } catch (error) {
       fail(keys, key, error);
@@ -156,6 +161,16 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
       await ours.compact!(id, SUMMARY, before);
       await ours.appendMany!(id, Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
     }
+    // The tenant's sessions, created by the store's scoped sessions.create: the long thread, and
+    // one compacted like compacted-long (boundary and messages after it through the scoped store).
+    const tenant = ours.forTenant!(TENANT);
+    await tenant.prepareThread!('tenant-history');
+    await seedSessionMessages(engine, raw, 'tenant-history', sizes.historyMessages);
+    const before = sizes.largeTranscript - sizes.effectiveMessages + 1;
+    await tenant.prepareThread!('tenant-compacted');
+    await seedSessionMessages(engine, raw, 'tenant-compacted', before);
+    await tenant.compact!('tenant-compacted', SUMMARY, before);
+    await tenant.appendMany!('tenant-compacted', Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
     await seedSessions(engine, raw, 'session-', sizes.sessions);
     await analyze(engine, raw);
   });
@@ -166,6 +181,8 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
     smallThread: 'compacted-short',
     largeThread: 'compacted-long',
     sessionPrefix: 'session-',
+    tenantHistoryThread: 'tenant-history',
+    tenantCompactedThread: 'tenant-compacted',
     async seedTree() {
       const root = await seedTree(engine, raw, `tree${++trees}`, sizes.treeSessions, sizes.treeMessages);
       await analyze(engine, raw);

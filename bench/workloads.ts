@@ -1,6 +1,10 @@
 // The workloads, one table row each (deleteTranscript gives two: time and
-// statements). Every workload checks what it measured: a write loop ends by
-// counting the messages stored, a read checks the length of what came back.
+// statements; the sequential append two: unscoped and tenant-scoped). Every
+// workload checks what it measured: a write loop ends by counting the messages
+// stored, a read checks the length of what came back.
+// The tenant-scoped rows run the same work through the target's forTenant
+// view, on threads created in the tenant, and name the unscoped row they are
+// compared with.
 import type { Sizes } from './config.js';
 import { elapsedMs, median, medianMs } from './measure.js';
 import { benchMessage } from './messages.js';
@@ -13,7 +17,12 @@ export interface RowSpec {
   key: string;
   label: string;
   unit: Unit;
+  /** A tenant-scoped row: the key of the unscoped row that the store's scoped result is compared with. */
+  unscoped?: string;
 }
+
+/** The tenant of the tenant-scoped rows. */
+export const TENANT = 'bench-tenant';
 
 /** What the read workloads find in the seeded database. */
 export interface ReadData {
@@ -21,6 +30,9 @@ export interface ReadData {
   smallThread: string;
   largeThread: string;
   sessionPrefix: string;
+  /** Sessions of TENANT created by the store's scoped sessions.create: a long thread and one compacted like largeThread. */
+  tenantHistoryThread: string;
+  tenantCompactedThread: string;
   /** Seeds a fresh tree of sessions and returns its root. */
   seedTree(): Promise<string>;
   statements: StatementCounter;
@@ -40,12 +52,14 @@ export interface Workload {
   rows: RowSpec[];
   phase: 'write' | 'read';
   targets: TargetKey[];
-  /** One value per row. Throws when the target stored or returned the wrong thing. */
-  run(target: Target, context: RunContext): Promise<number[]>;
+  /** One value per row (undefined: the target has no such operation). Throws when the target stored or returned the wrong thing. */
+  run(target: Target, context: RunContext): Promise<(number | undefined)[]>;
 }
 
 const WRITERS: TargetKey[] = ['ours', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', 'mastra'];
 const PAGE_WALK = 500;
+/** First appends counted one by one; the median is reported. */
+const FIRST_APPEND_COUNTS = 3;
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -65,6 +79,19 @@ async function threads(target: Target, name: string, count = 1): Promise<{ warm:
   const timed = Array.from({ length: count }, (_, i) => (count === 1 ? name : `${name}-${i + 1}`));
   for (const id of [warm, ...timed]) await target.prepareThread?.(id);
   return { warm, timed };
+}
+
+/** Messages per second of one sequential loop of appends to one thread (LangGraph's: a shorter loop, see below). */
+async function sequentialRate(target: Target, name: string, { sizes, key }: RunContext): Promise<number> {
+  // LangGraph stores the whole list per step, so an append costs more the longer its loop: a fixed, shorter loop of its own.
+  const [count, minMs] = key === 'langgraph' ? [sizes.langgraphAppends, 0] : [sizes.sequential, sizes.writeMinMs];
+  const { warm, timed } = await threads(target, name);
+  await appendLoop(target, warm, 1, Math.min(sizes.warmup, count));
+  const start = performance.now();
+  const calls = await loop(count, minMs, start, (i) => target.append!(timed[0], benchMessage(i + 1)));
+  const rate = calls / ((performance.now() - start) / 1000);
+  await expectStored(target, timed[0], calls);
+  return rate;
 }
 
 async function appendLoop(target: Target, threadId: string, from: number, count: number): Promise<void> {
@@ -97,18 +124,35 @@ async function concurrentRate(target: Target, threadOf: (writer: number) => stri
 
 export const WORKLOADS: Workload[] = [
   {
-    rows: [{ key: 'sequential', label: 'append, sequential, one thread', unit: 'msg/s' }],
+    // A target that has a tenant's view runs both loops in its turn, back to back (which first alternates by round), so that
+    // the scoped result is compared with an unscoped one measured moments apart: drift of the machine would swamp a 0.9x target.
+    rows: [
+      { key: 'sequential', label: 'append, sequential, one thread', unit: 'msg/s' },
+      { key: 'sequentialScoped', label: 'append, sequential, one thread, tenant-scoped', unit: 'msg/s', unscoped: 'sequential' },
+    ],
     phase: 'write',
     targets: [...WRITERS, 'langgraph'],
-    async run(target, { sizes, key, round }) {
-      // LangGraph stores the whole list per step, so an append costs more the longer its loop: a fixed, shorter loop of its own.
-      const [count, minMs] = key === 'langgraph' ? [sizes.langgraphAppends, 0] : [sizes.sequential, sizes.writeMinMs];
-      const { warm, timed } = await threads(target, `sequential-${round}`);
-      await appendLoop(target, warm, 1, Math.min(sizes.warmup, count));
+    async run(target, context) {
+      const unscoped = () => sequentialRate(target, `sequential-${context.round}`, context);
+      if (!target.forTenant) return [await unscoped(), undefined];
+      const scoped = () => sequentialRate(target.forTenant!(TENANT), `sequential-scoped-${context.round}`, context);
+      if (context.round % 2 === 0) return [await unscoped(), await scoped()];
+      const scopedRate = await scoped();
+      return [await unscoped(), scopedRate];
+    },
+  },
+  {
+    // Every call creates its thread: a statement the first append wastes (an update of a row not there yet) shows here.
+    rows: [{ key: 'firstAppend', label: 'append, first message of a new thread', unit: 'msg/s' }],
+    phase: 'write',
+    targets: ['ours', 'raw', 'rawPlain'],
+    async run(target, { sizes, round }) {
+      for (let i = 1; i <= Math.min(sizes.warmup, sizes.newThreads); i++) await target.appendFirst!(`first-${round}-warmup-${i}`, benchMessage(1));
+      const thread = (i: number) => `first-${round}-${i}`;
       const start = performance.now();
-      const calls = await loop(count, minMs, start, (i) => target.append!(timed[0], benchMessage(i + 1)));
+      const calls = await loop(sizes.newThreads, sizes.writeMinMs, start, (i) => target.appendFirst!(thread(i), benchMessage(1)));
       const rate = calls / ((performance.now() - start) / 1000);
-      await expectStored(target, timed[0], calls);
+      for (let i = 0; i < calls; i++) await expectStored(target, thread(i), 1);
       return [rate];
     },
   },
@@ -153,6 +197,15 @@ export const WORKLOADS: Workload[] = [
     run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.historyThread), sizes.historyMessages, sizes)],
   },
   {
+    rows: [{ key: 'historyScoped', label: 'getHistory, long thread, whole, tenant-scoped', unit: 'ms', unscoped: 'history' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    async run(target, { sizes, data }) {
+      const scoped = target.forTenant!(TENANT);
+      return [await timedRead(() => scoped.getHistory!(data.tenantHistoryThread), sizes.historyMessages, sizes)];
+    },
+  },
+  {
     rows: [{ key: 'compactedSmall', label: 'getHistory, compacted thread', unit: 'ms' }],
     phase: 'read',
     targets: ['ours', 'raw'],
@@ -165,6 +218,15 @@ export const WORKLOADS: Workload[] = [
     run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.largeThread), sizes.effectiveMessages, sizes)],
   },
   {
+    rows: [{ key: 'compactedScoped', label: 'getHistory, compacted thread, tenant-scoped', unit: 'ms', unscoped: 'compactedLarge' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    async run(target, { sizes, data }) {
+      const scoped = target.forTenant!(TENANT);
+      return [await timedRead(() => scoped.getHistory!(data.tenantCompactedThread), sizes.effectiveMessages, sizes)];
+    },
+  },
+  {
     rows: [{ key: 'countSmall', label: 'count, compacted thread', unit: 'ms' }],
     phase: 'read',
     targets: ['ours', 'raw'],
@@ -175,6 +237,12 @@ export const WORKLOADS: Workload[] = [
     phase: 'read',
     targets: ['ours', 'raw'],
     run: async (target, { sizes, data }) => [await timedCount(target, data.largeThread, sizes)],
+  },
+  {
+    rows: [{ key: 'countScoped', label: 'count, compacted thread, tenant-scoped', unit: 'ms', unscoped: 'countLarge' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    run: async (target, { sizes, data }) => [await timedCount(target.forTenant!(TENANT), data.tenantCompactedThread, sizes)],
   },
   {
     rows: [{ key: 'listFirst', label: 'SessionStore.list, first page', unit: 'ms' }],
@@ -221,6 +289,22 @@ export const WORKLOADS: Workload[] = [
       return [median(times), statements];
     },
   },
+  {
+    // Last of the reads: the threads it creates are the newest sessions, which the session list would show first.
+    rows: [{ key: 'firstAppendStatements', label: 'append, first message of a new thread, statements sent, BEGIN and COMMIT included', unit: 'statements' }],
+    phase: 'read',
+    targets: ['ours', 'raw'],
+    async run(target, { key, data }) {
+      // One untimed first append first: a connection the pool opens then is not counted against the append.
+      await target.appendFirst!(`first-${key}-warmup`, benchMessage(1));
+      const counts: number[] = [];
+      for (let i = 1; i <= FIRST_APPEND_COUNTS; i++) {
+        counts.push(await data.statements.count(() => target.appendFirst!(`first-${key}-${i}`, benchMessage(1))));
+        await expectStored(target, `first-${key}-${i}`, 1);
+      }
+      return [median(counts)];
+    },
+  },
 ];
 
 /** The median time of `read`, whose first result `check` checks. */
@@ -255,18 +339,24 @@ export function sizedLabel(key: string, label: string, sizes: Sizes): string {
   const compacted = (transcript: number) => `${fmt(transcript)}-message transcript → ${sizes.effectiveMessages}`;
   const detail: Record<string, string> = {
     sequential: `≥ ${fmt(sizes.sequential)} × ~200 B; LangGraph ${fmt(sizes.langgraphAppends)}`,
+    sequentialScoped: `≥ ${fmt(sizes.sequential)} × ~200 B`,
+    firstAppend: `≥ ${fmt(sizes.newThreads)} new threads, a message each`,
     batch: `≥ ${fmt(sizes.batches)} batches of ${sizes.batchSize}`,
     writersThreads: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
     writersOneThread: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
     history: `${fmt(sizes.historyMessages)} messages`,
+    historyScoped: `${fmt(sizes.historyMessages)} messages`,
     compactedSmall: compacted(sizes.smallTranscript),
     compactedLarge: compacted(sizes.largeTranscript),
     countSmall: compacted(sizes.smallTranscript),
     countLarge: compacted(sizes.largeTranscript),
+    compactedScoped: compacted(sizes.largeTranscript),
+    countScoped: compacted(sizes.largeTranscript),
     listFirst: `${fmt(sizes.pageSize)} of ${fmt(sizes.sessions)} sessions`,
     listDeep: `${fmt(sizes.pageSize)} after ${fmt(sizes.deepOffset)} of ${fmt(sizes.sessions)}`,
     delete: `${fmt(sizes.treeSessions)} sessions × ${sizes.treeMessages} messages`,
     deleteStatements: `${fmt(sizes.treeSessions)} sessions`,
+    firstAppendStatements: `per append, the median of ${FIRST_APPEND_COUNTS}`,
   };
   return detail[key] ? `${label} (${detail[key]})` : label;
 }

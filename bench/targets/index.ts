@@ -27,7 +27,8 @@ export const TARGET_KINDS: TargetKind[] = [
     key: 'ours',
     label: 'nestjs-agent-store',
     description:
-      'StoreModule.forRoot({ url, migrate: true }) booted with NestFactory.createApplicationContext on a fresh database; the unscoped MessageStore, TranscriptStore and SessionStore.',
+      'StoreModule.forRoot({ url, migrate: true }) booted with NestFactory.createApplicationContext on a fresh database; the unscoped MessageStore, TranscriptStore and SessionStore ' +
+      '(on the tenant-scoped rows, the stores of TenantStores.forTenant(tenant)).',
     engines: ALL,
     usesStoreSchema: false,
     open: (_engine, url) => openOurs(url),
@@ -37,7 +38,8 @@ export const TARGET_KINDS: TargetKind[] = [
     label: 'raw driver (reference)',
     description:
       'better-sqlite3, pg or mariadb (pools of 10) on the store\'s tables doing the same atomic work: BEGIN (IMMEDIATE on SQLite); UPDATE the thread\'s last_seq by n (RETURNING, or LAST_INSERT_ID on MariaDB); one INSERT of the rows; COMMIT. ' +
-      'Its thread row exists beforehand and it checks no tombstone (the store creates the thread on the first append and refuses deleted ones). ' +
+      'Its thread row exists beforehand and it checks no tombstone (the store creates the thread on the first append and refuses deleted ones); ' +
+      'on the first-append rows it inserts the thread row instead, in the same transaction (BEGIN; INSERT thread; INSERT message; COMMIT). ' +
       'Reads send the store\'s statements in one snapshot (repeatable read; a deferred transaction on SQLite) and build the same objects; deleteTranscript sends the store\'s statements.',
     engines: ALL,
     usesStoreSchema: true,
@@ -46,7 +48,9 @@ export const TARGET_KINDS: TargetKind[] = [
   {
     key: 'rawPlain',
     label: 'raw driver, plain INSERT (floor)',
-    description: 'One autocommitted INSERT per call (multi-row for a batch), the sequence counted in memory: nothing atomic, the floor of what a write costs.',
+    description:
+      'One autocommitted INSERT per call (multi-row for a batch), the sequence counted in memory: nothing atomic, the floor of what a write costs; ' +
+      'a first append sends two, the thread\'s and the message\'s.',
     engines: ALL,
     usesStoreSchema: true,
     open: async (engine, url) => openRaw(engine, url, 'plain'),

@@ -1,17 +1,47 @@
 // The store as an app uses it: StoreModule booted in a Nest application
-// context on the url, migrated at boot, and the unscoped stores it provides.
+// context on the url, migrated at boot, and the unscoped stores it provides;
+// forTenant gives the stores of TenantStores.forTenant(tenant) instead.
 import { NestFactory } from '@nestjs/core';
-import { MessageStore, SessionStore, StoreModule, TranscriptStore } from '../../src/index.js';
+import { MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore } from '../../src/index.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
+
+interface Stores {
+  messages: MessageStore;
+  transcripts: TranscriptStore;
+  sessions: SessionStore;
+}
 
 export async function openOurs(url: string): Promise<Target> {
   // abortOnError: false, so that a failed boot is an error the harness reports, not a silent exit.
   const app = await NestFactory.createApplicationContext(StoreModule.forRoot({ url, migrate: true }), { logger: false, abortOnError: false });
-  const messages = app.get<MessageStore>(MessageStore);
-  const transcripts = app.get<TranscriptStore>(TranscriptStore);
-  const sessions = app.get<SessionStore>(SessionStore);
+  const tenants = app.get<TenantStores>(TenantStores);
+  const unscoped = targetOf({ messages: app.get<MessageStore>(MessageStore), transcripts: app.get<TranscriptStore>(TranscriptStore), sessions: app.get<SessionStore>(SessionStore) });
+  return {
+    ...unscoped,
+    forTenant(tenantId: string): Target {
+      const scoped = tenants.forTenant(tenantId);
+      return {
+        ...targetOf(scoped),
+        // Scoped, an append to a missing thread is a StoreNotFoundError: no first appends.
+        appendFirst: undefined,
+        // Scoped, nothing creates a session but sessions.create: the thread is a session created in the tenant.
+        async prepareThread(threadId: string) {
+          await scoped.sessions.create({ id: threadId });
+        },
+        close: async () => {},
+      };
+    },
+    close: () => app.close(),
+  };
+}
+
+function targetOf({ messages, transcripts, sessions }: Stores): Omit<Target, 'close'> {
   return {
     async append(threadId: string, message: BenchMessage) {
+      await messages.append(threadId, message);
+    },
+    // Unscoped, the first append creates the thread.
+    async appendFirst(threadId: string, message: BenchMessage) {
       await messages.append(threadId, message);
     },
     async appendMany(threadId: string, batch: BenchMessage[]) {
@@ -30,6 +60,5 @@ export async function openOurs(url: string): Promise<Target> {
       const page = await sessions.list({ limit, ...(cursor !== undefined && { cursor: cursor as string }) });
       return { sessions: page.sessions, next: page.nextCursor };
     },
-    close: () => app.close(),
   };
 }

@@ -2,10 +2,24 @@
 // store's default), the store's tables. "atomic" is START TRANSACTION; UPDATE
 // counter; INSERT; COMMIT on one connection (MySQL's LAST_INSERT_ID(expr) hands
 // the new counter back with the UPDATE, so no SELECT is needed); "plain" is the
-// floor: a bare INSERT with a sequence counted in memory.
+// floor: a bare INSERT with a sequence counted in memory. forTenant gives the
+// same statements with the tenant condition, on the same pool.
 import mariadb, { type Pool, type PoolConnection } from 'mariadb';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
-import { boundaryMessages, contentJson, parsedJson, SESSION_SELECT, subtree, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import {
+  boundaryMessages,
+  boundaryOf,
+  contentJson,
+  latestBoundary,
+  parsedJson,
+  SESSION_SELECT,
+  subtree,
+  THREAD_INSERT,
+  toMessage,
+  toSession,
+  type MessageRow,
+  type SessionRow,
+} from './rows.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -19,23 +33,44 @@ const dateOf = (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
 export class RawMariaDb implements Target {
   readonly #pool: Pool;
   readonly #mode: Mode;
+  /** Set: a tenant's view on another target's pool, which it leaves open. */
+  readonly #tenant?: string;
   readonly #nextSeq = new Map<string, number>();
 
-  constructor(url: string, mode: Mode) {
-    this.#pool = mariadb.createPool({
-      ...mariadbConnection(url),
-      connectionLimit: 10,
-      dateStrings: true,
-      bigIntAsNumber: true,
-      insertIdAsNumber: true,
-    });
+  constructor(connection: string | Pool, mode: Mode, tenant?: string) {
+    this.#pool =
+      typeof connection === 'string'
+        ? mariadb.createPool({
+            ...mariadbConnection(connection),
+            connectionLimit: 10,
+            dateStrings: true,
+            bigIntAsNumber: true,
+            insertIdAsNumber: true,
+          })
+        : connection;
     this.#mode = mode;
+    this.#tenant = tenant;
+  }
+
+  forTenant(tenantId: string): Target {
+    return new RawMariaDb(this.#pool, this.#mode, tenantId);
   }
 
   async prepareThread(threadId: string): Promise<void> {
     const now = timestamp(new Date());
-    await this.#pool.query('INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (?, 0, ?, ?)', [threadId, now, now]);
+    await this.#pool.query(THREAD_INSERT('?, ?, 0, ?, ?'), [threadId, this.#tenant ?? null, now, now]);
     this.#nextSeq.set(threadId, 1);
+  }
+
+  /** Atomic: START TRANSACTION; INSERT the thread; INSERT the message; COMMIT. Plain: the same two INSERTs, each autocommitted. */
+  async appendFirst(threadId: string, message: BenchMessage): Promise<void> {
+    const now = timestamp(new Date());
+    const work = async (connection: Pool | PoolConnection) => {
+      await connection.query(THREAD_INSERT('?, ?, 1, ?, ?'), [threadId, this.#tenant ?? null, now, now]);
+      await connection.query(...insert(threadId, 1, [message], now));
+    };
+    if (this.#mode === 'plain') await work(this.#pool);
+    else await this.#transaction(work);
   }
 
   append(threadId: string, message: BenchMessage): Promise<void> {
@@ -54,10 +89,7 @@ export class RawMariaDb implements Target {
   /** The latest boundary and the messages after it in one repeatable-read snapshot, as the store reads them. */
   getHistory(threadId: string): Promise<unknown[]> {
     return this.#transaction(async (connection) => {
-      const [boundary] = (await connection.query('SELECT cut_seq, messages FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1', [threadId])) as {
-        cut_seq: number;
-        messages: unknown;
-      }[];
+      const boundary = await this.#boundary<{ cut_seq: number; messages: unknown }>(connection, 'cut_seq, messages', threadId);
       const rows = (await connection.query(
         'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq',
         [threadId, boundary?.cut_seq ?? 0],
@@ -69,10 +101,7 @@ export class RawMariaDb implements Target {
 
   count(threadId: string): Promise<number> {
     return this.#transaction(async (connection) => {
-      const [boundary] = (await connection.query('SELECT cut_seq, message_count FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1', [threadId])) as {
-        cut_seq: number;
-        message_count: number;
-      }[];
+      const boundary = await this.#boundary<{ cut_seq: number; message_count: number }>(connection, 'cut_seq, message_count', threadId);
       const [after] = (await connection.query('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL', [
         threadId,
         boundary?.cut_seq ?? 0,
@@ -116,8 +145,15 @@ export class RawMariaDb implements Target {
     await this.#pool.query(sql, params);
   }
 
-  close(): Promise<void> {
-    return this.#pool.end();
+  async close(): Promise<void> {
+    if (this.#tenant === undefined) await this.#pool.end();
+  }
+
+  /** The latest boundary (scoped: joined to the thread under the tenant condition). */
+  async #boundary<T extends { cut_seq: number }>(connection: PoolConnection, columns: string, threadId: string): Promise<T | undefined> {
+    const scoped = this.#tenant !== undefined;
+    const rows = (await connection.query(latestBoundary(columns, '?', scoped ? '?' : undefined), scoped ? [threadId, this.#tenant] : [threadId])) as T[];
+    return boundaryOf(rows, threadId, this.#tenant);
   }
 
   async #write(threadId: string, messages: BenchMessage[]): Promise<void> {
@@ -129,11 +165,12 @@ export class RawMariaDb implements Target {
       return;
     }
     await this.#transaction(async (connection) => {
-      const { insertId: last } = (await connection.query('UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?', [
-        messages.length,
-        now,
-        threadId,
-      ])) as { insertId: number };
+      const scoped = this.#tenant !== undefined;
+      const { affectedRows, insertId: last } = (await connection.query(
+        `UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?${scoped ? ' AND tenant_id = ?' : ''}`,
+        [messages.length, now, threadId, ...(scoped ? [this.#tenant] : [])],
+      )) as { affectedRows: number; insertId: number };
+      if (affectedRows === 0) throw new Error(`no thread ${threadId}${scoped ? ` of tenant ${this.#tenant}` : ''}`);
       await connection.query(...insert(threadId, Number(last) - messages.length + 1, messages, now));
     });
   }

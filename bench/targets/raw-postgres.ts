@@ -1,9 +1,23 @@
 // The reference on PostgreSQL: node-postgres with a pool of 10 (the store's
 // default), the store's tables. "atomic" is BEGIN; UPDATE counter RETURNING;
 // INSERT; COMMIT on one connection; "plain" is the floor: a bare INSERT with a
-// sequence counted in memory.
+// sequence counted in memory. forTenant gives the same statements with the
+// tenant condition, on the same pool.
 import pg from 'pg';
-import { boundaryMessages, contentJson, parsedJson, SESSION_SELECT, subtree, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import {
+  boundaryMessages,
+  boundaryOf,
+  contentJson,
+  latestBoundary,
+  parsedJson,
+  SESSION_SELECT,
+  subtree,
+  THREAD_INSERT,
+  toMessage,
+  toSession,
+  type MessageRow,
+  type SessionRow,
+} from './rows.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -20,17 +34,35 @@ const types = {
 export class RawPostgres implements Target {
   readonly #pool: pg.Pool;
   readonly #mode: Mode;
+  /** Set: a tenant's view on another target's pool, which it leaves open. */
+  readonly #tenant?: string;
   readonly #nextSeq = new Map<string, number>();
 
-  constructor(url: string, mode: Mode) {
-    this.#pool = new pg.Pool({ connectionString: url, max: 10, types });
+  constructor(connection: string | pg.Pool, mode: Mode, tenant?: string) {
+    this.#pool = typeof connection === 'string' ? new pg.Pool({ connectionString: connection, max: 10, types }) : connection;
     this.#mode = mode;
+    this.#tenant = tenant;
+  }
+
+  forTenant(tenantId: string): Target {
+    return new RawPostgres(this.#pool, this.#mode, tenantId);
   }
 
   async prepareThread(threadId: string): Promise<void> {
     const now = timestamp(new Date());
-    await this.#pool.query('INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, 0, $2, $3)', [threadId, now, now]);
+    await this.#pool.query(THREAD_INSERT('$1, $2, 0, $3, $4'), [threadId, this.#tenant ?? null, now, now]);
     this.#nextSeq.set(threadId, 1);
+  }
+
+  /** Atomic: BEGIN; INSERT the thread; INSERT the message; COMMIT. Plain: the same two INSERTs, each autocommitted. */
+  async appendFirst(threadId: string, message: BenchMessage): Promise<void> {
+    const now = timestamp(new Date());
+    const work = async (client: pg.Pool | pg.PoolClient) => {
+      await client.query(THREAD_INSERT('$1, $2, 1, $3, $4'), [threadId, this.#tenant ?? null, now, now]);
+      await client.query(...insert(threadId, 1, [message], now));
+    };
+    if (this.#mode === 'plain') await work(this.#pool);
+    else await this.#transaction('BEGIN', work);
   }
 
   append(threadId: string, message: BenchMessage): Promise<void> {
@@ -49,30 +81,24 @@ export class RawPostgres implements Target {
   /** The latest boundary and the messages after it in one repeatable-read snapshot, as the store reads them. */
   getHistory(threadId: string): Promise<unknown[]> {
     return this.#snapshot(async (client) => {
-      const boundary = await client.query<{ cut_seq: number; messages: unknown }>(
-        'SELECT cut_seq, messages FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1',
-        [threadId],
-      );
+      const boundary = await this.#boundary<{ cut_seq: number; messages: unknown }>(client, 'cut_seq, messages', threadId);
       const { rows } = await client.query<MessageRow>(
         'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL ORDER BY seq',
-        [threadId, boundary.rows[0]?.cut_seq ?? 0],
+        [threadId, boundary?.cut_seq ?? 0],
       );
       const messages = rows.map((row) => toMessage(row, parsedJson));
-      return boundary.rows[0] ? [...boundaryMessages(boundary.rows[0].messages, parsedJson), ...messages] : messages;
+      return boundary ? [...boundaryMessages(boundary.messages, parsedJson), ...messages] : messages;
     });
   }
 
   count(threadId: string): Promise<number> {
     return this.#snapshot(async (client) => {
-      const boundary = await client.query<{ cut_seq: number; message_count: number }>(
-        'SELECT cut_seq, message_count FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1',
-        [threadId],
-      );
+      const boundary = await this.#boundary<{ cut_seq: number; message_count: number }>(client, 'cut_seq, message_count', threadId);
       const after = await client.query<{ n: number }>(
         'SELECT COUNT(*)::int AS n FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL',
-        [threadId, boundary.rows[0]?.cut_seq ?? 0],
+        [threadId, boundary?.cut_seq ?? 0],
       );
-      return (boundary.rows[0]?.message_count ?? 0) + after.rows[0].n;
+      return (boundary?.message_count ?? 0) + after.rows[0].n;
     });
   }
 
@@ -104,8 +130,15 @@ export class RawPostgres implements Target {
     await this.#pool.query(sql, params);
   }
 
-  close(): Promise<void> {
-    return this.#pool.end();
+  async close(): Promise<void> {
+    if (this.#tenant === undefined) await this.#pool.end();
+  }
+
+  /** The latest boundary (scoped: joined to the thread under the tenant condition). */
+  async #boundary<T extends pg.QueryResultRow & { cut_seq: number }>(client: pg.PoolClient, columns: string, threadId: string): Promise<T | undefined> {
+    const scoped = this.#tenant !== undefined;
+    const { rows } = await client.query<T>(latestBoundary(columns, '$1', scoped ? '$2' : undefined), scoped ? [threadId, this.#tenant] : [threadId]);
+    return boundaryOf(rows, threadId, this.#tenant);
   }
 
   async #write(threadId: string, messages: BenchMessage[]): Promise<void> {
@@ -117,10 +150,12 @@ export class RawPostgres implements Target {
       return;
     }
     await this.#transaction('BEGIN', async (client) => {
+      const scoped = this.#tenant !== undefined;
       const { rows } = await client.query<{ last_seq: number }>(
-        'UPDATE agent_thread SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3 RETURNING last_seq',
-        [messages.length, now, threadId],
+        `UPDATE agent_thread SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3${scoped ? ' AND tenant_id = $4' : ''} RETURNING last_seq`,
+        [messages.length, now, threadId, ...(scoped ? [this.#tenant] : [])],
       );
+      if (rows.length === 0) throw new Error(`no thread ${threadId}${scoped ? ` of tenant ${this.#tenant}` : ''}`);
       await client.query(...insert(threadId, rows[0].last_seq - messages.length + 1, messages, now));
     });
   }

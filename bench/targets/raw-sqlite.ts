@@ -2,9 +2,23 @@
 // prepared statements, the store's tables. "atomic" assigns the sequence
 // number in the insert's transaction (BEGIN IMMEDIATE; UPDATE counter; INSERT;
 // COMMIT); "plain" is the floor: a bare INSERT with a sequence counted in memory.
+// forTenant gives the same statements with the tenant condition, on the same connection.
 import Database from 'better-sqlite3';
 import { SQLITE_PRAGMAS } from '../databases.js';
-import { boundaryMessages, contentJson, parseJson, SESSION_SELECT, subtree, toMessage, toSession, type MessageRow, type SessionRow } from './rows.js';
+import {
+  boundaryMessages,
+  boundaryOf,
+  contentJson,
+  latestBoundary,
+  parseJson,
+  SESSION_SELECT,
+  subtree,
+  THREAD_INSERT,
+  toMessage,
+  toSession,
+  type MessageRow,
+  type SessionRow,
+} from './rows.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -16,27 +30,49 @@ const timestamp = (date: Date) => date.toISOString().replace('Z', '+00:00');
 export class RawSqlite implements Target {
   readonly #db: Database.Database;
   readonly #mode: Mode;
+  /** Set: a tenant's view on another target's connection, which it leaves open. */
+  readonly #tenant?: string;
   readonly #nextSeq = new Map<string, number>();
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #statements: Map<string, Database.Statement>;
   readonly #bump: Database.Statement;
   readonly #atomic: Database.Transaction<(threadId: string, messages: BenchMessage[]) => void>;
+  readonly #first: Database.Transaction<(threadId: string, message: BenchMessage) => void>;
 
-  constructor(path: string, mode: Mode) {
-    this.#db = new Database(path);
-    this.#db.exec(SQLITE_PRAGMAS);
+  constructor(connection: string | { db: Database.Database; statements: Map<string, Database.Statement> }, mode: Mode, tenant?: string) {
+    if (typeof connection === 'string') {
+      this.#db = new Database(connection);
+      this.#db.exec(SQLITE_PRAGMAS);
+      this.#statements = new Map();
+    } else {
+      ({ db: this.#db, statements: this.#statements } = connection);
+    }
     this.#mode = mode;
-    this.#bump = this.#db.prepare('UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? RETURNING last_seq');
+    this.#tenant = tenant;
+    const scoped = tenant === undefined ? '' : ' AND tenant_id = ?';
+    this.#bump = this.#sql(`UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ?${scoped} RETURNING last_seq`);
     this.#atomic = this.#db.transaction((threadId: string, messages: BenchMessage[]) => {
       const now = timestamp(new Date());
-      const { last_seq: last } = this.#bump.get(messages.length, now, threadId) as { last_seq: number };
-      this.#insert(threadId, last - messages.length + 1, messages, now);
+      const bumped = this.#bump.get(messages.length, now, threadId, ...(tenant === undefined ? [] : [tenant])) as { last_seq: number } | undefined;
+      if (!bumped) throw new Error(`no thread ${threadId}${tenant === undefined ? '' : ` of tenant ${tenant}`}`);
+      this.#insert(threadId, bumped.last_seq - messages.length + 1, messages, now);
     });
+    this.#first = this.#db.transaction((threadId: string, message: BenchMessage) => this.#insertFirst(threadId, message));
+  }
+
+  forTenant(tenantId: string): Target {
+    return new RawSqlite({ db: this.#db, statements: this.#statements }, this.#mode, tenantId);
   }
 
   async prepareThread(threadId: string): Promise<void> {
     const now = timestamp(new Date());
-    this.#sql('INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (?, 0, ?, ?)').run(threadId, now, now);
+    this.#sql(THREAD_INSERT('?, ?, 0, ?, ?')).run(threadId, this.#tenant ?? null, now, now);
     this.#nextSeq.set(threadId, 1);
+  }
+
+  /** Atomic: BEGIN IMMEDIATE; INSERT the thread; INSERT the message; COMMIT. Plain: the same two INSERTs, each autocommitted. */
+  async appendFirst(threadId: string, message: BenchMessage): Promise<void> {
+    if (this.#mode === 'atomic') this.#first.immediate(threadId, message);
+    else this.#insertFirst(threadId, message);
   }
 
   async append(threadId: string, message: BenchMessage): Promise<void> {
@@ -54,9 +90,7 @@ export class RawSqlite implements Target {
   /** The latest boundary and the messages after it, in one read transaction, parsed like the store's. */
   async getHistory(threadId: string): Promise<unknown[]> {
     return this.#read(() => {
-      const boundary = this.#sql('SELECT cut_seq, messages FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1').get(threadId) as
-        | { cut_seq: number; messages: string }
-        | undefined;
+      const boundary = this.#boundary<{ cut_seq: number; messages: string }>('cut_seq, messages', threadId);
       const rows = this.#sql('SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq')
         .all(threadId, boundary?.cut_seq ?? 0) as (Omit<MessageRow, 'created_at'> & { created_at: string })[];
       const messages = rows.map((row) => toMessage({ ...row, created_at: new Date(row.created_at) }, parseJson));
@@ -66,9 +100,7 @@ export class RawSqlite implements Target {
 
   async count(threadId: string): Promise<number> {
     return this.#read(() => {
-      const boundary = this.#sql('SELECT cut_seq, message_count FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1').get(threadId) as
-        | { cut_seq: number; message_count: number }
-        | undefined;
+      const boundary = this.#boundary<{ cut_seq: number; message_count: number }>('cut_seq, message_count', threadId);
       const after = this.#sql('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL').get(threadId, boundary?.cut_seq ?? 0) as {
         n: number;
       };
@@ -112,7 +144,20 @@ export class RawSqlite implements Target {
   }
 
   async close(): Promise<void> {
-    this.#db.close();
+    if (this.#tenant === undefined) this.#db.close();
+  }
+
+  /** The latest boundary (scoped: joined to the thread under the tenant condition). */
+  #boundary<T extends { cut_seq: number }>(columns: string, threadId: string): T | undefined {
+    const scoped = this.#tenant !== undefined;
+    const row = this.#sql(latestBoundary(columns, '?', scoped ? '?' : undefined)).get(threadId, ...(scoped ? [this.#tenant] : [])) as T | undefined;
+    return boundaryOf(row ? [row] : [], threadId, this.#tenant);
+  }
+
+  #insertFirst(threadId: string, message: BenchMessage): void {
+    const now = timestamp(new Date());
+    this.#sql(THREAD_INSERT('?, ?, 1, ?, ?')).run(threadId, this.#tenant ?? null, now, now);
+    this.#insert(threadId, 1, [message], now);
   }
 
   #write(threadId: string, messages: BenchMessage[]): void {

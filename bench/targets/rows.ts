@@ -31,6 +31,29 @@ export const subtree = (table: string, root = '?') =>
   `WITH RECURSIVE down (id) AS (SELECT id FROM ${table} WHERE id = ${root} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)`;
 
 /**
+ * The latest boundary's columns (`cut_seq, …`) of the thread `id`. With `tenant` (its
+ * placeholder), the thread row joined under the tenant condition: no row at all when the
+ * thread is not the tenant's, one row of NULLs when it is and has no boundary.
+ */
+export function latestBoundary(columns: string, id = '?', tenant?: string): string {
+  if (tenant === undefined) return `SELECT ${columns} FROM agent_boundary WHERE thread_id = ${id} ORDER BY seq DESC LIMIT 1`;
+  const joined = columns
+    .split(', ')
+    .map((column) => `b.${column}`)
+    .join(', ');
+  return `SELECT ${joined} FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id WHERE t.id = ${id} AND t.tenant_id = ${tenant} ORDER BY b.seq DESC LIMIT 1`;
+}
+
+/** The boundary a latestBoundary row stands for (undefined: none); throws when a scoped read found no thread of the tenant. */
+export function boundaryOf<T extends { cut_seq: number | null }>(rows: T[], threadId: string, tenant: string | undefined): T | undefined {
+  if (tenant !== undefined && rows.length === 0) throw new Error(`thread ${threadId} is not tenant ${tenant}'s`);
+  return rows[0]?.cut_seq == null ? undefined : rows[0];
+}
+
+/** The thread row as prepareThread and a first append insert it, with its tenant (or NULL): id, tenant_id, last_seq, created_at, updated_at. */
+export const THREAD_INSERT = (placeholders: string) => `INSERT INTO agent_thread (id, tenant_id, last_seq, created_at, updated_at) VALUES (${placeholders})`;
+
+/**
  * How a driver hands back JSON columns: text to parse (better-sqlite3), or
  * parsed already (node-postgres for jsonb, the mariadb connector for MariaDB's JSON).
  */

@@ -19,6 +19,8 @@ export interface Target {
   /** Whatever the implementation needs before a thread takes appends (the references create the thread row). */
   prepareThread?(threadId: string): Promise<void>;
   append?(threadId: string, message: BenchMessage): Promise<void>;
+  /** Appends the first message of a thread that does not exist yet (the references insert the thread row with it). */
+  appendFirst?(threadId: string, message: BenchMessage): Promise<void>;
   appendMany?(threadId: string, messages: BenchMessage[]): Promise<void>;
   /** How many messages the thread holds, so that every acknowledged append is checked to be there. */
   stored?(threadId: string): Promise<number>;
@@ -32,6 +34,12 @@ export interface Target {
   deleteTranscript?(rootId: string): Promise<void>;
   /** Session headers, newest first, after `cursor`. */
   listSessions?(limit: number, cursor?: unknown): Promise<SessionPage>;
+  /**
+   * The same target as one tenant sees it: the store's TenantStores.forTenant, the raw
+   * driver's statements with the tenant condition. Its prepareThread creates the thread in
+   * the tenant (the store's scoped sessions.create); closing it leaves the target open.
+   */
+  forTenant?(tenantId: string): Target;
   /** Settings the target ran with that the table should mention (read after the run). */
   notes?(): Promise<string[]>;
   close(): Promise<void>;
