@@ -29,19 +29,13 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
     return row.at(-1) === null ? [] : row;
   };
   return {
-    // LAST_INSERT_ID(expr) hands the bumped counter back in the UPDATE's own reply. A plain
-    // START TRANSACTION: the UPDATE's row lock is what orders appends, whatever the level.
+    // Two statements in a plain START TRANSACTION, as the raw driver's: the thread's counter bumped
+    // (unscoped: the thread created, unless it was deleted), then the messages inserted. The row
+    // lock the first takes is what orders appends, whatever the level.
     append: (threadId, messages, now, tenantId) =>
       inMariaDbTransaction(pool, async (query) => {
-        const tenant = tenantId === undefined ? [] : [tenantId];
-        const bumped = await query(
-          `UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ?${tenantId === undefined ? '' : ' AND tenant_id = ?'}`,
-          [messages.length, now, threadId, ...tenant],
-        );
-        // No row matched: the reply carries no id (a bumped counter is at least 1).
-        let last = Number(bumped.insertId ?? 0);
-        if (last === 0 && tenantId !== undefined) return null;
-        if (last === 0) last = await create(query, threadId, messages.length, now);
+        const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
+        if (last === null) return null;
         assertSeqInRange(threadId, last);
         await query(insertMessages(messages.length), rowsOf(threadId, last - messages.length + 1, messages));
         return last;
@@ -75,10 +69,11 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
 }
 
 /**
- * Creates the thread, holding `count` sequence numbers, unless it was deleted;
- * returns its last one. A thread another append created meanwhile is bumped instead.
+ * Bumps the thread's counter by `count`, or creates the thread holding `count`,
+ * unless it was deleted; returns its last sequence number. LAST_INSERT_ID(expr)
+ * hands a bumped counter back in the statement's own reply.
  */
-async function create(query: Query, threadId: string, count: number, now: Date): Promise<number> {
+async function upsertThread(query: Query, threadId: string, count: number, now: Date): Promise<number> {
   const result = await query(
     `INSERT INTO agent_thread (id, last_seq, created_at, updated_at) SELECT ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = ?)
      ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + VALUES(last_seq)), updated_at = VALUES(updated_at)`,
@@ -87,6 +82,14 @@ async function create(query: Query, threadId: string, count: number, now: Date):
   // 1: inserted; 2: an existing row was bumped; 0: no row to insert, the thread was deleted.
   if (result.affectedRows === 0) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   return result.affectedRows === 1 ? count : Number(result.insertId);
+}
+
+/** Scoped, only the tenant's existing thread is bumped; null when there is none. */
+async function bumpTenantsThread(query: Query, threadId: string, count: number, now: Date, tenantId: string): Promise<number | null> {
+  const bumped = await query('UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ? AND tenant_id = ?', [count, now, threadId, tenantId]);
+  // No row matched: the reply carries no id (a bumped counter is at least 1).
+  const last = Number(bumped.insertId ?? 0);
+  return last === 0 ? null : last;
 }
 
 const rowsOf = (threadId: string, first: number, messages: Message[]): Arg[] =>

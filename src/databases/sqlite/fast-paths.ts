@@ -1,6 +1,7 @@
 // SQLite's fast paths. SQLite runs in process: each is synchronous
 // better-sqlite3 work on the store adapter's own connection, statements
 // prepared once, behind the adapter's file lock.
+import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { assertSeqInRange } from '../../data/message.repository.js';
 import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
@@ -26,41 +27,55 @@ const HISTORY = `SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL FROM (
 const COUNT = `SELECT COALESCE(${latest('message_count')}, 0) + (SELECT COUNT(*) ${AFTER_CUT})`;
 const SCOPED_COUNT = `SELECT (SELECT COUNT(*) FROM agent_thread WHERE id = @thread AND tenant_id = @tenant), ${COUNT.slice('SELECT '.length)}`;
 
-const insertMessages = (rows: number) => `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+/** Bumps the thread's counter, or creates the thread holding @count; a deleted thread (a tombstone, no row) returns no row. */
+const UPSERT_THREAD = `INSERT INTO agent_thread (id, last_seq, created_at, updated_at)
+  SELECT @thread, @count, @at, @at WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = @thread)
+  ON CONFLICT (id) DO UPDATE SET last_seq = last_seq + excluded.last_seq, updated_at = excluded.updated_at
+  RETURNING last_seq`;
+/** Scoped, only the tenant's existing thread is bumped; no row otherwise. */
+const BUMP_TENANTS_THREAD = 'UPDATE agent_thread SET last_seq = last_seq + @count, updated_at = @at WHERE id = @thread AND tenant_id = @tenant RETURNING last_seq';
+const INSERTS = new Map<number, string>();
+/** The INSERT of `rows` messages, its text made once per size: the statement cache is keyed by it. */
+function insertMessages(rows: number): string {
+  let text = INSERTS.get(rows);
+  if (!text) INSERTS.set(rows, (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`));
+  return text;
+}
 
 /** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
 const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
 const sqliteValue = (arg: Arg) => (arg instanceof Date ? sqliteDate(arg) : arg);
 
+/**
+ * One BEGIN IMMEDIATE transaction of two statements, as the raw driver's: the
+ * thread's counter bumped (unscoped: the thread created, unless it was
+ * deleted), then the messages inserted. Made once per connection.
+ */
+const appendTransactions = new WeakMap<Database.Database, Database.Transaction<(threadId: string, messages: Message[], at: string, tenantId?: string) => number | null>>();
+function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
+  let append = appendTransactions.get(db);
+  if (!append) {
+    append = db.transaction((threadId: string, messages: Message[], at: string, tenantId?: string): number | null => {
+      const bumped = (
+        tenantId === undefined
+          ? prepared(UPSERT_THREAD).get({ thread: threadId, count: messages.length, at })
+          : prepared(BUMP_TENANTS_THREAD).get({ thread: threadId, count: messages.length, at, tenant: tenantId })
+      ) as { last_seq: number } | undefined;
+      if (!bumped && tenantId !== undefined) return null;
+      if (!bumped) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+      assertSeqInRange(threadId, bumped.last_seq);
+      prepared(insertMessages(messages.length)).run(...rowsOf(threadId, bumped.last_seq - messages.length + 1, messages));
+      return bumped.last_seq;
+    });
+    appendTransactions.set(db, append);
+  }
+  return append;
+}
+
 export function sqliteFastPaths(adapter: SerializedSqliteAdapter): FastPaths {
   const run = <T>(work: (prepared: (sql: string) => Statement) => T) => adapter.direct((_db, prepared) => work(prepared));
   return {
-    // One BEGIN IMMEDIATE transaction: bump the counter of an existing thread, or
-    // (unscoped) create the thread unless it was deleted; then insert the messages.
-    append: (threadId, messages, now, tenantId) =>
-      adapter.direct((db, prepared) =>
-        db
-          .transaction((): number | null => {
-            const at = sqliteDate(now);
-            const bumped = (
-              tenantId === undefined
-                ? prepared('UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? RETURNING last_seq').get(messages.length, at, threadId)
-                : prepared('UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? AND tenant_id = ? RETURNING last_seq').get(
-                    messages.length,
-                    at,
-                    threadId,
-                    tenantId,
-                  )
-            ) as { last_seq: number } | undefined;
-            if (!bumped && tenantId !== undefined) return null;
-            if (!bumped) create(prepared, threadId, messages.length, at);
-            const last = bumped?.last_seq ?? messages.length;
-            assertSeqInRange(threadId, last);
-            prepared(insertMessages(messages.length)).run(...rowsOf(threadId, last - messages.length + 1, messages));
-            return last;
-          })
-          .immediate(),
-      ),
+    append: (threadId, messages, now, tenantId) => adapter.direct((db, prepared) => appendIn(db, prepared).immediate(threadId, messages, sqliteDate(now), tenantId)),
 
     history: (threadId, tenantId) =>
       run((prepared) => {
@@ -82,12 +97,6 @@ export function sqliteFastPaths(adapter: SerializedSqliteAdapter): FastPaths {
         return (prepared(text).raw().all(...args.map(sqliteValue)) as Row[]).map(sessionOf);
       }),
   };
-}
-
-/** A new thread holding `count` sequence numbers; a deleted one stays deleted. */
-function create(prepared: (sql: string) => Statement, threadId: string, count: number, at: string): void {
-  if (prepared('SELECT 1 FROM agent_tombstone WHERE id = ?').get(threadId)) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-  prepared('INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (?, ?, ?, ?)').run(threadId, count, at, at);
 }
 
 const rowsOf = (threadId: string, first: number, messages: Message[]) =>
