@@ -3,6 +3,7 @@
 // with a cut it reads first, not with a subquery: a read is two statements in
 // one repeatable-read transaction (MySQL's default level), one snapshot.
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import { assertSeqInRange } from '../../data/message.repository.js';
 import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
 import { sessionOf } from '../../data/session-list.js';
 import type { Message } from '../../message.types.js';
@@ -10,12 +11,13 @@ import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg } from '../adapter-statement.js';
 import { listSessionsSql } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
-import { batch, inMariaDbTransaction, mariadbPoolOf, queryPool, type Query } from './mariadb-pool.js';
+import { inMariaDbTransaction, mariadbPoolOf, queryPool, type Query } from './mariadb-pool.js';
 
 const LATEST = 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1';
 /** Scoped: one row when the thread is the tenant's (boundary columns null when it has none), none when it is not. */
 const OWNED_LATEST = 'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id WHERE t.id = ? AND t.tenant_id = ? ORDER BY b.seq DESC LIMIT 1';
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
+const insertMessages = (rows: number) => `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
 
 export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
   const pool = mariadbPoolOf(adapter);
@@ -27,18 +29,17 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
     return row.at(-1) === null ? [] : row;
   };
   return {
-    // One request, one round trip: a transaction that bumps the thread's counter (unscoped: creates
-    // the thread unless it was deleted), inserts the messages at the numbers it read back from the
-    // row it holds locked, and returns the new last number. A missing, deleted or other tenant's
-    // thread leaves no row to read: nothing is written.
-    async append(threadId, messages, now, tenantId) {
-      const { statements, args } = appendBatch(threadId, messages, now, tenantId);
-      const results = await batch(pool, statements, args);
-      const [row] = results[3];
-      if (row) return Number(row[0]);
-      if (tenantId === undefined) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-      return null;
-    },
+    // Two statements in a plain START TRANSACTION, as the raw driver's: the thread's counter bumped
+    // (unscoped: the thread created, unless it was deleted), then the messages inserted. The row
+    // lock the first takes is what orders appends, whatever the level.
+    append: (threadId, messages, now, tenantId) =>
+      inMariaDbTransaction(pool, async (query) => {
+        const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
+        if (last === null) return null;
+        assertSeqInRange(threadId, last);
+        await query(insertMessages(messages.length), rowsOf(threadId, last - messages.length + 1, messages));
+        return last;
+      }),
 
     history: (threadId, tenantId) =>
       inTransaction(async (query) => {
@@ -67,37 +68,29 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
   };
 }
 
-/** The thread's row as an append may touch it (scoped, only when it is the tenant's), its columns prefixed by `alias`. */
-const threadRow = (tenantId: string | undefined, alias = '') => (tenantId === undefined ? `${alias}id = ?` : `${alias}id = ? AND ${alias}tenant_id = ?`);
-
 /**
- * The append's five statements. The counter is bumped first, taking the row's
- * lock; the messages' numbers are read from that row inside the INSERT, so no
- * result has to come back between statements.
+ * Bumps the thread's counter by `count`, or creates the thread holding `count`,
+ * unless it was deleted; returns its last sequence number. LAST_INSERT_ID(expr)
+ * hands a bumped counter back in the statement's own reply.
  */
-function appendBatch(threadId: string, messages: Message[], now: Date, tenantId: string | undefined): { statements: string; args: Arg[] } {
-  const n = messages.length;
-  const thread = tenantId === undefined ? [threadId] : [threadId, tenantId];
-  const bump =
-    tenantId === undefined
-      ? {
-          sql: `INSERT INTO agent_thread (id, last_seq, created_at, updated_at) SELECT ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = ?)
-            ON DUPLICATE KEY UPDATE last_seq = last_seq + VALUES(last_seq), updated_at = VALUES(updated_at)`,
-          args: [threadId, n, now, now, threadId],
-        }
-      : { sql: `UPDATE agent_thread SET last_seq = last_seq + ?, updated_at = ? WHERE ${threadRow(tenantId)}`, args: [n, now, ...thread] };
-  // The messages as a derived table of constants, each with its distance k from the last number.
-  const values = messages.map((_, i) => (i === 0 ? 'SELECT ? AS k, ? AS role, ? AS content, ? AS message_id, ? AS metadata, ? AS created_at' : 'SELECT ?, ?, ?, ?, ?, ?'));
-  return {
-    statements: [
-      'START TRANSACTION',
-      bump.sql,
-      `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
-        SELECT t.id, t.last_seq - m.k, m.role, m.content, m.message_id, m.metadata, m.created_at
-        FROM agent_thread t JOIN (${values.join(' UNION ALL ')}) m WHERE ${threadRow(tenantId, 't.')}`,
-      `SELECT last_seq FROM agent_thread WHERE ${threadRow(tenantId)}`,
-      'COMMIT',
-    ].join(';\n'),
-    args: [...bump.args, ...messages.flatMap((message, i) => [n - 1 - i, ...messageColumns(message)]), ...thread, ...thread],
-  };
+async function upsertThread(query: Query, threadId: string, count: number, now: Date): Promise<number> {
+  const result = await query(
+    `INSERT INTO agent_thread (id, last_seq, created_at, updated_at) SELECT ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = ?)
+     ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + VALUES(last_seq)), updated_at = VALUES(updated_at)`,
+    [threadId, count, now, now, threadId],
+  );
+  // 1: inserted; 2: an existing row was bumped; 0: no row to insert, the thread was deleted.
+  if (result.affectedRows === 0) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+  return result.affectedRows === 1 ? count : Number(result.insertId);
 }
+
+/** Scoped, only the tenant's existing thread is bumped; null when there is none. */
+async function bumpTenantsThread(query: Query, threadId: string, count: number, now: Date, tenantId: string): Promise<number | null> {
+  const bumped = await query('UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ? AND tenant_id = ?', [count, now, threadId, tenantId]);
+  // No row matched: the reply carries no id (a bumped counter is at least 1).
+  const last = Number(bumped.insertId ?? 0);
+  return last === 0 ? null : last;
+}
+
+const rowsOf = (threadId: string, first: number, messages: Message[]): Arg[] =>
+  messages.flatMap((message, i) => [threadId, first + i, ...messageColumns(message)]);

@@ -54,9 +54,6 @@ export const mysql: ProviderKit = {
         acquireTimeout: options.pool.connectionTimeoutMs,
         // The connector would append a failed statement's parameters (messages, ids) to its error message.
         logParam: false,
-        // An append is one request of several statements (fast-paths.ts). Every statement the store
-        // sends binds its values as parameters, so no input can add a statement of its own.
-        multipleStatements: true,
       },
       // The binary protocol prepares and closes a server-side statement for every query (the adapter caches none); text sends it once.
       { useTextProtocol: true },

@@ -64,22 +64,5 @@ const queryOn =
   (sql, args) =>
     connection.query({ sql, ...OPTIONS }, args.map(valueOf));
 
-/**
- * Runs `statements` (several, `;`-separated: the pool allows it) as one
- * request on one connection and returns each one's result. The server stops at
- * the first that fails; a transaction the batch began is then rolled back.
- */
-export async function batch(pool: Pool, statements: string, args: Arg[]): Promise<(Row[] & Partial<UpsertResult>)[]> {
-  const connection = await pool.getConnection();
-  try {
-    return (await queryOn(connection)(statements, args)) as unknown as (Row[] & Partial<UpsertResult>)[];
-  } catch (error) {
-    await connection.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    await connection.release();
-  }
-}
-
 /** One statement on any connection of `pool`, outside a transaction. */
 export const queryPool = (pool: Pool): Query => (sql, args) => pool.query({ sql, ...OPTIONS }, args.map(valueOf));
