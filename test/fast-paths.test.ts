@@ -9,8 +9,6 @@ import { eachDatabase, storeFor } from './support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);
-  /** Whether the kit's append creates a missing thread itself (PostgreSQL's one statement cannot check a tombstone after its lock). */
-  const createsThreads = database.provider !== 'postgresql';
   const fast = () => store.db.fast!;
   /** The same database through the full path only, as a store on a caller's own client runs. */
   const fullPath = () => new StoreDatabase(store.db.client, store.db.kit, { ownsClient: false });
@@ -26,13 +24,9 @@ eachDatabase((database) => {
     expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
   });
 
-  test(`unscoped, a thread that does not exist is ${createsThreads ? 'created with the messages' : 'left to the full path: nothing written, no row'}`, async () => {
+  test('unscoped, a thread that does not exist is created with the messages', async () => {
     const id = unique();
-    expect(await fast().append(id, [message('a'), message('b')], new Date(), undefined)).toBe(createsThreads ? 2 : null);
-    if (!createsThreads) {
-      expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
-      return;
-    }
+    expect(await fast().append(id, [message('a'), message('b')], new Date(), undefined)).toBe(2);
     expect(await lastSeqOf(id)).toBe(2);
     expect((await store.messages.getTranscript(id)).map((m) => [m.seq, m.content])).toEqual([
       [1, 'a'],
@@ -71,9 +65,7 @@ eachDatabase((database) => {
     expect(await lastSeqOf(id)).toBe(2);
     await store.transcripts.deleteTranscript(id);
     expect(await fast().append(id, [message('c')], new Date(), 'acme')).toBeNull();
-    const unscoped = fast().append(id, [message('c')], new Date(), undefined);
-    if (createsThreads) await expect(unscoped).rejects.toThrow(StoreNotFoundError);
-    else expect(await unscoped).toBeNull();
+    await expect(fast().append(id, [message('c')], new Date(), undefined)).rejects.toThrow(StoreNotFoundError);
     expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
   });
 
@@ -86,7 +78,7 @@ eachDatabase((database) => {
     expect(seqs).toEqual(Array.from({ length: 61 }, (_, i) => i + 1));
   });
 
-  test(`MessageStore takes the append path for every append${createsThreads ? ', the first included' : ' after the first'}`, async () => {
+  test('MessageStore takes the append path for every append, the first included', async () => {
     const id = unique();
     const spy = jest.spyOn(fast(), 'append');
     try {
@@ -96,7 +88,7 @@ eachDatabase((database) => {
         { role: 'user', content: 'c' },
       ]);
       const results = await Promise.all(spy.mock.results.map((result) => result.value));
-      expect(results).toEqual([createsThreads ? 1 : null, 3]);
+      expect(results).toEqual([1, 3]);
     } finally {
       spy.mockRestore();
     }

@@ -21,7 +21,9 @@ export class MessageLog {
 
   /** Appends `messages` (at least one) at consecutive sequence numbers, creating the thread when unscoped. */
   async append(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
-    const last = (await this.db.fast?.append(threadId, messages, new Date(), this.tenantId)) ?? (await this.#appendInTransaction(threadId, messages));
+    const last = this.db.fast ? await this.db.fast.append(threadId, messages, new Date(), this.tenantId) : await this.#appendInTransaction(threadId, messages);
+    // Only a scoped append finds no thread: the session is not the tenant's.
+    if (last === null) throw notFound(threadId);
     return messages.map((message, i) => ({ ...message, seq: last - messages.length + 1 + i }));
   }
 
@@ -135,7 +137,7 @@ export class MessageLog {
     });
   }
 
-  /** The full path: creates the thread (unscoped), or says why it cannot. */
+  /** The full path, without fast paths: creates the thread (unscoped), or says why it cannot. */
   #appendInTransaction(threadId: string, messages: Message[]): Promise<number> {
     return this.db.write(async (tx: StoreTx) => {
       await lockOwned(tx, threadId, this.tenantId);

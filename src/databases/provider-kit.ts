@@ -64,10 +64,9 @@ export interface Dialect {
 export interface FastPaths {
   /**
    * Appends `messages` (at least one) and returns the last sequence number
-   * handed out. Unscoped (`tenantId` undefined) it may create the thread, and
-   * a deleted thread throws StoreNotFoundError; null means it wrote nothing and
-   * the full path must decide (a missing thread when scoped, or a kit that does
-   * not create threads here).
+   * handed out. Unscoped (`tenantId` undefined) it creates a missing thread,
+   * and a deleted one is StoreNotFoundError. Scoped, null when the thread is
+   * not the tenant's: nothing was written, and the full path says why.
    */
   append(threadId: string, messages: Message[], now: Date, tenantId: string | undefined): Promise<number | null>;
   /** The effective history; `[]` for an unknown thread, null when scoped and the thread is not the tenant's. */

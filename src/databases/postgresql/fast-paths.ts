@@ -1,8 +1,10 @@
 // PostgreSQL's fast paths: one statement each, straight on Prisma's pg adapter
 // (one pool with the client). A statement sees one snapshot, so a read needs no
-// transaction; an append is one round trip.
+// transaction; an append to an existing thread is one round trip.
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
+import type { Message } from '../../message.types.js';
+import { StoreNotFoundError } from '../../store.errors.js';
 import { sessionOf } from '../../data/session-list.js';
 import { sql, type Arg, type Row } from '../adapter-statement.js';
 import { listSessionsSql } from '../portable-sql.js';
@@ -30,28 +32,79 @@ const STATEMENTS = {
   scopedCount: count(true),
 };
 
+/** The messages as a VALUES list of (ord, MESSAGE_COLUMNS), their arguments pushed onto `args`. */
+function messageValues(messages: Message[], args: Arg[]): string {
+  return messages
+    .map((message, i) => {
+      const at = args.length;
+      args.push(...messageColumns(message));
+      return `(${i + 1}, $${at + 1}, $${at + 2}::jsonb, $${at + 3}, $${at + 4}::jsonb, $${at + 5}::timestamp(3))`;
+    })
+    .join(', ');
+}
+
+/** Inserts the messages of `values` after the last_seq of `source` less $2 (the count), returning their seqs. */
+const insertFrom = (source: string, values: string) =>
+  `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
+   SELECT $1, ${source}.last_seq - $2 + m.ord, m.role, m.content, m.message_id, m.metadata, m.created_at
+   FROM ${source}, (VALUES ${values}) AS m (ord, role, content, message_id, metadata, created_at)
+   RETURNING seq`;
+
+/**
+ * A new thread's first append, in a transaction of two statements: the thread
+ * upserted with the messages, then its tombstone read in a snapshot taken
+ * after the row's lock, so that a delete that committed meanwhile is seen and
+ * the thread does not come back.
+ */
+async function createAndAppend(adapter: SqlDriverAdapter, threadId: string, messages: Message[], now: Date): Promise<number> {
+  const args: Arg[] = [threadId, messages.length, now];
+  const values = messageValues(messages, args);
+  const tx = await adapter.startTransaction();
+  try {
+    const [[last]] = (
+      await tx.queryRaw(
+        sql(
+          `WITH upserted AS (INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, $2, $3, $3)
+             ON CONFLICT (id) DO UPDATE SET last_seq = agent_thread.last_seq + EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at RETURNING last_seq),
+             inserted AS (${insertFrom('upserted', values)})
+           SELECT MAX(seq) FROM inserted`,
+          args,
+        ),
+      )
+    ).rows;
+    if ((await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0) {
+      throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+    }
+    await tx.executeRaw(sql('COMMIT', []));
+    await tx.commit();
+    return Number(last);
+  } catch (error) {
+    await tx.executeRaw(sql('ROLLBACK', [])).catch(() => undefined);
+    await tx.rollback();
+    throw error;
+  }
+}
+
 export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
   const rows = async (text: string, args: Arg[]): Promise<Row[]> => (await adapter.queryRaw(sql(text, args))).rows;
   return {
-    // A CTE bumps the counter, locking the row, and the INSERT reads the new value.
-    // A missing, deleted or other tenant's thread matches no row and nothing is written.
+    // One statement: a CTE bumps the counter, locking the row, and the INSERT reads the new value.
+    // A missing, deleted or other tenant's thread matches no row and nothing is written; the same
+    // statement says whether the thread was deleted.
     async append(threadId, messages, now, tenantId) {
       const args: Arg[] = [threadId, messages.length, now];
       const tenant = tenantId === undefined ? '' : ` AND tenant_id = $${args.push(tenantId)}`;
-      const values = messages.map((message, i) => {
-        const at = args.length;
-        args.push(...messageColumns(message));
-        return `(${i + 1}, $${at + 1}, $${at + 2}::jsonb, $${at + 3}, $${at + 4}::jsonb, $${at + 5}::timestamp(3))`;
-      });
-      const inserted = await rows(
-        `WITH bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1${tenant} RETURNING last_seq)
-         INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
-         SELECT $1, bumped.last_seq - $2 + m.ord, m.role, m.content, m.message_id, m.metadata, m.created_at
-         FROM bumped, (VALUES ${values.join(', ')}) AS m (ord, role, content, message_id, metadata, created_at)
-         RETURNING seq`,
+      const values = messageValues(messages, args);
+      const [[last, deleted]] = await rows(
+        `WITH bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1${tenant} RETURNING last_seq),
+           inserted AS (${insertFrom('bumped', values)})
+         SELECT (SELECT MAX(seq) FROM inserted), CASE WHEN NOT EXISTS (SELECT 1 FROM bumped) THEN EXISTS (SELECT 1 FROM agent_tombstone WHERE id = $1) END`,
         args,
       );
-      return inserted.length === 0 ? null : Math.max(...inserted.map((row) => Number(row[0])));
+      if (last !== null) return Number(last);
+      if (tenantId !== undefined) return null;
+      if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+      return createAndAppend(adapter, threadId, messages, now);
     },
 
     async history(threadId, tenantId) {
