@@ -1,9 +1,9 @@
 // Where the schema files live and how a provider's schema is made from the models.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Provider } from '../src/databases/provider-kit.js';
 
-export const PROVIDERS = ['sqlite', 'postgresql', 'mysql'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+export { PROVIDERS, type Provider } from '../src/databases/provider-kit.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const MODELS_PATH = join(ROOT, 'prisma', 'models.prisma');

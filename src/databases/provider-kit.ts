@@ -9,8 +9,12 @@ import type { SessionListQuery } from '../data/session-list.js';
 import type { SessionMeta } from '../session.types.js';
 import type { PrismaTx } from '../data/store-client.js';
 
-/** Prisma's name for the database: the migrations folder and the generated client are named after it. */
-export type Provider = 'sqlite' | 'postgresql' | 'mysql';
+/**
+ * Prisma's names of the databases the store runs on: each has a kit, a schema,
+ * a generated client and migrations named after it. The build scripts read this list.
+ */
+export const PROVIDERS = ['sqlite', 'postgresql', 'mysql'] as const;
+export type Provider = (typeof PROVIDERS)[number];
 
 /** What a failure of the database means to the store. Anything else is a plain database failure. */
 export type FailureKind =
