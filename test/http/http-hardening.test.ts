@@ -6,10 +6,10 @@ import { jest } from '@jest/globals';
 import { Logger, ValidationPipe, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { toStoreError } from '../src/data/db-errors.js';
-import { MAX_ARRAY_ITEMS } from '../src/http/dto/message.dto.js';
-import { setupStoreDocs, StoreModule, TenantStores, type ScopedStores } from '../src/index.js';
-import { tempSqliteUrl } from './support/store-app.js';
+import { toStoreError } from '../../src/data/db-errors.js';
+import { MAX_ARRAY_ITEMS } from '../../src/http/dto/message.dto.js';
+import { setupStoreDocs, StoreModule, TenantStores, type ScopedStores } from '../../src/index.js';
+import { tempSqliteUrl } from '../support/store-app.js';
 
 const KEY = 'hardening-key-tenant-a-0123456789';
 const auth = { Authorization: `Bearer ${KEY}` };

@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { migrationsDir, schemaPath } from '../scripts/prisma-layout.js';
-import { deployWithPrisma, withSchemaEngine } from '../scripts/schema-engine.js';
-import { checksumOf, shippedMigrations, splitStatements, type MigrationFile } from '../src/data/migration-files.js';
-import { applyMigrations, FailedMigrationError } from '../src/data/migrator.js';
-import { migrate } from '../src/data/open-database.js';
-import { SerializedSqliteAdapterFactory } from '../src/data/sqlite-adapter.js';
+import { migrationsDir, schemaPath } from '../../scripts/prisma-layout.js';
+import { deployWithPrisma, withSchemaEngine } from '../../scripts/schema-engine.js';
+import { checksumOf, shippedMigrations, splitStatements, type MigrationFile } from '../../src/data/migration-files.js';
+import { applyMigrations, FailedMigrationError } from '../../src/data/migrator.js';
+import { migrate } from '../../src/data/open-database.js';
+import { SerializedSqliteAdapterFactory } from '../../src/data/sqlite-adapter.js';
 
 const AGENT_TABLES = ['agent_boundary', 'agent_message', 'agent_repair', 'agent_subsession', 'agent_thread', 'agent_tombstone'];
 const SQLITE_DIR = migrationsDir('sqlite');

@@ -6,9 +6,9 @@ import { jest } from '@jest/globals';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { PrismaClient } from '../src/generated/sqlite/client.js';
-import { migrate } from '../src/data/open-database.js';
-import { resolveOptions } from '../src/store.options.js';
+import { PrismaClient } from '../../src/generated/sqlite/client.js';
+import { migrate } from '../../src/data/open-database.js';
+import { resolveOptions } from '../../src/store.options.js';
 import {
   MessageStore,
   SerializedSqliteAdapterFactory,
@@ -16,10 +16,10 @@ import {
   StoreDatabaseError,
   StoreModule,
   type StoreModuleOptions,
-} from '../src/index.js';
-import { StoreDatabase } from '../src/data/database.js';
-import { runFixture } from './support/processes.js';
-import { tempSqliteUrl } from './support/store-app.js';
+} from '../../src/index.js';
+import { StoreDatabase } from '../../src/data/database.js';
+import { runFixture } from '../support/processes.js';
+import { tempSqliteUrl } from '../support/store-app.js';
 
 const boot = async (imports: unknown[]) => {
   const app = await Test.createTestingModule({ imports: imports as never[] }).compile();

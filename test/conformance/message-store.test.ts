@@ -1,7 +1,7 @@
 // MessageStore on SQLite, PostgreSQL and MariaDB: every method and rule of its contract.
-import type { JsonValue, MessageInput, StoredMessage } from '../src/index.js';
-import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../src/index.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+import type { JsonValue, MessageInput, StoredMessage } from '../../src/index.js';
+import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

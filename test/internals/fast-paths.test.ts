@@ -1,8 +1,8 @@
 // The append and read paths on SQLite, PostgreSQL and MariaDB: appends to existing
 // threads and history reads skip Prisma's transactions, and agree with the full path.
 import { jest } from '@jest/globals';
-import { StoreValidationError, type Message, type MessageInput } from '../src/index.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+import { StoreValidationError, type Message, type MessageInput } from '../../src/index.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import { SqlError } from 'mariadb';
-import { Prisma, PrismaClient } from '../src/generated/sqlite/client.js';
-import { adapterFailureOf, isTransient, toStoreError } from '../src/data/db-errors.js';
-import { migrate } from '../src/data/open-database.js';
-import { DEFAULT_RETRY, withRetries, type RetryPolicy } from '../src/data/retry.js';
-import { SerializedSqliteAdapterFactory } from '../src/data/sqlite-adapter.js';
+import { Prisma, PrismaClient } from '../../src/generated/sqlite/client.js';
+import { adapterFailureOf, isTransient, toStoreError } from '../../src/data/db-errors.js';
+import { migrate } from '../../src/data/open-database.js';
+import { DEFAULT_RETRY, withRetries, type RetryPolicy } from '../../src/data/retry.js';
+import { SerializedSqliteAdapterFactory } from '../../src/data/sqlite-adapter.js';
 import {
   StoreBusyError,
   StoreConflictError,
@@ -18,7 +18,7 @@ import {
   StoreNotFoundError,
   StoreUnavailableError,
   StoreValidationError,
-} from '../src/store.errors.js';
+} from '../../src/store.errors.js';
 
 const CLIENT_VERSION = '7.10.0';
 

@@ -10,8 +10,8 @@ import {
   type SessionMeta,
   type SessionStore,
   type TranscriptStore,
-} from '../src/index.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+} from '../../src/index.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 /** What reads a session: a tenant's stores, or the unscoped ones. */
 type View = { messages: MessageStore; transcripts: TranscriptStore; sessions: SessionStore };

@@ -13,9 +13,9 @@
 // while the previous run is checked, and starts writing only when told to.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
-import { describeWith, freshPostgresUrl, postgresServerUrl } from './support/databases.js';
-import { ROOT } from './support/processes.js';
-import { storeApp, tempSqliteUrl, type StoreApp } from './support/store-app.js';
+import { describeWith, freshPostgresUrl, postgresServerUrl } from '../support/databases.js';
+import { ROOT } from '../support/processes.js';
+import { storeApp, tempSqliteUrl, type StoreApp } from '../support/store-app.js';
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const WORKER = join(ROOT, 'test', 'fixtures', 'crash-worker.ts');

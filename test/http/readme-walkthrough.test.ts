@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './support/processes.js';
+import { ROOT } from '../support/processes.js';
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 

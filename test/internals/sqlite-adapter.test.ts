@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { PrismaClient } from '../src/generated/sqlite/client.js';
-import { migrate } from '../src/data/open-database.js';
-import { SerializedSqliteAdapterFactory } from '../src/data/sqlite-adapter.js';
+import { PrismaClient } from '../../src/generated/sqlite/client.js';
+import { migrate } from '../../src/data/open-database.js';
+import { SerializedSqliteAdapterFactory } from '../../src/data/sqlite-adapter.js';
 
 let dir: string;
 beforeAll(() => {

@@ -2,11 +2,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { MODELS_PATH, PROVIDERS, migrationsDir, renderSchema, schemaPath } from '../scripts/prisma-layout.js';
-import { expectedInitSql } from '../scripts/prisma-migrations.js';
-import { sqlFromEmpty, withSchemaEngine } from '../scripts/schema-engine.js';
-import { shippedMigrations } from '../src/data/migration-files.js';
-import { describeWith, postgresServerUrl } from './support/databases.js';
+import { MODELS_PATH, PROVIDERS, migrationsDir, renderSchema, schemaPath } from '../../scripts/prisma-layout.js';
+import { expectedInitSql } from '../../scripts/prisma-migrations.js';
+import { sqlFromEmpty, withSchemaEngine } from '../../scripts/schema-engine.js';
+import { shippedMigrations } from '../../src/data/migration-files.js';
+import { describeWith, postgresServerUrl } from '../support/databases.js';
 
 const models = readFileSync(MODELS_PATH, 'utf8');
 

@@ -1,8 +1,8 @@
 // Concurrency on every database, through two separate Prisma clients (two apps)
 // writing at once: nothing acknowledged is lost, nothing deleted comes back.
-import { StoreNotFoundError, type MessageInput } from '../src/index.js';
-import { eachDatabase } from './support/databases.js';
-import { storeApp, type StoreApp } from './support/store-app.js';
+import { StoreNotFoundError, type MessageInput } from '../../src/index.js';
+import { eachDatabase } from '../support/databases.js';
+import { storeApp, type StoreApp } from '../support/store-app.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
 

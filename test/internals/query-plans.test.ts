@@ -1,13 +1,13 @@
 // Every read the MessageStore issues on SQLite is an index search, never a table scan,
 // and getHistory of a compacted thread reads only the boundary and what follows it.
-import { PrismaClient } from '../src/generated/sqlite/client.js';
-import { StoreDatabase } from '../src/data/database.js';
-import { DIALECTS } from '../src/data/dialect.js';
-import { migrate } from '../src/data/open-database.js';
-import type { StoreClient } from '../src/data/store-client.js';
-import { PrismaMessageStore } from '../src/message-store.service.js';
-import { SerializedSqliteAdapterFactory } from '../src/index.js';
-import { tempSqliteUrl } from './support/store-app.js';
+import { PrismaClient } from '../../src/generated/sqlite/client.js';
+import { StoreDatabase } from '../../src/data/database.js';
+import { DIALECTS } from '../../src/data/dialect.js';
+import { migrate } from '../../src/data/open-database.js';
+import type { StoreClient } from '../../src/data/store-client.js';
+import { PrismaMessageStore } from '../../src/message-store.service.js';
+import { SerializedSqliteAdapterFactory } from '../../src/index.js';
+import { tempSqliteUrl } from '../support/store-app.js';
 
 interface Captured {
   query: string;

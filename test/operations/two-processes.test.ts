@@ -1,6 +1,6 @@
 // Two processes writing to one SQLite file at once lose nothing.
-import { runFixture } from './support/processes.js';
-import { storeApp } from './support/store-app.js';
+import { runFixture } from '../support/processes.js';
+import { storeApp } from '../support/store-app.js';
 
 test('two processes x 100 concurrent appends give 200 contiguous unique sequence numbers and every acknowledged message', async () => {
   const { url, messages, close } = await storeApp();

@@ -1,7 +1,7 @@
 // HistoryProvider on SQLite, PostgreSQL and MariaDB: the stored history injected before a run, the run stored after it.
-import type { MessageInput } from '../src/index.js';
-import { HistoryProvider, StoreValidationError } from '../src/index.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+import type { MessageInput } from '../../src/index.js';
+import { HistoryProvider, StoreValidationError } from '../../src/index.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

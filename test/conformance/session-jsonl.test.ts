@@ -1,9 +1,9 @@
 // SessionStore.exportJsonl / importJsonl on SQLite, PostgreSQL and MariaDB: the format, round trips
 // between databases and ids, importing into empty and emptied sessions, cut and bad input.
-import type { HistoryMessage, MessageInput } from '../src/index.js';
-import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../src/index.js';
-import { storeApp, type StoreApp } from './support/store-app.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+import type { HistoryMessage, MessageInput } from '../../src/index.js';
+import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
+import { storeApp, type StoreApp } from '../support/store-app.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);
@@ -501,7 +501,7 @@ describe('boundaries the stores would refuse are refused on import too', () => {
     ['a retained count above the source count', '{"type":"compaction","seq":2,"cutSeq":1,"messages":[],"sourceMessageCount":0,"retainedMessageCount":1,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
     ['a cut at no message', '{"type":"compaction","seq":2,"cutSeq":5,"messages":[],"sourceMessageCount":1,"retainedMessageCount":0,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
   ])('%s', async (_name, boundary) => {
-    const { storeApp, tempSqliteUrl } = await import('./support/store-app.js');
+    const { storeApp, tempSqliteUrl } = await import('../support/store-app.js');
     const app = await storeApp({ url: tempSqliteUrl() });
     try {
       await expect(app.sessions.importJsonl(header + message + boundary)).rejects.toThrow(/line 3/);

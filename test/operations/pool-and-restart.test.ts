@@ -4,10 +4,10 @@
 import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { toStoreError } from '../src/data/db-errors.js';
-import { Prisma } from '../src/generated/mysql/client.js';
-import { StoreDatabaseError, StoreError, StoreUnavailableError } from '../src/store.errors.js';
-import { describeWith, freshMysqlUrl, freshPostgresUrl } from './support/databases.js';
+import { toStoreError } from '../../src/data/db-errors.js';
+import { Prisma } from '../../src/generated/mysql/client.js';
+import { StoreDatabaseError, StoreError, StoreUnavailableError } from '../../src/store.errors.js';
+import { describeWith, freshMysqlUrl, freshPostgresUrl } from '../support/databases.js';
 import {
   hasMariaDbBinaries,
   hasPostgresBinaries,
@@ -17,8 +17,8 @@ import {
   stopKeepingData,
   stopServer,
   type RunningServer,
-} from './support/global-setup.js';
-import { storeApp, type StoreApp } from './support/store-app.js';
+} from '../support/global-setup.js';
+import { storeApp, type StoreApp } from '../support/store-app.js';
 
 interface Engine {
   label: string;

@@ -1,6 +1,6 @@
 // SessionStore on SQLite, PostgreSQL and MariaDB: headers, entries, listing.
-import { isEvent, StoreConflictError, StoreNotFoundError, StoreValidationError, type SessionMeta } from '../src/index.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+import { isEvent, StoreConflictError, StoreNotFoundError, StoreValidationError, type SessionMeta } from '../../src/index.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

@@ -6,8 +6,8 @@
 import { STATUS_CODES } from 'node:http';
 import pg from 'pg';
 import type { Response } from 'supertest';
-import { describeWith, freshPostgresUrl, postgresServerUrl } from './support/databases.js';
-import { hasPostgresBinaries, startPostgres, stopServer } from './support/global-setup.js';
+import { describeWith, freshPostgresUrl, postgresServerUrl } from '../support/databases.js';
+import { hasPostgresBinaries, startPostgres, stopServer } from '../support/global-setup.js';
 import {
   bootHttpApp,
   caseName,
@@ -22,7 +22,7 @@ import {
   send,
   TENANT_A,
   type HttpApp,
-} from './support/http-api.js';
+} from '../support/http-api.js';
 
 let h: HttpApp;
 let a: Client;

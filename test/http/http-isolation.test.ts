@@ -20,7 +20,7 @@ import {
   TENANT_B,
   type HttpApp,
   type RouteCase,
-} from './support/http-api.js';
+} from '../support/http-api.js';
 
 // One length for all, so that answers naming them have one length too.
 const A_ROOT = 'a-root-session-0001';

@@ -1,7 +1,7 @@
 // TranscriptStore on SQLite, PostgreSQL and MariaDB: transcripts, the subsession graph, subtree deletes.
-import { StoreConflictError, StoreDatabaseError, StoreNotFoundError, StoreValidationError, type MessageInput } from '../src/index.js';
-import { injectFailure } from './support/failures.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+import { StoreConflictError, StoreDatabaseError, StoreNotFoundError, StoreValidationError, type MessageInput } from '../../src/index.js';
+import { injectFailure } from '../support/failures.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

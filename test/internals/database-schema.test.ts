@@ -4,14 +4,14 @@ import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import Database from 'better-sqlite3';
-import { MODELS_PATH, schemaPath } from '../scripts/prisma-layout.js';
-import { sqlFromDatabase, withSchemaEngine } from '../scripts/schema-engine.js';
-import { shippedMigrations } from '../src/data/migration-files.js';
-import { adapterFactory, migrate } from '../src/data/open-database.js';
-import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
-import { mysqlCatalog, postgresCatalog } from './support/catalog.js';
-import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl } from './support/databases.js';
-import { runFixture } from './support/processes.js';
+import { MODELS_PATH, schemaPath } from '../../scripts/prisma-layout.js';
+import { sqlFromDatabase, withSchemaEngine } from '../../scripts/schema-engine.js';
+import { shippedMigrations } from '../../src/data/migration-files.js';
+import { adapterFactory, migrate } from '../../src/data/open-database.js';
+import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
+import { mysqlCatalog, postgresCatalog } from '../support/catalog.js';
+import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl } from '../support/databases.js';
+import { runFixture } from '../support/processes.js';
 
 const migrateUrl = async (url: string) => {
   const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
@@ -50,8 +50,8 @@ function textColumns(): Set<string> {
 
 describe('the migrated schema is what the Prisma schema requires', () => {
   test("SQLite: Prisma's schema engine finds nothing to change (and does find a dropped index)", async () => {
-    const clean = (await import('./support/store-app.js')).tempSqliteUrl();
-    const broken = (await import('./support/store-app.js')).tempSqliteUrl();
+    const clean = (await import('../support/store-app.js')).tempSqliteUrl();
+    const broken = (await import('../support/store-app.js')).tempSqliteUrl();
     await migrateUrl(clean);
     await migrateUrl(broken);
     new Database(broken.slice('file:'.length)).exec('DROP INDEX agent_subsession_parent_id_id_idx');

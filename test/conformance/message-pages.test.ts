@@ -1,9 +1,9 @@
 // MessageStore.getHistoryPage and getTranscriptPage on SQLite, PostgreSQL and MariaDB: pages that
 // concatenate to exactly getHistory() and getTranscript(), across compaction and repair boundaries,
 // with appends between pages, stale cursors and bad input.
-import type { HistoryMessage, MessageInput, MessagePage, PageOptions, StoredMessage } from '../src/index.js';
-import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../src/index.js';
-import { eachDatabase, storeFor } from './support/databases.js';
+import type { HistoryMessage, MessageInput, MessagePage, PageOptions, StoredMessage } from '../../src/index.js';
+import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
+import { eachDatabase, storeFor } from '../support/databases.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

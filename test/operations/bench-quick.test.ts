@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hasMariaDbBinaries, hasPostgresBinaries } from './support/global-setup.js';
-import { ROOT } from './support/processes.js';
+import { hasMariaDbBinaries, hasPostgresBinaries } from '../support/global-setup.js';
+import { ROOT } from '../support/processes.js';
 
 const TIME_LIMIT_MS = 150_000;
 
