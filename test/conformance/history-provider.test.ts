@@ -1,10 +1,10 @@
-// HistoryProvider on SQLite, PostgreSQL and MariaDB: the stored history injected before a run, the run stored after it.
+// HistoryProvider on every backend: the stored history injected before a run, the run stored after it.
 import type { MessageInput } from '../../src/index.js';
 import { HistoryProvider, StoreValidationError } from '../../src/index.js';
-import { eachDatabase, storeFor } from '../support/databases.js';
+import { eachBackend, storeOn } from '../support/openers.js';
 
-eachDatabase((database) => {
-  const store = storeFor(database);
+eachBackend((backend) => {
+  const store = storeOn(backend);
 
   let n = 0;
   const thread = () => `history-${++n}`;
@@ -17,7 +17,7 @@ eachDatabase((database) => {
     return {
       history: await store.messages.getHistory(id),
       transcript: await store.messages.getTranscript(id),
-      thread: await store.db.client.agentThread.findUnique({ where: { id } }),
+      thread: await store.sessions.get(id),
     };
   }
 
@@ -101,6 +101,8 @@ eachDatabase((database) => {
       const before = await snapshot(existing);
       await store.histories.forThread(existing).afterRun([user('q')], [assistant('a')], error);
       expect(await snapshot(existing)).toEqual(before);
+      // Nor did it take a sequence number.
+      expect((await store.messages.append(existing, user('next'))).seq).toBe(2);
     });
 
     test('an error of null or undefined is a successful run: it is stored', async () => {
@@ -126,6 +128,7 @@ eachDatabase((database) => {
       await expect(provider.afterRun([user('q')], 'not an array' as never)).rejects.toThrow(StoreValidationError);
       await expect(provider.afterRun([{ role: 'user' } as never], [assistant('a')])).rejects.toThrow(StoreValidationError);
       expect(await snapshot(existing)).toEqual(before);
+      expect((await store.messages.append(existing, user('next'))).seq).toBe(2);
     });
   });
 

@@ -1,12 +1,12 @@
-// MessageStore.getHistoryPage and getTranscriptPage on SQLite, PostgreSQL and MariaDB: pages that
+// MessageStore.getHistoryPage and getTranscriptPage on every backend: pages that
 // concatenate to exactly getHistory() and getTranscript(), across compaction and repair boundaries,
 // with appends between pages, stale cursors and bad input.
 import type { HistoryMessage, MessageInput, MessagePage, PageOptions, StoredMessage } from '../../src/index.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
-import { eachDatabase, storeFor } from '../support/databases.js';
+import { eachBackend, storeOn } from '../support/openers.js';
 
-eachDatabase((database) => {
-  const store = storeFor(database);
+eachBackend((backend) => {
+  const store = storeOn(backend);
 
   let n = 0;
   const thread = (name = 'thread') => `${name}-${++n}`;
@@ -190,7 +190,7 @@ eachDatabase((database) => {
       const id = thread('unknown');
       expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null });
       expect(await store.messages.getTranscriptPage(id, { limit: 5 })).toEqual({ messages: [], nextCursor: null });
-      expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
+      expect(await store.sessions.get(id)).toBeNull();
     });
 
     test('a created session with no messages, and a cleared thread, are one empty last page', async () => {

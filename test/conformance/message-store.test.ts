@@ -1,10 +1,11 @@
-// MessageStore on SQLite, PostgreSQL and MariaDB: every method and rule of its contract.
+// MessageStore on every backend: every method and rule of its contract.
 import type { JsonValue, MessageInput, StoredMessage } from '../../src/index.js';
 import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
-import { eachDatabase, storeFor } from '../support/databases.js';
+import { boundaryCount } from '../support/footprint.js';
+import { eachBackend, storeOn } from '../support/openers.js';
 
-eachDatabase((database) => {
-  const store = storeFor(database);
+eachBackend((backend) => {
+  const store = storeOn(backend);
 
   let n = 0;
   const thread = () => `thread-${++n}`;
@@ -19,8 +20,8 @@ eachDatabase((database) => {
       transcript: await messages.getTranscript(id),
       count: await messages.count(id),
       repairs: await messages.getRepairs(id),
-      boundaries: await store.db.client.agentBoundary.count({ where: { threadId: id } }),
-      thread: await store.db.client.agentThread.findUnique({ where: { id } }),
+      boundaries: await boundaryCount(store, id),
+      thread: await store.sessions.get(id),
     };
   }
 
@@ -68,9 +69,10 @@ eachDatabase((database) => {
 
     test('a deleted session answers appends with not-found instead of coming back', async () => {
       const id = thread();
-      await store.db.client.agentTombstone.create({ data: { id } });
+      await store.messages.append(id, user('before'));
+      expect(await store.transcripts.deleteTranscript(id)).toBe(1);
       await expect(store.messages.append(id, user('late'))).rejects.toThrow(StoreNotFoundError);
-      expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
+      expect(await store.sessions.get(id)).toBeNull();
     });
   });
 
@@ -206,6 +208,8 @@ eachDatabase((database) => {
       const summary = Array.from({ length: given as number }, (_, i) => user(`x${i}`));
       await expect(store.messages.appendCompaction(id, summary, source as number, retained as number)).rejects.toThrow(StoreValidationError);
       expect(await snapshot(id)).toEqual(before);
+      // Nor did it take a sequence number: three messages and the compaction hold 1 to 4.
+      expect((await store.messages.append(id, user('next'))).seq).toBe(5);
     });
   });
 
@@ -234,6 +238,7 @@ eachDatabase((database) => {
       const before = await snapshot(id);
       await expect(store.messages.appendRepair(id, user('r'), [], 2)).rejects.toThrow(StoreValidationError);
       expect(await snapshot(id)).toEqual(before);
+      expect((await store.messages.append(id, user('next'))).seq).toBe(2);
     });
   });
 
@@ -270,7 +275,7 @@ eachDatabase((database) => {
 
     test.each(bad)('rejects %s and writes nothing', async (_name, call) => {
       await expect(call()).rejects.toThrow(StoreValidationError);
-      expect(await store.db.client.agentThread.findUnique({ where: { id: 'v' } })).toBeNull();
+      expect(await store.sessions.get('v')).toBeNull();
     });
 
     test(`JSON nested ${MAX_JSON_DEPTH} levels deep is kept; one level more is rejected`, async () => {

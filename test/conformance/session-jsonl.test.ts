@@ -1,12 +1,12 @@
-// SessionStore.exportJsonl / importJsonl on SQLite, PostgreSQL and MariaDB: the format, round trips
+// SessionStore.exportJsonl / importJsonl on every backend: the format, round trips
 // between databases and ids, importing into empty and emptied sessions, cut and bad input.
 import type { HistoryMessage, MessageInput } from '../../src/index.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
-import { storeApp, type StoreApp } from '../support/store-app.js';
-import { eachDatabase, storeFor } from '../support/databases.js';
+import { footprintOf } from '../support/footprint.js';
+import { eachBackend, storeOn, type StoreApp } from '../support/openers.js';
 
-eachDatabase((database) => {
-  const store = storeFor(database);
+eachBackend((backend) => {
+  const store = storeOn(backend);
 
   let n = 0;
   const sid = () => `jsonl-${++n}`;
@@ -14,7 +14,7 @@ eachDatabase((database) => {
 
   /** A fresh app on a database of its own, closed after `use`. */
   async function withFreshApp<T>(use: (app: StoreApp) => Promise<T>): Promise<T> {
-    const app = await storeApp({ url: await database.freshUrl() });
+    const app = await backend.open();
     try {
       return await use(app);
     } finally {
@@ -51,14 +51,14 @@ eachDatabase((database) => {
     };
   }
 
-  /** The session's row and log, or null: to prove that a failed import wrote nothing. */
+  /** The session's header, the size of its log, its boundaries and children, or null and nothing: to prove that a failed import wrote nothing. */
   async function rawOf(app: StoreApp, id: string) {
-    const thread = await app.db.client.agentThread.findUnique({ where: { id } });
+    const { messages: entries, boundaries } = await footprintOf(app, [id]);
     return {
-      thread,
-      entries: await app.db.client.agentMessage.count({ where: { threadId: id } }),
-      boundaries: await app.db.client.agentBoundary.count({ where: { threadId: id } }),
-      children: await app.db.client.agentSubsession.count({ where: { parentId: id } }),
+      thread: await app.sessions.get(id),
+      entries,
+      boundaries,
+      children: (await app.transcripts.getSubsessions(id)).length,
     };
   }
 
@@ -492,22 +492,16 @@ eachDatabase((database) => {
       expect((await rawOf(store, copy)).thread).toBeNull();
     });
   });
-});
 
-describe('boundaries the stores would refuse are refused on import too', () => {
-  const header = '{"type":"session","version":1,"id":"b","tenantId":null,"title":null,"metadata":null,"createdAt":"2026-01-01T00:00:00.000Z"}\n';
-  const message = '{"type":"message","seq":1,"message":{"role":"user","content":"a","createdAt":"2026-01-01T00:00:00.000Z"}}\n';
-  test.each([
-    ['a retained count above the source count', '{"type":"compaction","seq":2,"cutSeq":1,"messages":[],"sourceMessageCount":0,"retainedMessageCount":1,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
-    ['a cut at no message', '{"type":"compaction","seq":2,"cutSeq":5,"messages":[],"sourceMessageCount":1,"retainedMessageCount":0,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
-  ])('%s', async (_name, boundary) => {
-    const { storeApp, tempSqliteUrl } = await import('../support/store-app.js');
-    const app = await storeApp({ url: tempSqliteUrl() });
-    try {
-      await expect(app.sessions.importJsonl(header + message + boundary)).rejects.toThrow(/line 3/);
-      expect(await app.sessions.get('b')).toBeNull();
-    } finally {
-      await app.close();
-    }
+  describe('boundaries the stores would refuse are refused on import too', () => {
+    const header = '{"type":"session","version":1,"id":"b","tenantId":null,"title":null,"metadata":null,"createdAt":"2026-01-01T00:00:00.000Z"}\n';
+    const message = '{"type":"message","seq":1,"message":{"role":"user","content":"a","createdAt":"2026-01-01T00:00:00.000Z"}}\n';
+    test.each([
+      ['a retained count above the source count', '{"type":"compaction","seq":2,"cutSeq":1,"messages":[],"sourceMessageCount":0,"retainedMessageCount":1,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
+      ['a cut at no message', '{"type":"compaction","seq":2,"cutSeq":5,"messages":[],"sourceMessageCount":1,"retainedMessageCount":0,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
+    ])('%s', async (_name, boundary) => {
+      await expect(store.sessions.importJsonl(header + message + boundary)).rejects.toThrow(/line 3/);
+      expect(await store.sessions.get('b')).toBeNull();
+    });
   });
 });

@@ -1,9 +1,9 @@
-// SessionStore on SQLite, PostgreSQL and MariaDB: headers, entries, listing.
+// SessionStore on every backend: headers, entries, listing.
 import { isEvent, StoreConflictError, StoreNotFoundError, StoreValidationError, type SessionMeta } from '../../src/index.js';
-import { eachDatabase, storeFor } from '../support/databases.js';
+import { eachBackend, storeOn } from '../support/openers.js';
 
-eachDatabase((database) => {
-  const store = storeFor(database);
+eachBackend((backend) => {
+  const store = storeOn(backend);
 
   let n = 0;
   const unique = (name = 's') => `${name}-${++n}`;
@@ -265,7 +265,7 @@ eachDatabase((database) => {
       await expect(store.sessions.update(missing, { title: 'x' })).rejects.toThrow(StoreNotFoundError);
       await expect(store.sessions.update(missing, {})).rejects.toThrow(StoreNotFoundError);
       expect(await store.sessions.get(missing)).toBeNull();
-      expect(await store.db.client.agentThread.findUnique({ where: { id: missing } })).toBeNull();
+      expect(await store.transcripts.getTranscript(missing)).toBeNull();
 
       const deleted = await store.sessions.create({ title: 'gone' });
       await store.transcripts.deleteTranscript(deleted);

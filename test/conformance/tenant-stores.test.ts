@@ -1,4 +1,4 @@
-// TenantStores on SQLite, PostgreSQL and MariaDB: a tenant's stores see its own sessions only, and
+// TenantStores on every backend: a tenant's stores see its own sessions only, and
 // another tenant's session answers every method exactly as a missing one does, changing nothing.
 import {
   StoreConflictError,
@@ -11,7 +11,8 @@ import {
   type SessionStore,
   type TranscriptStore,
 } from '../../src/index.js';
-import { eachDatabase, storeFor } from '../support/databases.js';
+import { boundaryCount, exportedLines } from '../support/footprint.js';
+import { eachBackend, storeOn } from '../support/openers.js';
 
 /** What reads a session: a tenant's stores, or the unscoped ones. */
 type View = { messages: MessageStore; transcripts: TranscriptStore; sessions: SessionStore };
@@ -19,8 +20,8 @@ type View = { messages: MessageStore; transcripts: TranscriptStore; sessions: Se
 /** What a call did, comparable between two calls: its value, or its error's class and message (ids replaced by placeholders). */
 type Outcome = { value: unknown } | { threw: string; message: string };
 
-eachDatabase((database) => {
-  const store = storeFor(database);
+eachBackend((backend) => {
+  const store = storeOn(backend);
 
   let n = 0;
   const unique = (name = 's') => `${name}-${++n}`;
@@ -45,20 +46,34 @@ eachDatabase((database) => {
     }
   }
 
-  /** Every row any table holds for the session, straight from the database. */
+  /**
+   * Everything the unscoped stores hold for the session: its header, its log
+   * (read through getTranscript when there is no header, which reads a
+   * thread's messages either way), its export (the log with its boundaries,
+   * and its children), its repair evidence and its edges.
+   */
   async function rowsOf(id: string) {
-    const { client } = store.db;
+    const thread = await store.sessions.get(id);
     return {
-      thread: await client.agentThread.findUnique({ where: { id } }),
-      log: await client.agentMessage.findMany({ where: { threadId: id }, orderBy: { seq: 'asc' } }),
-      boundaries: await client.agentBoundary.findMany({ where: { threadId: id }, orderBy: { seq: 'asc' } }),
-      repairs: await client.agentRepair.findMany({ where: { threadId: id }, orderBy: { seq: 'asc' } }),
-      edges: await client.agentSubsession.findMany({ where: { OR: [{ parentId: id }, { childId: id }] }, orderBy: { id: 'asc' } }),
-      tombstone: await client.agentTombstone.findUnique({ where: { id } }),
+      thread,
+      log: thread ? await store.sessions.load(id) : await store.messages.getTranscript(id),
+      exported: await exportedLines(store, id),
+      repairs: await store.messages.getRepairs(id),
+      edges: { parent: thread?.parentId ?? null, children: await store.transcripts.getSubsessions(id) },
     };
   }
 
-  const NO_ROWS = { thread: null, log: [], boundaries: [], repairs: [], edges: [], tombstone: null };
+  const NO_ROWS = { thread: null, log: [], exported: [], repairs: [], edges: { parent: null, children: [] } };
+
+  /**
+   * The id holds nothing: no session, log, boundary, repair or edge, and no
+   * tombstone. A tombstone shows only as the id being taken, so the proof
+   * creates the session: it comes after every other check of the id.
+   */
+  async function expectNoRows(id: string) {
+    expect(await rowsOf(id)).toEqual(NO_ROWS);
+    await expect(store.sessions.create({ id })).resolves.toBe(id);
+  }
 
   /** Everything the owner can read of its sessions, and their rows. */
   async function stateOf(view: View, ids: string[]) {
@@ -79,6 +94,18 @@ eachDatabase((database) => {
       });
     }
     return state;
+  }
+
+  /**
+   * What stateOf cannot read: the sequence counter on each session's row. The
+   * next append to each session gets the seq after the last one its export
+   * shows, so no write took one. It appends: it comes after every other check.
+   */
+  async function expectCountersUntouched(view: View, state: Awaited<ReturnType<typeof stateOf>>) {
+    for (const { id, jsonl } of state) {
+      const seqs = jsonl.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { seq?: number }).seq ?? 0);
+      expect((await view.messages.append(id, user('after'))).seq).toBe(Math.max(0, ...seqs) + 1);
+    }
   }
 
   const CALL: MessageInput = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] };
@@ -180,10 +207,10 @@ eachDatabase((database) => {
       const { a } = tenantPair();
       const id = unique('missing');
       await expect(write(a, id)).rejects.toThrow(StoreNotFoundError);
-      expect(await rowsOf(id)).toEqual(NO_ROWS);
-      expect(await rowsOf(`${id}-child`)).toEqual(NO_ROWS);
       expect(await a.sessions.get(id)).toBeNull();
       expect(await store.sessions.get(id)).toBeNull();
+      await expectNoRows(id);
+      await expectNoRows(`${id}-child`);
     });
 
     test('the unscoped stores, by contrast, create it (so the test above tells the two apart)', async () => {
@@ -206,7 +233,7 @@ eachDatabase((database) => {
       expect(await a.transcripts.getTranscript(id)).toBeNull();
       expect(await a.transcripts.removeTranscript(id)).toBe(false);
       expect(await a.transcripts.deleteTranscript(id)).toBe(0);
-      expect(await rowsOf(id)).toEqual(NO_ROWS);
+      await expectNoRows(id);
     });
   });
 
@@ -300,7 +327,9 @@ eachDatabase((database) => {
         }
         expect(await stateOf(owner, ids)).toEqual(before);
         expect(await stateOf(b, [mine])).toEqual(mineBefore);
-        for (const absent of [missing, freshForTheirs, freshForMissing]) expect(await rowsOf(absent)).toEqual(NO_ROWS);
+        for (const absent of [missing, freshForTheirs, freshForMissing]) await expectNoRows(absent);
+        await expectCountersUntouched(owner, before);
+        await expectCountersUntouched(b, mineBefore);
       });
     });
 
@@ -315,6 +344,7 @@ eachDatabase((database) => {
       await expect(b.messages.getHistoryPage(root, { cursor: history.nextCursor! })).rejects.toThrow(StoreNotFoundError);
       await expect(b.messages.getTranscriptPage(root, { cursor: transcript.nextCursor! })).rejects.toThrow(StoreNotFoundError);
       expect(await stateOf(a, ids)).toEqual(before);
+      await expectCountersUntouched(a, before);
     });
   });
 
@@ -341,6 +371,7 @@ eachDatabase((database) => {
       }
       expect(await stateOf(a, ids)).toEqual(before);
       expect(await rowsOf(root)).toEqual(rowBefore);
+      await expectCountersUntouched(a, before);
     });
 
     const header = (fields: Record<string, unknown>) =>
@@ -368,7 +399,7 @@ eachDatabase((database) => {
       const { a, b } = tenantPair();
       const id = unique('refused');
       await expect(b.sessions.create({ id, tenantId: tenantOf(a, b) })).rejects.toThrow(StoreValidationError);
-      expect(await rowsOf(id)).toEqual(NO_ROWS);
+      await expectNoRows(id);
     });
 
     test("create with the id of another tenant's session is a conflict, as any duplicate id, and changes nothing", async () => {
@@ -377,6 +408,7 @@ eachDatabase((database) => {
       const before = await stateOf(a, ids);
       await expect(b.sessions.create({ id: root, title: 'B' })).rejects.toThrow(StoreConflictError);
       expect(await stateOf(a, ids)).toEqual(before);
+      await expectCountersUntouched(a, before);
     });
 
     test('importJsonl puts the session in the tenant, into a new session or an empty one of its own', async () => {
@@ -406,6 +438,7 @@ eachDatabase((database) => {
       await b.sessions.importJsonl(exported, { sessionId: copy });
       expect((await store.sessions.get(copy))?.tenantId).toBe(b.tenantId);
       expect(await stateOf(a, ids)).toEqual(before);
+      await expectCountersUntouched(a, before);
     });
 
     test('importJsonl of a header without a tenant takes the session into the tenant', async () => {
@@ -424,6 +457,7 @@ eachDatabase((database) => {
       expect(outcome).toMatchObject({ threw: expect.stringMatching(/^(StoreConflictError|StoreNotFoundError)$/) });
       expect(await stateOf(a, [empty])).toEqual(before);
       expect(await store.messages.getTranscript(empty)).toEqual([]);
+      await expectCountersUntouched(a, before);
     });
 
     test('importJsonl with a subsession line naming a missing session never leaves it outside the tenant', async () => {
@@ -434,8 +468,8 @@ eachDatabase((database) => {
       const outcome = await outcomeOf(() => b.sessions.importJsonl(jsonl, { sessionId: target }), {});
       if ('threw' in outcome) {
         expect(outcome.threw).toBe('StoreNotFoundError');
-        expect(await rowsOf(target)).toEqual(NO_ROWS);
-        expect(await rowsOf(child)).toEqual(NO_ROWS);
+        await expectNoRows(target);
+        await expectNoRows(child);
       } else {
         expect(await store.sessions.get(child)).toMatchObject({ tenantId: b.tenantId, parentId: target });
         expect(await b.transcripts.getSubsessions(target)).toEqual([child]);
@@ -461,9 +495,10 @@ eachDatabase((database) => {
         const jsonl = header({ tenantId: b.tenantId }) + messageLine(1, 'one') + subsessionLine(child);
         const outcome = await outcomeOf(() => b.sessions.importJsonl(jsonl, { sessionId: target }), {});
         expect(outcome).toMatchObject({ threw: expect.stringMatching(/^Store\w+Error$/) });
-        expect(await rowsOf(target)).toEqual(NO_ROWS);
+        await expectNoRows(target);
       }
       expect(await stateOf(owner, ids)).toEqual(before);
+      await expectCountersUntouched(owner, before);
     });
   });
 
@@ -524,6 +559,7 @@ eachDatabase((database) => {
         expect(await b.transcripts.removeTranscript(id)).toBe(false);
       }
       expect(await stateOf(a, ids)).toEqual(before);
+      await expectCountersUntouched(a, before);
       // The owner's delete still takes the whole tree.
       expect(await a.transcripts.deleteTranscript(root)).toBe(4);
     });
@@ -579,12 +615,12 @@ eachDatabase((database) => {
         expect(await a.transcripts.getSubsessions(id)).toEqual([]);
         const meta = await a.sessions.get(id);
         expect(meta).toMatchObject({ title: metaBefore[i]!.title, metadata: null, parentId: null, tenantId: a.tenantId });
-        const rows = await rowsOf(id);
-        expect(rows.boundaries).toEqual([]);
-        expect(rows.tombstone).toBeNull();
+        expect(await boundaryCount(a, id)).toBe(0);
       }
       expect(await b.transcripts.getSubsessions(mine)).toEqual([]);
       expect((await b.sessions.get(mine))?.parentId).toBeNull();
+      // B's deletes left no tombstone on A's sessions: the owner's own delete writes one, and would find it taken.
+      for (const id of ids) expect(await a.transcripts.deleteTranscript(id)).toBe(1);
     });
 
     test('B writing to an id while A creates it: A gets the session, empty, and B only not-found', async () => {
@@ -616,7 +652,7 @@ eachDatabase((database) => {
         expect(await a.sessions.load(id)).toEqual([]);
         expect(await a.sessions.get(id)).toMatchObject({ id, title: 'A', tenantId: a.tenantId, parentId: null });
         expect(await a.transcripts.getSubsessions(id)).toEqual([]);
-        expect(await rowsOf(`${id}-child`)).toEqual(NO_ROWS);
+        await expectNoRows(`${id}-child`);
       }
       expect(await b.transcripts.getSubsessions(mine)).toEqual([]);
     });

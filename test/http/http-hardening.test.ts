@@ -9,7 +9,7 @@ import request from 'supertest';
 import { toStoreError } from '../../src/data/db-errors.js';
 import { MAX_ARRAY_ITEMS } from '../../src/http/dto/message.dto.js';
 import { setupStoreDocs, StoreModule, TenantStores, type ScopedStores } from '../../src/index.js';
-import { tempSqliteUrl } from '../support/store-app.js';
+import { tempSqliteUrl } from '../support/databases.js';
 
 const KEY = 'hardening-key-tenant-a-0123456789';
 const auth = { Authorization: `Bearer ${KEY}` };

@@ -6,7 +6,7 @@ import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import request from 'supertest';
 import { setRequestTenant, setupStoreDocs, StoreHealthIndicator, StoreModule, type StoreHttpOptions, type StoreModuleOptions } from '../../src/index.js';
 import { runFixture } from '../support/processes.js';
-import { tempSqliteUrl } from '../support/store-app.js';
+import { tempSqliteUrl } from '../support/databases.js';
 
 const KEY_A = 'smoke-key-tenant-a-0123456789';
 const KEY_B = 'smoke-key-tenant-b-0123456789';

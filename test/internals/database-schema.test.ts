@@ -10,7 +10,7 @@ import { shippedMigrations } from '../../src/data/migration-files.js';
 import { adapterFactory, migrate } from '../../src/data/open-database.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 import { mysqlCatalog, postgresCatalog } from '../support/catalog.js';
-import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl } from '../support/databases.js';
+import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl, tempSqliteUrl } from '../support/databases.js';
 import { runFixture } from '../support/processes.js';
 
 const migrateUrl = async (url: string) => {
@@ -50,8 +50,8 @@ function textColumns(): Set<string> {
 
 describe('the migrated schema is what the Prisma schema requires', () => {
   test("SQLite: Prisma's schema engine finds nothing to change (and does find a dropped index)", async () => {
-    const clean = (await import('../support/store-app.js')).tempSqliteUrl();
-    const broken = (await import('../support/store-app.js')).tempSqliteUrl();
+    const clean = tempSqliteUrl();
+    const broken = tempSqliteUrl();
     await migrateUrl(clean);
     await migrateUrl(broken);
     new Database(broken.slice('file:'.length)).exec('DROP INDEX agent_subsession_parent_id_id_idx');

@@ -2,7 +2,8 @@
 // threads and history reads skip Prisma's transactions, and agree with the full path.
 import { jest } from '@jest/globals';
 import { StoreValidationError, type Message, type MessageInput } from '../../src/index.js';
-import { eachDatabase, storeFor } from '../support/databases.js';
+import { eachDatabase } from '../support/databases.js';
+import { storeFor } from '../support/store-app.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

@@ -7,7 +7,7 @@ import { migrate } from '../../src/data/open-database.js';
 import type { StoreClient } from '../../src/data/store-client.js';
 import { PrismaMessageStore } from '../../src/message-store.service.js';
 import { SerializedSqliteAdapterFactory } from '../../src/index.js';
-import { tempSqliteUrl } from '../support/store-app.js';
+import { tempSqliteUrl } from '../support/databases.js';
 
 interface Captured {
   query: string;

@@ -19,7 +19,7 @@ import {
 } from '../../src/index.js';
 import { StoreDatabase } from '../../src/data/database.js';
 import { runFixture } from '../support/processes.js';
-import { tempSqliteUrl } from '../support/store-app.js';
+import { tempSqliteUrl } from '../support/databases.js';
 
 const boot = async (imports: unknown[]) => {
   const app = await Test.createTestingModule({ imports: imports as never[] }).compile();

@@ -13,9 +13,9 @@
 // while the previous run is checked, and starts writing only when told to.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
-import { describeWith, freshPostgresUrl, postgresServerUrl } from '../support/databases.js';
+import { describeWith, freshPostgresUrl, postgresServerUrl, tempSqliteUrl } from '../support/databases.js';
 import { ROOT } from '../support/processes.js';
-import { storeApp, tempSqliteUrl, type StoreApp } from '../support/store-app.js';
+import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const WORKER = join(ROOT, 'test', 'fixtures', 'crash-worker.ts');
@@ -188,7 +188,7 @@ interface Snapshot {
   tombstones: { id: string }[];
 }
 
-async function snapshot(store: StoreApp): Promise<Snapshot> {
+async function snapshot(store: InternalStoreApp): Promise<Snapshot> {
   return store.db.read(async (tx) => ({
     threads: await tx.agentThread.findMany({ select: { id: true, lastSeq: true } }),
     messages: await tx.agentMessage.findMany({ select: { threadId: true, seq: true, role: true, eventType: true, content: true } }),
@@ -390,7 +390,7 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
   return problems;
 }
 
-async function sqliteChecks(store: StoreApp): Promise<string[]> {
+async function sqliteChecks(store: InternalStoreApp): Promise<string[]> {
   const problems: string[] = [];
   const integrity = await store.db.client.$queryRawUnsafe<{ integrity_check: string }[]>('PRAGMA integrity_check');
   if (integrity.length !== 1 || integrity[0].integrity_check !== 'ok') problems.push(`integrity_check: ${JSON.stringify(integrity).slice(0, 500)}`);
@@ -400,7 +400,7 @@ async function sqliteChecks(store: StoreApp): Promise<string[]> {
 }
 
 /** PostgreSQL: the killed worker's server processes are gone (their transactions rolled back or committed). */
-async function postgresSettled(store: StoreApp, run: number, waitMs = 10_000): Promise<string[]> {
+async function postgresSettled(store: InternalStoreApp, run: number, waitMs = 10_000): Promise<string[]> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const rows = await store.db.client.$queryRawUnsafe<{ n: bigint | number }[]>(
@@ -424,7 +424,7 @@ interface Target {
 }
 
 function crashSuite(target: Target) {
-  let store: StoreApp;
+  let store: InternalStoreApp;
   let url: string;
 
   beforeAll(async () => {

@@ -2,7 +2,7 @@
 import { Test } from '@nestjs/testing';
 import { ScriptedAgent, orphanedToolCalls } from '../../src/demo/scripted-agent.js';
 import { StoreModule, TenantStores } from '../../src/index.js';
-import { tempSqliteUrl } from '../support/store-app.js';
+import { tempSqliteUrl } from '../support/databases.js';
 
 test('tool calls, a sub-agent, a compaction and a repaired crash leave a balanced history and the whole transcript', async () => {
   const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true })], providers: [ScriptedAgent] }).compile();

@@ -18,7 +18,7 @@ import {
   stopServer,
   type RunningServer,
 } from '../support/global-setup.js';
-import { storeApp, type StoreApp } from '../support/store-app.js';
+import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
 interface Engine {
   label: string;
@@ -159,7 +159,7 @@ for (const engine of ENGINES) {
       let server = await engine.startServer();
       if (!server) throw new Error(`${engine.label} did not start`);
       const uncaught = captureUncaught();
-      let store: StoreApp | undefined;
+      let store: InternalStoreApp | undefined;
       let running = true;
       let workers: Promise<void>[] = [];
       try {
