@@ -1,7 +1,18 @@
-// A jest reporter that prints, after the run, the test counts per database
-// (from the [SQLite] / [PostgreSQL] / [MariaDB] describe blocks), then the total
-// as a plain closing line.
-const DATABASE = /^\[(SQLite|PostgreSQL|MariaDB)\]/;
+// A jest reporter that prints, after the run, the test counts per backend (from
+// the describe blocks named [SQLite], [PostgreSQL, own PrismaClient], …: the
+// conformance suite's openers, and the databases of the other suites), then the
+// total as a plain closing line.
+const BACKEND = /^\[([^\]]+)\]/;
+const DATABASES = ['SQLite', 'PostgreSQL', 'MariaDB'];
+
+/** By database (known ones first), then the store's own url before the variants. */
+function byBackend(a, b) {
+  const rank = (label) => {
+    const index = DATABASES.indexOf(label.split(',')[0]);
+    return index === -1 ? DATABASES.length : index;
+  };
+  return rank(a) - rank(b) || Number(a.includes(',')) - Number(b.includes(',')) || a.localeCompare(b);
+}
 
 export default class DatabaseSummaryReporter {
   onRunComplete(_contexts, results) {
@@ -13,13 +24,14 @@ export default class DatabaseSummaryReporter {
     };
     for (const file of results.testResults) {
       for (const test of file.testResults) {
-        const database = test.ancestorTitles.map((title) => DATABASE.exec(title)?.[1]).find(Boolean);
-        count(database ?? 'other', test.status);
+        const backend = test.ancestorTitles.map((title) => BACKEND.exec(title)?.[1]).find(Boolean);
+        count(backend ?? null, test.status);
       }
     }
     const line = ({ passed, failed, skipped }) => `${passed} passed, ${failed} failed, ${skipped} skipped`;
-    const lines = ['SQLite', 'PostgreSQL', 'MariaDB', 'other'].filter((key) => counts.has(key)).map((key) => `  ${key === 'other' ? 'not per database' : key}: ${line(counts.get(key))}`);
+    const backends = [...counts.keys()].filter((key) => key !== null).sort(byBackend);
+    const lines = [...backends, ...(counts.has(null) ? [null] : [])].map((key) => `  ${key ?? 'not per backend'}: ${line(counts.get(key))}`);
     const total = { passed: results.numPassedTests, failed: results.numFailedTests, skipped: results.numPendingTests + results.numTodoTests };
-    process.stdout.write(`\nTests per database:\n${lines.join('\n')}\ntotal: ${line(total)}\n`);
+    process.stdout.write(`\nTests per backend:\n${lines.join('\n')}\ntotal: ${line(total)}\n`);
   }
 }

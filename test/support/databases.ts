@@ -1,12 +1,17 @@
 // A fresh, empty database per test file on the servers the global setup provides.
+// Nothing here imports the library: the conformance suite's openers build on it.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { mariadbConnection } from '../../src/databases/mysql/index.js';
-import { storeApp, tempSqliteUrl, type StoreApp } from './store-app.js';
 
 export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
 export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
+
+/** A SQLite file in a new temporary directory (created on first open). */
+export const tempSqliteUrl = (name = 'store.db') => `file:${join(mkdtempSync(join(tmpdir(), 'agent-store-')), name)}`;
 
 const freshName = () => `agent_store_test_${randomBytes(6).toString('hex')}`;
 
@@ -32,7 +37,8 @@ export async function freshPostgresUrl(): Promise<string> {
 export async function freshMysqlUrl(): Promise<string> {
   if (!mysqlServerUrl) throw new Error('TEST_MYSQL_URL is not set');
   const name = freshName();
-  const connection = await mariadb.createConnection({ ...mariadbConnection(mysqlServerUrl), database: undefined });
+  // The connector reads its own mariadb:// form of the url.
+  const connection = await mariadb.createConnection(mysqlServerUrl.replace(/^mysql:/, 'mariadb:'));
   try {
     await connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   } finally {
@@ -47,36 +53,18 @@ export const describeWith = (available: unknown, why: string) =>
 
 export interface TestDatabase {
   provider: 'sqlite' | 'postgresql' | 'mysql';
-  label: string;
+  label: 'SQLite' | 'PostgreSQL' | 'MariaDB';
   available: boolean;
   /** A new, empty database (not yet migrated). */
   freshUrl(): Promise<string>;
 }
 
-export const DATABASES: TestDatabase[] = [
-  { provider: 'sqlite', label: 'SQLite', available: true, freshUrl: async () => tempSqliteUrl() },
-  { provider: 'postgresql', label: 'PostgreSQL', available: postgresServerUrl !== undefined, freshUrl: freshPostgresUrl },
-  { provider: 'mysql', label: 'MariaDB', available: mysqlServerUrl !== undefined, freshUrl: freshMysqlUrl },
-];
+export const SQLITE: TestDatabase = { provider: 'sqlite', label: 'SQLite', available: true, freshUrl: async () => tempSqliteUrl() };
+export const POSTGRESQL: TestDatabase = { provider: 'postgresql', label: 'PostgreSQL', available: postgresServerUrl !== undefined, freshUrl: freshPostgresUrl };
+export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', available: mysqlServerUrl !== undefined, freshUrl: freshMysqlUrl };
+export const DATABASES: TestDatabase[] = [SQLITE, POSTGRESQL, MARIADB];
 
 /** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */
 export function eachDatabase(suite: (database: TestDatabase) => void): void {
-  for (const database of DATABASES) {
-    (database.available ? describe : describe.skip)(`[${database.label}]`, () => suite(database));
-  }
-}
-
-/** The store app of a describe block: opened on a fresh database before its tests, closed after them. */
-export function storeFor(database: TestDatabase): StoreApp {
-  let app: StoreApp | undefined;
-  beforeAll(async () => {
-    app = await storeApp({ url: await database.freshUrl() });
-  });
-  afterAll(() => app?.close());
-  return new Proxy({} as StoreApp, {
-    get(_target, key) {
-      if (!app) throw new Error('the store app opens in beforeAll');
-      return app[key as keyof StoreApp];
-    },
-  });
+  for (const database of DATABASES) describeWith(database.available, `${database.label} unavailable`)(`[${database.label}]`, () => suite(database));
 }

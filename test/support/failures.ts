@@ -1,7 +1,7 @@
 // A database trigger that makes deleting one session fail: a fault injected
 // in the middle of a multi-row delete, in each database's own dialect.
 // (On MySQL, rows deleted by a cascade fire no triggers: the trigger sits on the deleted table.)
-import type { StoreApp } from './store-app.js';
+import type { InternalStoreApp } from './store-app.js';
 
 const CREATE = {
   sqlite: (id: string) => [
@@ -22,7 +22,7 @@ const DROP = {
   mysql: ['DROP TRIGGER injected_failure'],
 };
 
-export async function injectFailure(store: StoreApp, provider: keyof typeof CREATE, sessionId: string) {
+export async function injectFailure(store: InternalStoreApp, provider: keyof typeof CREATE, sessionId: string) {
   for (const sql of CREATE[provider](sessionId)) await store.db.client.$executeRawUnsafe(sql);
   return {
     async remove() {

@@ -8,7 +8,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { Test } from '@nestjs/testing';
 import supertest from 'supertest';
 import { setupStoreDocs, StoreModule, type StoreHttpOptions, type StoreModuleOptions } from '../../src/index.js';
-import { tempSqliteUrl } from './store-app.js';
+import { tempSqliteUrl } from './databases.js';
 
 export const KEY_A = 'e2e-key-tenant-a-0123456789abcdef';
 export const KEY_B = 'e2e-key-tenant-b-0123456789abcdef';

@@ -1,14 +1,13 @@
-// Boots StoreModule on a fresh SQLite file in a temporary directory.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The store with its internals in reach, for the tests of internals and
+// operations: StoreModule booted on a url, with its StoreDatabase beside the
+// stores. (The conformance suite opens stores through ./openers.ts instead,
+// which hands out the public API only.)
 import { Test, type TestingModule } from '@nestjs/testing';
 import { HistoryProviders, MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
 import { StoreDatabase } from '../../src/data/database.js';
+import { tempSqliteUrl, type TestDatabase } from './databases.js';
 
-export const tempSqliteUrl = (name = 'store.db') => `file:${join(mkdtempSync(join(tmpdir(), 'agent-store-')), name)}`;
-
-export interface StoreApp {
+export interface InternalStoreApp {
   app: TestingModule;
   url: string;
   messages: MessageStore;
@@ -19,8 +18,9 @@ export interface StoreApp {
   db: StoreDatabase;
   close(): Promise<void>;
 }
+
 /** Boots the module on `options.url` (a fresh SQLite file when absent), migrated. */
-export async function storeApp(options: StoreModuleOptions = {}): Promise<StoreApp> {
+export async function storeApp(options: StoreModuleOptions = {}): Promise<InternalStoreApp> {
   const url = options.url ?? tempSqliteUrl();
   const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ migrate: true, ...options, url })] }).compile();
   await app.init();
@@ -35,4 +35,19 @@ export async function storeApp(options: StoreModuleOptions = {}): Promise<StoreA
     db: app.get(StoreDatabase),
     close: () => app.close(),
   };
+}
+
+/** The store app of a describe block: opened on a fresh database before its tests, closed after them. */
+export function storeFor(database: TestDatabase): InternalStoreApp {
+  let app: InternalStoreApp | undefined;
+  beforeAll(async () => {
+    app = await storeApp({ url: await database.freshUrl() });
+  });
+  afterAll(() => app?.close());
+  return new Proxy({} as InternalStoreApp, {
+    get(_target, key) {
+      if (!app) throw new Error('the store app opens in beforeAll');
+      return app[key as keyof InternalStoreApp];
+    },
+  });
 }

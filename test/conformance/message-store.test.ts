@@ -1,0 +1,308 @@
+// MessageStore on every backend: every method and rule of its contract.
+import type { JsonValue, MessageInput, StoredMessage } from '../../src/index.js';
+import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
+import { boundaryCount } from '../support/footprint.js';
+import { eachBackend, storeOn } from '../support/openers.js';
+
+eachBackend((backend) => {
+  const store = storeOn(backend);
+
+  let n = 0;
+  const thread = () => `thread-${++n}`;
+  const user = (text: string): MessageInput => ({ role: 'user', content: text });
+  const texts = (messages: { content: unknown }[]) => messages.map((m) => m.content);
+
+  /** Everything a write could change, to prove that a rejected one changed nothing. */
+  async function snapshot(id: string) {
+    const { messages } = store;
+    return {
+      history: await messages.getHistory(id),
+      transcript: await messages.getTranscript(id),
+      count: await messages.count(id),
+      repairs: await messages.getRepairs(id),
+      boundaries: await boundaryCount(store, id),
+      thread: await store.sessions.get(id),
+    };
+  }
+
+  describe('append and appendMany', () => {
+    test('number messages from 1 and return them as stored', async () => {
+      const id = thread();
+      const first = await store.messages.append(id, user('a'));
+      const more = await store.messages.appendMany(id, [user('b'), { role: 'assistant', content: 'c', id: 'msg-c', metadata: { model: 'x' } }]);
+      expect(first).toMatchObject({ seq: 1, role: 'user', content: 'a' });
+      expect(first.createdAt).toBeInstanceOf(Date);
+      expect(more.map((m) => m.seq)).toEqual([2, 3]);
+      expect(more[1]).toMatchObject({ id: 'msg-c', metadata: { model: 'x' } });
+      expect(await store.messages.getHistory(id)).toEqual([first, ...more]);
+    });
+
+    test('an unknown thread has an empty history, transcript and count', async () => {
+      const id = thread();
+      expect(await store.messages.getHistory(id)).toEqual([]);
+      expect(await store.messages.getTranscript(id)).toEqual([]);
+      expect(await store.messages.count(id)).toBe(0);
+    });
+
+    test('appendMany is all or none: one invalid message stores nothing, not even the thread', async () => {
+      const id = thread();
+      await expect(store.messages.appendMany(id, [user('ok'), { role: 'robot', content: 'x' } as never])).rejects.toThrow(StoreValidationError);
+      expect(await snapshot(id)).toMatchObject({ transcript: [], thread: null });
+    });
+
+    test('appendMany of nothing stores nothing', async () => {
+      const id = thread();
+      expect(await store.messages.appendMany(id, [])).toEqual([]);
+      expect((await snapshot(id)).thread).toBeNull();
+    });
+
+    test('200 concurrent appends to one thread get contiguous unique sequence numbers and all are kept', async () => {
+      const id = thread();
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store.messages.append(id, user(`m${i}`))));
+      expect(results.map((m) => m.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      const transcript = await store.messages.getTranscript(id);
+      expect(transcript.map((m) => m.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      expect(new Set(texts(transcript))).toEqual(new Set(results.map((m) => m.content)));
+      // Each acknowledgement names the row that holds its message.
+      for (const ack of results) expect(transcript[ack.seq - 1].content).toBe(ack.content);
+    });
+
+    test('a deleted session answers appends with not-found instead of coming back', async () => {
+      const id = thread();
+      await store.messages.append(id, user('before'));
+      expect(await store.transcripts.deleteTranscript(id)).toBe(1);
+      await expect(store.messages.append(id, user('late'))).rejects.toThrow(StoreNotFoundError);
+      expect(await store.sessions.get(id)).toBeNull();
+    });
+  });
+
+  describe('content round-trips deep-equal', () => {
+    test('unicode, emoji, nested objects, all part types, metadata, ids and dates', async () => {
+      const id = thread();
+      const createdAt = new Date('2026-01-02T03:04:05.678Z');
+      const messages: MessageInput[] = [
+        { role: 'system', content: 'Ünïcödé 日本語 עברית 👩‍👩‍👧‍👦 🚀 "quotes" \\ back\\slash \n newline', createdAt },
+        {
+          role: 'assistant',
+          id: 'a-1',
+          metadata: { usage: { input: 12, output: 3.5 }, tags: ['x', null, true], nested: { deep: { deeper: [1, [2, [3]]] } } },
+          content: [
+            { type: 'reasoning', text: 'thinking…' },
+            { type: 'text', text: 'Let me check.' },
+            { type: 'tool-call', toolCallId: 'call-1', toolName: 'weather', input: { city: 'Zürich', days: [1, 2] } },
+            { type: 'image', image: 'data:image/png;base64,iVBORw0KGgo=', mediaType: 'image/png' },
+            { type: 'file', data: 'JVBERi0=', mediaType: 'application/pdf', filename: 'a.pdf' },
+          ],
+        },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'weather', output: { type: 'json', value: { temp: -3.25, ok: false } } }] },
+      ];
+      const stored = await store.messages.appendMany(id, messages);
+      const read = await store.messages.getTranscript(id);
+      expect(read).toEqual(stored);
+      expect(read[0].createdAt.toISOString()).toBe(createdAt.toISOString());
+      expect(read.map(({ role, content, id: messageId, metadata }) => ({ role, content, ...(messageId && { id: messageId }), ...(metadata && { metadata }) }))).toEqual(
+        messages.map(({ createdAt: _omit, ...rest }) => rest),
+      );
+    });
+
+    test('a 1 MiB string', async () => {
+      const id = thread();
+      const big = 'x'.repeat(1024 * 1024 - 3) + '🚀';
+      await store.messages.append(id, user(big));
+      expect((await store.messages.getHistory(id))[0].content).toBe(big);
+    });
+  });
+
+  describe('clear, replaceHistory and count', () => {
+    test('clear removes messages, boundaries and repairs; sequence numbers are not reused', async () => {
+      const id = thread();
+      await store.messages.appendMany(id, [user('a'), user('b'), user('c')]);
+      await store.messages.appendCompaction(id, [user('summary')], 2, 0);
+      await store.messages.appendRepair(id, user('repair'), [user('balanced')], 1);
+      await store.messages.clear(id);
+      expect(await snapshot(id)).toMatchObject({ history: [], transcript: [], count: 0, repairs: [], boundaries: 0 });
+      const next = await store.messages.append(id, user('d'));
+      expect(next.seq).toBeGreaterThan(5);
+      expect(await store.messages.getHistory(id)).toEqual([next]);
+    });
+
+    test('clear of an unknown thread does nothing', async () => {
+      const id = thread();
+      await store.messages.clear(id);
+      expect((await snapshot(id)).thread).toBeNull();
+    });
+
+    test('replaceHistory replaces the whole log atomically', async () => {
+      const id = thread();
+      await store.messages.appendMany(id, [user('a'), user('b')]);
+      await store.messages.appendCompaction(id, [user('s')], 1, 0);
+      const replaced = await store.messages.replaceHistory(id, [user('x'), user('y')]);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['x', 'y']);
+      expect(await store.messages.getTranscript(id)).toEqual(replaced);
+      expect(await store.messages.count(id)).toBe(2);
+      await expect(store.messages.replaceHistory(id, [user('z'), { role: 'user' } as never])).rejects.toThrow(StoreValidationError);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['x', 'y']);
+    });
+
+    test('count equals the length of the effective history through appends, compactions and repairs', async () => {
+      const id = thread();
+      const check = async () => expect(await store.messages.count(id)).toBe((await store.messages.getHistory(id)).length);
+      await store.messages.appendMany(id, ['a', 'b', 'c', 'd', 'e'].map(user));
+      await check();
+      await store.messages.appendCompaction(id, [user('s1'), user('e-kept')], 4, 1);
+      await check();
+      await store.messages.append(id, user('f'));
+      await store.messages.appendRepair(id, user('r'), [user('bal')], 2);
+      await check();
+      expect(await store.messages.count(id)).toBe(3);
+    });
+  });
+
+  describe('appendCompaction', () => {
+    test('shrinks the effective history, deletes nothing, and keeps messages appended while summarizing', async () => {
+      const id = thread();
+      const original = await store.messages.appendMany(id, ['a', 'b', 'c', 'd'].map(user));
+      // The summarizer read 4 messages; 2 more arrive before it commits.
+      const seen = await store.messages.getHistory(id);
+      const late = await store.messages.appendMany(id, [user('e'), user('f')]);
+      await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary of a-c' }, user('d')], seen.length, 1);
+
+      const history = await store.messages.getHistory(id);
+      expect(texts(history)).toEqual(['summary of a-c', 'd', 'e', 'f']);
+      expect(history.map((m) => m.seq)).toEqual([null, null, late[0].seq, late[1].seq]);
+      expect(await store.messages.getTranscript(id)).toEqual([...original, ...late]);
+    });
+
+    test('a second compaction that ends inside the first one\'s summary keeps the rest of it', async () => {
+      const id = thread();
+      await store.messages.appendMany(id, ['a', 'b', 'c'].map(user));
+      await store.messages.appendCompaction(id, [user('s1'), user('s1-tail')], 2, 0);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['s1', 's1-tail', 'c']);
+      await store.messages.appendCompaction(id, [user('s2')], 1, 0);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['s2', 's1-tail', 'c']);
+      await store.messages.appendCompaction(id, [user('s3')], 3, 0);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['s3']);
+      expect(texts(await store.messages.getTranscript(id))).toEqual(['a', 'b', 'c']);
+    });
+
+    test('a compaction of zero messages prepends', async () => {
+      const id = thread();
+      await store.messages.append(id, user('a'));
+      await store.messages.appendCompaction(id, [user('preamble')], 0, 0);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['preamble', 'a']);
+    });
+
+    test.each([
+      ['source greater than the effective count', 4, 0, 1],
+      ['retained greater than source', 1, 2, 3],
+      ['retained greater than the messages given', 3, 2, 1],
+      ['a negative source', -1, 0, 1],
+      ['a negative retained', 1, -1, 1],
+      ['a fractional source', 1.5, 0, 1],
+      ['a non-number source', '2', 0, 1],
+    ])('rejects %s with a validation error and changes nothing', async (_name, source, retained, given) => {
+      const id = thread();
+      await store.messages.appendMany(id, ['a', 'b', 'c'].map(user));
+      await store.messages.appendCompaction(id, [user('s')], 1, 0);
+      const before = await snapshot(id);
+      const summary = Array.from({ length: given as number }, (_, i) => user(`x${i}`));
+      await expect(store.messages.appendCompaction(id, summary, source as number, retained as number)).rejects.toThrow(StoreValidationError);
+      expect(await snapshot(id)).toEqual(before);
+      // Nor did it take a sequence number: three messages and the compaction hold 1 to 4.
+      expect((await store.messages.append(id, user('next'))).seq).toBe(5);
+    });
+  });
+
+  describe('appendRepair', () => {
+    test('the effective history becomes the balanced projection and the repair message is kept as evidence', async () => {
+      const id = thread();
+      const call: MessageInput = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] };
+      await store.messages.appendMany(id, [user('find x'), call]);
+      // The process crashed before the tool result; on reload the orphaned call is repaired.
+      const repair: MessageInput = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'error-text', value: 'interrupted' } }] };
+      await store.messages.appendRepair(id, repair, [user('find x'), call, repair], 2);
+      const after = await store.messages.append(id, user('again'));
+
+      const history = await store.messages.getHistory(id);
+      expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+      expect(history[3]).toEqual(after);
+      const repairs = await store.messages.getRepairs(id);
+      expect(repairs).toHaveLength(1);
+      expect(repairs[0]).toMatchObject({ sourceMessageCount: 2, repairMessage: { role: 'tool', content: repair.content } });
+      expect(texts(await store.messages.getTranscript(id))).toEqual(['find x', call.content, 'again']);
+    });
+
+    test('rejects a source beyond the effective history and changes nothing', async () => {
+      const id = thread();
+      await store.messages.append(id, user('a'));
+      const before = await snapshot(id);
+      await expect(store.messages.appendRepair(id, user('r'), [], 2)).rejects.toThrow(StoreValidationError);
+      expect(await snapshot(id)).toEqual(before);
+      expect((await store.messages.append(id, user('next'))).seq).toBe(2);
+    });
+  });
+
+  describe('input validation', () => {
+    const bad: [string, () => Promise<unknown>][] = [
+      ['an empty thread id', () => store.messages.append('', user('a'))],
+      ['a thread id of 192 characters', () => store.messages.append('x'.repeat(192), user('a'))],
+      ['a non-string thread id', () => store.messages.getHistory(42 as never)],
+      ['an unknown role', () => store.messages.append('v', { role: 'bot', content: 'a' } as never)],
+      ['an unknown property', () => store.messages.append('v', { ...user('a'), extra: 1 } as never)],
+      ['a missing content', () => store.messages.append('v', { role: 'user' } as never)],
+      ['a part without a type', () => store.messages.append('v', { role: 'user', content: [{ text: 'a' }] } as never)],
+      ['binary data', () => store.messages.append('v', { role: 'user', content: [{ type: 'image', image: new Uint8Array([1]) }] } as never)],
+      ['a non-finite number', () => store.messages.append('v', { role: 'user', content: 'a', metadata: { n: Number.NaN } })],
+      ['a NUL character', () => store.messages.append('v', user('a\u0000b'))],
+      ['an invalid date', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: 'yesterday' })],
+      ['a message id too long', () => store.messages.append('v', { role: 'user', content: 'a', id: 'i'.repeat(192) })],
+      ['a non-array batch', () => store.messages.appendMany('v', user('a') as never)],
+      ['a thread id ending with a space', () => store.messages.append('v ', user('a'))],
+      ['a lone surrogate in a thread id', () => store.messages.append('v\ud800', user('a'))],
+      ['a lone surrogate in content', () => store.messages.append('v', user('a\udc00b'))],
+      ['a date after the year 9999', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: '+010000-01-01T00:00:00.000Z' })],
+      ['a date before the year 1000', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: new Date(Date.UTC(999, 0, 1)) })],
+      // JSON.parse makes "__proto__" an own key; Prisma would leave it out of the row.
+      ['a "__proto__" key in metadata', () => store.messages.append('v', { role: 'user', content: 'a', metadata: JSON.parse('{"k":1,"__proto__":{"x":1}}') })],
+      ['a "__proto__" key in a part', () => store.messages.append('v', { role: 'user', content: JSON.parse('[{"type":"text","text":"a","__proto__":{}}]') })],
+    ];
+    test('"constructor" and "prototype" keys are ordinary JSON keys and are kept', async () => {
+      const metadata = { constructor: 'c', prototype: { k: 1 } };
+      const stored = await store.messages.append('proto-keys', { role: 'user', content: 'a', metadata });
+      expect((await store.messages.getTranscript('proto-keys'))[0]).toEqual(stored);
+      expect(stored.metadata).toEqual(metadata);
+    });
+
+    test.each(bad)('rejects %s and writes nothing', async (_name, call) => {
+      await expect(call()).rejects.toThrow(StoreValidationError);
+      expect(await store.sessions.get('v')).toBeNull();
+    });
+
+    test(`JSON nested ${MAX_JSON_DEPTH} levels deep is kept; one level more is rejected`, async () => {
+      const nest = (levels: number): JsonValue => (levels === 0 ? 'leaf' : [nest(levels - 1)]);
+      // content (an array) and its part (an object) are two of the levels.
+      const deepest = [{ type: 'data', value: nest(MAX_JSON_DEPTH - 2) }];
+      const stored = await store.messages.append('deep', { role: 'tool', content: deepest });
+      expect((await store.messages.getTranscript('deep'))[0]).toEqual(stored);
+      await expect(store.messages.append('deep', { role: 'tool', content: [{ type: 'data', value: nest(MAX_JSON_DEPTH - 1) }] })).rejects.toThrow(
+        /deeper than 28 levels/,
+      );
+    });
+
+    test('ids are compared byte for byte: case and accents make different threads', async () => {
+      await store.messages.append('Case-A', user('upper'));
+      await store.messages.append('case-a', user('lower'));
+      await store.messages.append('cafe', user('plain'));
+      await store.messages.append('café', user('accent'));
+      expect(texts(await store.messages.getHistory('case-a'))).toEqual(['lower']);
+      expect(texts(await store.messages.getHistory('Case-A'))).toEqual(['upper']);
+      expect(texts(await store.messages.getHistory('café'))).toEqual(['accent']);
+    });
+
+    test('a thread id of exactly 191 characters is fine', async () => {
+      const id = 'é'.repeat(191);
+      const stored: StoredMessage = await store.messages.append(id, user('a'));
+      expect(await store.messages.getHistory(id)).toEqual([stored]);
+    });
+  });
+});

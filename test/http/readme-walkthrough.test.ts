@@ -1,0 +1,80 @@
+// The README's HTTP walkthrough, run as written against the demo app (`npm start`'s
+// entry point) on a fresh embedded SQLite file: if the README drifts, this fails.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../support/processes.js';
+
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** The bash block under the README's "### Walkthrough" heading. */
+function walkthrough(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Walkthrough'));
+  const block = /```bash\n([\s\S]*?)```/.exec(section);
+  if (!block) throw new Error('the README has no bash block under "### Walkthrough"');
+  return block[1];
+}
+
+/** Starts the demo on a free port in `cwd`; resolves with its base url once it listens. */
+function startDemo(cwd: string): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+  const child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'demo', 'main.ts')], {
+    cwd,
+    env: { ...withoutKey(process.env), PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: tsx runs node as a child, and both must stop.
+    detached: true,
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      // Its last start-up line is the curl hint.
+      const listening = /API on (http:\/\/localhost:\d+)\/agent-store/.exec(output);
+      if (listening && output.includes('try: curl')) resolve({ child, base: listening[1], output: () => output });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`the demo exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+/** The demo's own development key, whatever this shell sets. */
+function withoutKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { AGENT_STORE_API_KEY: _ignored, ...rest } = env;
+  return rest;
+}
+
+function run(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('npm start serves /docs, prints its development key, and the README walkthrough succeeds against it as written', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'agent-store-demo-'));
+  const demo = await startDemo(cwd);
+  try {
+    expect(demo.output()).toContain('development API key (tenant "demo"): demo-key-for-local-use-only');
+    const docs = await fetch(`${demo.base}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger');
+    const script = walkthrough().replaceAll('http://localhost:3000', demo.base);
+    const result = await run(script, cwd);
+    expect({ code: result.code, stderr: result.stderr, stdout: result.code === 0 ? '' : result.stdout }).toEqual({ code: 0, stderr: '', stdout: '' });
+    const lines = result.stdout.split('\n');
+    // Every step answered, each on its line: the agent's session, the count the README announces, the statuses.
+    expect(lines[0]).toMatch(/"title":"A weekend in Lisbon"/);
+    expect(lines).toContain('{"count":2}');
+    expect(lines.filter((line) => /^\d{3}$/.test(line))).toEqual(['404', '401']);
+    expect(lines.at(-2)).toMatch(/^\{"status":"ok"/);
+  } finally {
+    process.kill(-demo.child.pid!, 'SIGINT');
+    await new Promise((resolve) => demo.child.once('exit', resolve));
+  }
+});

@@ -1,0 +1,112 @@
+// On every database: the shipped migrations apply on a fresh database and are a
+// no-op the second time, and the migrated schema is the one the Prisma schema requires.
+import { readFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import Database from 'better-sqlite3';
+import { MODELS_PATH, schemaPath } from '../../scripts/prisma-layout.js';
+import { sqlFromDatabase, withSchemaEngine } from '../../scripts/schema-engine.js';
+import { shippedMigrations } from '../../src/data/migration-files.js';
+import { migrateUrl as migrateOptions } from '../../src/data/open-database.js';
+import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
+import { mysqlCatalog, postgresCatalog } from '../support/catalog.js';
+import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl, tempSqliteUrl } from '../support/databases.js';
+import { runFixture } from '../support/processes.js';
+
+const migrateUrl = async (url: string) => {
+  const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
+  return migrateOptions(options, new Logger('test'));
+};
+const INIT = shippedMigrations('sqlite').map((m) => m.name);
+
+/** What Prisma's own `migrate deploy` applies to a PostgreSQL database (through its wasm engine, in a child process). */
+async function prismaDeploy(url: string): Promise<string[]> {
+  const run = await runFixture('prisma-deploy.ts', [url]);
+  if (run.code !== 0) throw new Error(`prisma deploy failed: ${run.stderr}`);
+  return JSON.parse(run.stdout) as string[];
+}
+
+eachDatabase((database) => {
+  test('the shipped migrations apply on a fresh database; a second run is a no-op', async () => {
+    const url = await database.freshUrl();
+    expect(await migrateUrl(url)).toEqual({ applied: INIT, unchanged: [], modified: [] });
+    expect(await migrateUrl(url)).toEqual({ applied: [], unchanged: INIT, modified: [] });
+  });
+});
+
+/** Columns whose Prisma type is String with @db.Text: MySQL makes them TEXT, every other String VARCHAR(191). */
+function textColumns(): Set<string> {
+  const models = readFileSync(MODELS_PATH, 'utf8');
+  const columns = new Set<string>();
+  for (const [, body] of models.matchAll(/model \w+ \{([\s\S]*?)\n\}/g)) {
+    const table = /@@map\("(\w+)"\)/.exec(body)![1];
+    for (const line of body.split('\n').filter((l) => l.includes('@db.Text'))) {
+      const [field] = line.trim().split(/\s+/);
+      columns.add(`${table}.${/@map\("(\w+)"\)/.exec(line)?.[1] ?? field}`);
+    }
+  }
+  return columns;
+}
+
+describe('the migrated schema is what the Prisma schema requires', () => {
+  test("SQLite: Prisma's schema engine finds nothing to change (and does find a dropped index)", async () => {
+    const clean = tempSqliteUrl();
+    const broken = tempSqliteUrl();
+    await migrateUrl(clean);
+    await migrateUrl(broken);
+    new Database(broken.slice('file:'.length)).exec('DROP INDEX agent_subsession_parent_id_id_idx');
+    const diff = (url: string) => withSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url }), (engine) => sqlFromDatabase(engine, schemaPath('sqlite')));
+    expect(await diff(clean)).toBe('-- This is an empty migration.\n');
+    expect(await diff(broken)).toMatch(/CREATE INDEX "agent_subsession_parent_id_id_idx"/);
+  });
+
+  describeWith(postgresServerUrl, 'PostgreSQL unavailable')('against what Prisma itself deploys on PostgreSQL', () => {
+    let prismaDeployed: Awaited<ReturnType<typeof postgresCatalog>>;
+    beforeAll(async () => {
+      // Prisma's engine applies the shipped migrations itself, as `prisma migrate deploy` would.
+      const url = await freshPostgresUrl();
+      expect(await prismaDeploy(url)).toEqual(INIT);
+      prismaDeployed = await postgresCatalog(url);
+      // Not an empty comparison: every table, index and foreign key is there.
+      expect(Object.keys(prismaDeployed.columns)).toHaveLength(34);
+      expect(prismaDeployed.indexes).toContain('agent_subsession: UNIQUE (child_id)');
+      expect(prismaDeployed.indexes).toContain('agent_message: PRIMARY (thread_id, seq)');
+      expect(prismaDeployed.foreignKeys).toHaveLength(5);
+      expect(prismaDeployed.foreignKeys.every((fk) => fk.includes('ON DELETE CASCADE'))).toBe(true);
+      expect(prismaDeployed.columns['agent_message.created_at']).toBe('datetime(3) not null default now');
+    });
+
+    test('PostgreSQL migrated by our runner: the same catalog, and Prisma then finds nothing to deploy', async () => {
+      const url = await freshPostgresUrl();
+      await migrateUrl(url);
+      expect(await postgresCatalog(url)).toEqual(prismaDeployed);
+      expect(await prismaDeploy(url)).toEqual([]);
+    });
+
+    test('the comparison sees a difference', async () => {
+      const url = await freshPostgresUrl();
+      await migrateUrl(url);
+      const pgClient = new (await import('pg')).default.Client({ connectionString: url });
+      await pgClient.connect();
+      await pgClient.query('ALTER TABLE agent_message ALTER COLUMN role SET NOT NULL');
+      await pgClient.end();
+      expect(await postgresCatalog(url)).not.toEqual(prismaDeployed);
+    });
+
+    eachDatabase((database) => {
+      if (database.provider !== 'mysql') return;
+      test('MariaDB (which the engine cannot read): the same columns, nullability, defaults, indexes and foreign keys; VARCHAR(191) or TEXT as the schema says', async () => {
+        const url = await database.freshUrl();
+        await migrateUrl(url);
+        const mariadb = await mysqlCatalog(url);
+        expect({ ...mariadb, declaredTypes: {} }).toEqual(prismaDeployed);
+        const text = textColumns();
+        expect(text.size).toBeGreaterThan(0);
+        for (const [name, declared] of Object.entries(mariadb.declaredTypes)) {
+          if (!prismaDeployed.columns[name].startsWith('string')) continue;
+          expect([name, declared]).toEqual([name, text.has(name) ? 'text' : 'varchar(191)']);
+        }
+      });
+    });
+  });
+});

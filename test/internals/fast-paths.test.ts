@@ -1,0 +1,206 @@
+// The fast paths of each database kit: appends, history reads, counts and
+// session lists skip Prisma's transactions, and agree with the full path.
+import { jest } from '@jest/globals';
+import { StoreDatabase } from '../../src/data/database.js';
+import { StoreNotFoundError, StoreValidationError, type Message, type MessageInput } from '../../src/index.js';
+import { PrismaMessageStore } from '../../src/message-store.service.js';
+import { PrismaSessionStore } from '../../src/session-store.service.js';
+import { eachDatabase } from '../support/databases.js';
+import { storeFor } from '../support/store-app.js';
+
+eachDatabase((database) => {
+  const store = storeFor(database);
+  const fast = () => store.db.fast!;
+  /** The same database through the full path only, as a store on a caller's own client runs. */
+  const fullPath = () => new StoreDatabase(store.db.client, store.db.kit, { ownsClient: false });
+
+  let n = 0;
+  const unique = (name = 't') => `${name}-${++n}`;
+  const message = (text: string, extra: Partial<Message> = {}): Message => ({ role: 'user', content: text, createdAt: new Date('2026-11-29T10:00:00.123Z'), ...extra });
+  const lastSeqOf = async (id: string) => (await store.db.client.agentThread.findUnique({ where: { id }, select: { lastSeq: true } }))?.lastSeq;
+
+  test('scoped, a thread that does not exist gets nothing written, and no row', async () => {
+    const id = unique();
+    expect(await fast().append(id, [message('a')], new Date(), 'acme')).toBeNull();
+    expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
+  });
+
+  test('unscoped, a thread that does not exist is created with the messages', async () => {
+    const id = unique();
+    expect(await fast().append(id, [message('a'), message('b')], new Date(), undefined)).toBe(2);
+    expect(await lastSeqOf(id)).toBe(2);
+    expect((await store.messages.getTranscript(id)).map((m) => [m.seq, m.content])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    expect(await store.sessions.get(id)).toMatchObject({ id, tenantId: null, title: null, parentId: null });
+  });
+
+  test('an existing thread gets the next sequence numbers, and rows equal to what the full path writes', async () => {
+    const id = unique();
+    const rich: MessageInput = {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: { q: 'ünïcode ✈️', n: [1, 2.5, null, true] } }],
+      id: 'm-1',
+      metadata: { model: 'x', nested: { deep: ['a'] } },
+      createdAt: '2026-11-29T10:00:00.123Z',
+    };
+    const [viaFullPath] = await store.messages.appendMany(unique('full'), [rich]);
+    await store.messages.append(id, { role: 'user', content: 'first' });
+    const last = await fast().append(id, [message('plain'), { ...viaFullPath, seq: undefined } as unknown as Message], new Date(), undefined);
+    expect(last).toBe(3);
+    const transcript = await store.messages.getTranscript(id);
+    expect(transcript.map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(transcript[1]).toEqual({ seq: 2, ...message('plain') });
+    const { seq: _seq, ...written } = transcript[2];
+    const { seq: _fullSeq, ...expected } = viaFullPath;
+    expect(written).toEqual(expected);
+    expect(await lastSeqOf(id)).toBe(3);
+  });
+
+  test("another tenant's thread, or a deleted one, gets nothing written", async () => {
+    const id = await store.sessions.create({ id: unique(), tenantId: 'acme' });
+    await store.messages.append(id, { role: 'user', content: 'a' });
+    expect(await fast().append(id, [message('b')], new Date(), 'globex')).toBeNull();
+    expect(await fast().append(id, [message('b')], new Date(), 'acme')).toBe(2);
+    expect(await lastSeqOf(id)).toBe(2);
+    await store.transcripts.deleteTranscript(id);
+    expect(await fast().append(id, [message('c')], new Date(), 'acme')).toBeNull();
+    await expect(fast().append(id, [message('c')], new Date(), undefined)).rejects.toThrow(StoreNotFoundError);
+    expect(await store.db.client.agentThread.findUnique({ where: { id } })).toBeNull();
+  });
+
+  test('concurrent appends to one thread get unique, gapless sequence numbers', async () => {
+    const id = unique();
+    await store.messages.append(id, { role: 'user', content: 'first' });
+    const lasts = await Promise.all(Array.from({ length: 30 }, (_, i) => fast().append(id, [message(`a${i}`), message(`b${i}`)], new Date(), undefined)));
+    expect(new Set(lasts).size).toBe(30);
+    const seqs = (await store.messages.getTranscript(id)).map((m) => m.seq);
+    expect(seqs).toEqual(Array.from({ length: 61 }, (_, i) => i + 1));
+  });
+
+  test('MessageStore takes the append path for every append, the first included', async () => {
+    const id = unique();
+    const spy = jest.spyOn(fast(), 'append');
+    try {
+      await store.messages.append(id, { role: 'user', content: 'creates the thread' });
+      await store.messages.appendMany(id, [
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: 'c' },
+      ]);
+      const results = await Promise.all(spy.mock.results.map((result) => result.value));
+      expect(results).toEqual([1, 3]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test("getHistory and count on the read path, scoped or not, equal the full path's, across compactions, repairs and events", async () => {
+    const id = await store.sessions.create({ id: unique(), tenantId: 'acme' });
+    const full = new PrismaMessageStore(fullPath());
+    const scoped = store.tenants.forTenant('acme').messages;
+    const agree = async () => {
+      const history = await full.getHistory(id);
+      expect(await store.messages.getHistory(id)).toEqual(history);
+      expect(await scoped.getHistory(id)).toEqual(history);
+      const count = await full.count(id);
+      expect(await store.messages.count(id)).toBe(count);
+      expect(await scoped.count(id)).toBe(count);
+    };
+    await agree();
+    await store.messages.appendMany(id, [
+      { role: 'user', content: 'a', id: 'x1', metadata: { k: [1, { d: null }] } },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: {} }] },
+    ]);
+    await store.sessions.append(id, { type: 'note', data: { not: 'a message' } });
+    await agree();
+    await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary', createdAt: '2026-01-02T03:04:05.678Z' }], 1, 0);
+    await store.messages.append(id, { role: 'user', content: 'after' });
+    await agree();
+    await store.messages.appendRepair(id, { role: 'tool', content: 'repair' }, [{ role: 'user', content: 'balanced' }], 2);
+    await agree();
+    expect((await store.messages.getHistory(id)).map((m) => [m.seq, m.content])).toEqual([
+      [null, 'balanced'],
+      [5, 'after'],
+    ]);
+    expect(await store.messages.getHistory(unique('missing'))).toEqual([]);
+    expect(await store.messages.count(unique('missing'))).toBe(0);
+    for (const read of [() => scoped.getHistory(unique('missing')), () => scoped.count(unique('missing')), () => store.tenants.forTenant('globex').messages.getHistory(id), () => store.tenants.forTenant('globex').messages.count(id)]) {
+      await expect(read()).rejects.toThrow(StoreNotFoundError);
+    }
+  });
+
+  test("SessionStore.list on the fast path equals the full path's, filters and cursors included", async () => {
+    const parent = await store.sessions.create({ id: unique('list-parent'), tenantId: 'lister', title: 'p', metadata: { a: [1, 'x'] } });
+    for (let i = 0; i < 5; i++) await store.sessions.create({ id: unique('list-child'), tenantId: 'lister', parentId: parent, title: `c${i}` });
+    await store.sessions.create({ id: unique('list-other'), tenantId: 'other-lister' });
+    const full = new PrismaSessionStore(fullPath());
+    const queries = [{ tenantId: 'lister', limit: 2 }, { parentId: parent, limit: 3 }, { tenantId: 'lister', createdAfter: new Date(0), createdBefore: new Date('9999-01-01') }, { limit: 500 }];
+    for (const query of queries) {
+      let [viaFast, viaFull] = [await store.sessions.list(query), await full.list(query)];
+      expect(viaFast).toEqual(viaFull);
+      while (viaFast.nextCursor) {
+        [viaFast, viaFull] = [await store.sessions.list({ ...query, cursor: viaFast.nextCursor }), await full.list({ ...query, cursor: viaFull.nextCursor! })];
+        expect(viaFast).toEqual(viaFull);
+      }
+    }
+    const spy = jest.spyOn(fast(), 'listSessions');
+    try {
+      await store.tenants.forTenant('lister').sessions.list();
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('dates read back to the millisecond across the whole range the store takes, before 1970 included', async () => {
+    const id = unique();
+    const dates = ['1000-01-01T00:00:00.000Z', '1969-07-20T20:17:40.001Z', '1970-01-01T00:00:00.000Z', '2026-11-30T01:02:03.999Z', '9999-12-31T23:59:59.999Z'];
+    await store.messages.appendMany(
+      id,
+      dates.map((createdAt) => ({ role: 'user', content: createdAt, createdAt })),
+    );
+    await store.messages.append(id, { role: 'user', content: 'on the append path', createdAt: dates[1] });
+    const read = (await store.messages.getHistory(id)).map((m) => m.createdAt.toISOString());
+    expect(read).toEqual([...dates, dates[1]]);
+  });
+
+  // SQLite checks the range itself and names the thread; the servers refuse the UPDATE, and their drivers could quote its parameters.
+  if (database.provider !== 'sqlite') {
+    test("a statement the server refuses is reported without the statement's parameters", async () => {
+      const id = unique('private-thread');
+      await store.messages.append(id, { role: 'user', content: 'a' });
+      await store.db.client.agentThread.update({ where: { id }, data: { lastSeq: 2_147_483_647 } });
+      const error = await store.messages.append(id, { role: 'user', content: 'b' }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreValidationError);
+      expect((error as Error).message).not.toContain(id);
+      expect(String(((error as Error).cause as Error).message)).not.toContain(id);
+    });
+  }
+
+  test('getHistory and count of unscoped and scoped stores take the read path', async () => {
+    const id = await store.sessions.create({ id: unique(), tenantId: 'acme' });
+    await store.messages.append(id, { role: 'user', content: 'a' });
+    const history = jest.spyOn(fast(), 'history');
+    const count = jest.spyOn(fast(), 'count');
+    try {
+      for (const messages of [store.messages, store.tenants.forTenant('acme').messages]) {
+        await messages.getHistory(id);
+        await messages.count(id);
+      }
+      expect([history.mock.calls, count.mock.calls]).toEqual([
+        [
+          [id, undefined],
+          [id, 'acme'],
+        ],
+        [
+          [id, undefined],
+          [id, 'acme'],
+        ],
+      ]);
+    } finally {
+      history.mockRestore();
+      count.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+// Every read the MessageStore issues on SQLite is an index search, never a table scan,
+// and getHistory of a compacted thread reads only the boundary and what follows it.
+import { PrismaClient } from '../../src/generated/sqlite/client.js';
+import { StoreDatabase } from '../../src/data/database.js';
+import { migrate } from '../../src/data/open-database.js';
+import { KITS } from '../../src/databases/index.js';
+import type { StoreClient } from '../../src/data/store-client.js';
+import { PrismaMessageStore } from '../../src/message-store.service.js';
+import { SerializedSqliteAdapterFactory } from '../../src/index.js';
+import { tempSqliteUrl } from '../support/databases.js';
+
+interface Captured {
+  query: string;
+  params: unknown[];
+}
+
+const clientWithQueryEvents = (factory: SerializedSqliteAdapterFactory) =>
+  new PrismaClient({ adapter: factory, log: [{ emit: 'event' as const, level: 'query' as const }] });
+let client: ReturnType<typeof clientWithQueryEvents>;
+let store: PrismaMessageStore;
+let captured: Captured[] = [];
+
+beforeAll(async () => {
+  const factory = new SerializedSqliteAdapterFactory(tempSqliteUrl());
+  await migrate(factory, KITS.sqlite);
+  client = clientWithQueryEvents(factory);
+  client.$on('query', (event) => captured.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
+  store = new PrismaMessageStore(new StoreDatabase(client as unknown as StoreClient, KITS.sqlite, { ownsClient: true }));
+});
+afterAll(() => client.$disconnect());
+
+async function selectsOf(work: () => Promise<unknown>): Promise<Captured[]> {
+  captured = [];
+  await work();
+  return captured.filter((c) => /^\s*SELECT/i.test(c.query) && /agent_(message|boundary|repair)/.test(c.query));
+}
+
+async function planOf({ query, params }: Captured): Promise<string> {
+  const rows = await client.$queryRawUnsafe<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${query}`, ...params);
+  return rows.map((row) => row.detail).join('\n');
+}
+
+test('reads search the primary key (thread_id, seq); none scans a table', async () => {
+  await store.appendMany('planned', Array.from({ length: 50 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  await store.appendCompaction('planned', [{ role: 'system', content: 'summary' }], 40, 0);
+  await store.appendRepair('planned', { role: 'tool', content: 'r' }, [{ role: 'system', content: 'balanced' }], 2);
+
+  const reads = [
+    ...(await selectsOf(() => store.getHistory('planned'))),
+    ...(await selectsOf(() => store.count('planned'))),
+    ...(await selectsOf(() => store.getTranscript('planned'))),
+    ...(await selectsOf(() => store.getRepairs('planned'))),
+  ];
+  expect(reads.length).toBeGreaterThanOrEqual(6);
+  for (const read of reads) {
+    const plan = await planOf(read);
+    expect(plan).toMatch(/SEARCH .*(PRIMARY KEY|INDEX)/);
+    // "SCAN sub" walks a subquery's own result, which is fine; a table must never be scanned.
+    expect(plan).not.toMatch(/\bSCAN (main\.)?agent_/);
+  }
+});
+
+test('getHistory of a compacted thread reads the latest boundary and only the messages after its cut', async () => {
+  await store.appendMany('long', Array.from({ length: 2000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  await store.appendCompaction('long', [{ role: 'system', content: 'summary' }], 1998, 0);
+  const reads = await selectsOf(() => store.getHistory('long'));
+  const messageRead = reads.find((read) => read.query.includes('agent_message'));
+  const boundaryRead = reads.find((read) => read.query.includes('agent_boundary'));
+  expect(boundaryRead?.query).toMatch(/LIMIT/i);
+  // The message read is bounded below by the boundary's cut, so it touches 2 rows, not 2000.
+  expect(messageRead?.params).toContain(1998);
+  expect(await planOf(messageRead!)).toMatch(/SEARCH \S*agent_message USING (PRIMARY KEY|INDEX sqlite_autoindex_agent_message_1) \(thread_id=\? AND seq>\?\)/);
+  expect((await store.getHistory('long')).map((m) => m.content)).toEqual(['summary', 'm1998', 'm1999']);
+});

@@ -1,0 +1,137 @@
+// StoreModule: registration, options validation, migrations at boot, ownership of the client.
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { Inject, Injectable, Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { Test } from '@nestjs/testing';
+import { PrismaClient } from '../../src/generated/sqlite/client.js';
+import { migrate } from '../../src/data/open-database.js';
+import { KITS } from '../../src/databases/index.js';
+import { resolveOptions } from '../../src/store.options.js';
+import {
+  MessageStore,
+  SerializedSqliteAdapterFactory,
+  StoreConfigurationError,
+  StoreDatabaseError,
+  StoreModule,
+  type StoreModuleOptions,
+} from '../../src/index.js';
+import { StoreDatabase } from '../../src/data/database.js';
+import { runFixture } from '../support/processes.js';
+import { tempSqliteUrl } from '../support/databases.js';
+
+const boot = async (imports: unknown[]) => {
+  const app = await Test.createTestingModule({ imports: imports as never[] }).compile();
+  await app.init();
+  return app;
+};
+
+test('forRoot() with no options opens ./data/agent-store.db and migrates it at boot', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'agent-store-default-'));
+  const run = await runFixture('boot-default.ts', [], { cwd });
+  expect({ code: run.code, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({ code: 0, stdout: '1', stderr: '' });
+  expect(existsSync(join(cwd, 'data', 'agent-store.db'))).toBe(true);
+});
+
+test('the embedded default migrates without being asked; an explicit url only when migrate is true', () => {
+  expect(resolveOptions({})).toMatchObject({ url: 'file:./data/agent-store.db', kit: KITS.sqlite, migrate: true });
+  expect(resolveOptions({ url: 'file:x.db' })).toMatchObject({ migrate: false });
+  expect(resolveOptions({ url: 'postgresql://u:p@h:5432/d' })).toMatchObject({ kit: KITS.postgresql, migrate: false });
+  expect(resolveOptions({ url: 'mysql://u:p@h:3306/d', migrate: true })).toMatchObject({ kit: KITS.mysql, migrate: true });
+});
+
+test('an explicit url without migrate leaves the schema alone, and the store says so with a typed error', async () => {
+  const app = await boot([StoreModule.forRoot({ url: tempSqliteUrl() })]);
+  await expect(app.get<MessageStore>(MessageStore).append('t', { role: 'user', content: 'a' })).rejects.toThrow(StoreDatabaseError);
+  await app.close();
+});
+
+test('forRootAsync takes its options from ConfigService', async () => {
+  const url = tempSqliteUrl();
+  const app = await boot([
+    StoreModule.forRootAsync({
+      imports: [ConfigModule.forRoot({ ignoreEnvFile: true, load: [() => ({ STORE_URL: url })] })],
+      inject: [ConfigService],
+      useFactory: (config: ConfigService): StoreModuleOptions => ({ url: config.getOrThrow<string>('STORE_URL'), migrate: true }),
+    }),
+  ]);
+  const messages = app.get<MessageStore>(MessageStore);
+  await messages.append('async', { role: 'user', content: 'configured' });
+  expect((await messages.getHistory('async'))[0].content).toBe('configured');
+  await app.close();
+});
+
+test('isGlobal makes MessageStore injectable in modules that do not import StoreModule', async () => {
+  @Injectable()
+  class Agent {
+    constructor(@Inject(MessageStore) readonly messages: MessageStore) {}
+  }
+  @Module({ providers: [Agent], exports: [Agent] })
+  class FeatureModule {}
+
+  const app = await boot([StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true, isGlobal: true }), FeatureModule]);
+  const agent = app.get(Agent);
+  expect((await agent.messages.append('g', { role: 'user', content: 'x' })).seq).toBe(1);
+  await app.close();
+});
+
+describe('options are validated when the module starts', () => {
+  const cases: [string, StoreModuleOptions, RegExp][] = [
+    ['an unknown scheme', { url: 'redis://localhost:6379' }, /must start with file: \(SQLite\), postgresql:\/\/ or mysql:\/\//],
+    ['an empty SQLite path', { url: 'file:' }, /needs a path/],
+    ['a url that is not a string', { url: 42 as never }, /must be a connection string/],
+    ['a url without a host', { url: 'postgresql://' }, /cannot parse/],
+    ['both url and prisma', { url: 'file:a.db', prisma: {} }, /either "url" or "prisma"/],
+    ['a prisma object that is not a client', { prisma: {} }, /PrismaClient whose schema includes/],
+    ['an unknown option', { migrations: true } as never, /unknown StoreModule option "migrations"/],
+    ['a pool of zero connections', { url: 'postgresql://u@h/d', pool: { max: 0 } }, /pool.max/],
+    ['migrate that is not a boolean', { migrate: 'yes' as never }, /"migrate" must be true or false/],
+    ['an in-memory SQLite database', { url: 'file::memory:', migrate: true }, /in-memory SQLite database/],
+    ['an unknown pool option', { url: 'postgresql://u@h/d', pool: { maxConnections: 50 } as never }, /unknown StoreModule option "pool.maxConnections"/],
+    ['a pool that is not an object', { url: 'postgresql://u@h/d', pool: 5 as never }, /"pool" must be an object/],
+  ];
+  test.each(cases)('%s fails with a StoreConfigurationError that says what to fix', async (_name, options, message) => {
+    const failure = boot([StoreModule.forRoot(options)]);
+    await expect(failure).rejects.toThrow(StoreConfigurationError);
+    await expect(failure).rejects.toThrow(message);
+  });
+
+  test('a password in a bad url is never echoed', () => {
+    expect(() => resolveOptions({ url: 'postgres://admin:s3cret@' })).toThrow(/admin:\*\*\*@/);
+    expect(() => resolveOptions({ url: 'postgres://admin:s3cret@' })).not.toThrow(/s3cret/);
+  });
+});
+
+describe('the client', () => {
+  test('the module disconnects the client it created when the app shuts down', async () => {
+    const app = await boot([StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true })]);
+    const disconnect = jest.spyOn(app.get(StoreDatabase).client, '$disconnect');
+    await app.close();
+    expect(disconnect).toHaveBeenCalledTimes(1);
+  });
+
+  test("a caller's own client is used, never migrated by the module, and left connected", async () => {
+    const url = tempSqliteUrl();
+    const factory = new SerializedSqliteAdapterFactory(url);
+    await migrate(factory, KITS.sqlite);
+    const prisma = new PrismaClient({ adapter: factory });
+    const disconnect = jest.spyOn(prisma, '$disconnect');
+
+    await expect(boot([StoreModule.forRoot({ prisma, migrate: true })])).rejects.toThrow(/cannot migrate your own PrismaClient/);
+    const app = await boot([StoreModule.forRoot({ prisma })]);
+    await app.get<MessageStore>(MessageStore).append('own', { role: 'user', content: 'mine' });
+    await app.close();
+
+    expect(disconnect).not.toHaveBeenCalled();
+    expect(await prisma.agentMessage.count({ where: { threadId: 'own' } })).toBe(1);
+    await prisma.$disconnect();
+  });
+});
+
+test('a SQLite file whose directory cannot be created fails the boot with a configuration error', async () => {
+  const failure = boot([StoreModule.forRoot({ url: 'file:/proc/no-such-dir/store.db', migrate: true })]);
+  await expect(failure).rejects.toThrow(StoreConfigurationError);
+  await expect(failure).rejects.toThrow(/cannot create \/proc\/no-such-dir/);
+});

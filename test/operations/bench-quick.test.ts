@@ -1,0 +1,107 @@
+// The benchmark harness end to end: `npm run bench -- --quick` (its entry,
+// through tsx) starts its own servers, runs every workload on every target and
+// exits 0 with a table row per workload for each database. Speed is not checked.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hasMariaDbBinaries, hasPostgresBinaries } from '../support/global-setup.js';
+import { ROOT } from '../support/processes.js';
+
+const TIME_LIMIT_MS = 150_000;
+
+// Every write row but these is run by every writer; every read row by the store and the raw driver.
+const WRITE_ROWS = ['sequential', 'sequentialScoped', 'firstAppend', 'batch', 'writersThreads', 'writersOneThread'];
+const STORE_AND_RAW_WRITES = ['sequentialScoped', 'firstAppend'];
+const READ_ROWS = [
+  'history',
+  'historyScoped',
+  'compactedSmall',
+  'compactedLarge',
+  'compactedScoped',
+  'countSmall',
+  'countLarge',
+  'countScoped',
+  'listFirst',
+  'listDeep',
+  'delete',
+  'deleteStatements',
+  'firstAppendStatements',
+];
+const SCOPED_ROWS = ['sequentialScoped', 'historyScoped', 'compactedScoped', 'countScoped'];
+
+type Cell = { value?: number; error?: string };
+interface Report {
+  databases: { label: string; rows: { key: string; label: string; cells: Record<string, Cell>; scopedRatio?: number }[]; floor: { key: string; ratio: number }[] }[];
+  skipped: { label: string }[];
+  errors: string[];
+}
+
+function runQuick(outDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // Without jest's NODE_OPTIONS (--experimental-vm-modules): the harness runs as `npm run bench` would.
+    const env = { ...process.env, NODE_OPTIONS: '' };
+    // A process group of its own: tsx runs the harness in a child process, which a signal must reach too.
+    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['--tsconfig', 'tsconfig.json', 'bench/run.ts', '--quick', `--out=${outDir}`], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    // Past the time limit: the harness stops its servers on SIGTERM.
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), TIME_LIMIT_MS - 10_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test(
+  'npm run bench -- --quick exits 0 with every workload row for every database',
+  async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'agent-store-bench-quick-'));
+    try {
+      const { code, stdout, stderr } = await runQuick(outDir);
+      if (code !== 0) throw new Error(`the harness exited with ${code}:\n${stderr.slice(-4000)}`);
+
+      const expected = ['SQLite', ...(hasPostgresBinaries() ? ['PostgreSQL'] : []), ...(hasMariaDbBinaries() ? ['MariaDB'] : [])];
+      const report = JSON.parse(readFileSync(join(outDir, 'quick.json.tmp'), 'utf8')) as Report;
+      expect(report.errors).toEqual([]);
+      expect({ databases: report.databases.map((database) => database.label), skipped: report.skipped }).toEqual({ databases: expected, skipped: [] });
+      expect(stdout).toBe(`${readFileSync(join(outDir, 'quick.md.tmp'), 'utf8')}\n`);
+
+      for (const database of report.databases) {
+        const rows = new Map(database.rows.map((row) => [row.key, row]));
+        expect([...rows.keys()]).toEqual([...WRITE_ROWS, ...READ_ROWS]);
+        const peers = database.label === 'MariaDB' ? [] : ['mastra'];
+        for (const key of WRITE_ROWS) {
+          const targets = STORE_AND_RAW_WRITES.includes(key) ? ['ours', 'raw', 'rawPlain'] : ['ours', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', ...peers];
+          for (const target of targets) {
+            expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(expect.objectContaining({ value: expect.any(Number) }));
+          }
+        }
+        if (peers.length > 0) expect(rows.get('sequential')!.cells.langgraph?.value).toEqual(expect.any(Number));
+        for (const key of READ_ROWS) {
+          for (const target of ['ours', 'raw']) {
+            expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(expect.objectContaining({ value: expect.any(Number) }));
+          }
+        }
+        // The tenant-scoped rows are compared with the unscoped store, the write rows with the plain INSERT.
+        for (const key of SCOPED_ROWS) expect({ database: database.label, key, scopedRatio: rows.get(key)!.scopedRatio }).toEqual({ database: database.label, key, scopedRatio: expect.any(Number) });
+        expect(database.floor.map((floor) => floor.key)).toEqual(WRITE_ROWS);
+        // The printed table has a line per workload.
+        const section = stdout.slice(stdout.indexOf(`## ${database.label}\n`));
+        for (const row of database.rows) expect(section).toContain(`| ${row.label.replaceAll('|', '\\|')} |`);
+      }
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  },
+  TIME_LIMIT_MS,
+);

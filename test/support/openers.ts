@@ -1,0 +1,155 @@
+// The backends the conformance suite runs on. An opener opens a store on a
+// fresh, empty, migrated database and hands out the public API only: every
+// backend passes the same tests, or it is not a backend. Another backend (a
+// Galera cluster, a replica pair) is one more entry in OPENERS.
+import { Logger } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  HistoryProviders,
+  MessageStore,
+  SerializedSqliteAdapterFactory,
+  SessionStore,
+  StoreModule,
+  TenantStores,
+  TranscriptStore,
+  type StoreModuleOptions,
+} from '../../src/index.js';
+import { migrateUrl } from '../../src/data/open-database.js';
+import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
+import { describeWith, MARIADB, POSTGRESQL, SQLITE, type TestDatabase } from './databases.js';
+
+/** A store as an application sees it. */
+export interface StoreApp {
+  /** The opener's label, e.g. "PostgreSQL, own PrismaClient". */
+  label: string;
+  /** The database's url. */
+  url: string;
+  messages: MessageStore;
+  transcripts: TranscriptStore;
+  sessions: SessionStore;
+  tenants: TenantStores;
+  histories: HistoryProviders;
+  /** Another store on the same database, opened the same way through a connection pool of its own, as a second process would. */
+  another(): Promise<StoreApp>;
+  /** Closes the app, and disconnects the client the opener made. */
+  close(): Promise<void>;
+}
+
+export interface Opener {
+  /** Names the describe block: [SQLite], [PostgreSQL, own PrismaClient], … */
+  label: string;
+  /** False when the database's server is missing: its blocks are skipped, loudly (and CI fails in the global setup). */
+  available: boolean;
+  /** A store on a fresh, empty, migrated database. */
+  open(): Promise<StoreApp>;
+}
+
+/** The store opens the database from its url, and migrates it at boot when asked. */
+function openUrl(label: string, url: string, migrate: boolean): Promise<StoreApp> {
+  return boot(label, url, { url, migrate }, async () => undefined, () => openUrl(label, url, false));
+}
+
+function urlOpener(database: TestDatabase): Opener {
+  return { label: database.label, available: database.available, open: async () => openUrl(database.label, await database.freshUrl(), true) };
+}
+
+/**
+ * The application's own PrismaClient: the provider's generated client with a
+ * driver adapter, as the README shows. Its database is migrated beforehand
+ * with the store's migrations, as `npm run db:migrate` applies them.
+ */
+function ownClientOpener(database: TestDatabase, adapter: (url: string) => SqlDriverAdapterFactory): Opener {
+  const label = `${database.label}, own PrismaClient`;
+  const openClient = async (url: string): Promise<StoreApp> => {
+    const { PrismaClient } = await generatedClient(database.provider);
+    const prisma = new PrismaClient({ adapter: adapter(url) });
+    return boot(label, url, { prisma }, () => prisma.$disconnect(), () => openClient(url));
+  };
+  return {
+    label,
+    available: database.available,
+    async open() {
+      const url = await database.freshUrl();
+      await dbMigrate(url);
+      return openClient(url);
+    },
+  };
+}
+
+export const OPENERS: Opener[] = [
+  urlOpener(SQLITE),
+  urlOpener(POSTGRESQL),
+  urlOpener(MARIADB),
+  ownClientOpener(SQLITE, (url) => new SerializedSqliteAdapterFactory(url)),
+  ownClientOpener(POSTGRESQL, (url) => new PrismaPg({ connectionString: url })),
+  ownClientOpener(MARIADB, (url) => new PrismaMariaDb(url)),
+];
+
+/** Runs `suite` once per opener, in a describe block named by its label. */
+export function eachBackend(suite: (backend: Opener) => void): void {
+  for (const backend of OPENERS) describeWith(backend.available, `${backend.label} unavailable`)(`[${backend.label}]`, () => suite(backend));
+}
+
+/** The store of a describe block: opened on a fresh database before its tests, closed after them. */
+export function storeOn(backend: Opener): StoreApp {
+  let app: StoreApp | undefined;
+  beforeAll(async () => {
+    app = await backend.open();
+  });
+  afterAll(() => app?.close());
+  return new Proxy({} as StoreApp, {
+    get(_target, key) {
+      if (!app) throw new Error('the store opens in beforeAll');
+      return app[key as keyof StoreApp];
+    },
+  });
+}
+
+async function boot(label: string, url: string, options: StoreModuleOptions, release: () => Promise<void>, another: () => Promise<StoreApp>): Promise<StoreApp> {
+  try {
+    const app = await Test.createTestingModule({ imports: [StoreModule.forRoot(options)] }).compile();
+    await app.init();
+    return {
+      label,
+      url,
+      messages: app.get<MessageStore>(MessageStore),
+      transcripts: app.get<TranscriptStore>(TranscriptStore),
+      sessions: app.get<SessionStore>(SessionStore),
+      tenants: app.get<TenantStores>(TenantStores),
+      histories: app.get(HistoryProviders),
+      another,
+      async close() {
+        try {
+          await app.close();
+        } finally {
+          await release();
+        }
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/** What `npm run db:migrate` (scripts/db-migrate.ts) does with DATABASE_URL. */
+async function dbMigrate(url: string): Promise<void> {
+  const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
+  await migrateUrl(options, new Logger('test'));
+}
+
+type GeneratedClient = { PrismaClient: new (options: { adapter: SqlDriverAdapterFactory }) => { $disconnect(): Promise<void> } };
+
+function generatedClient(provider: TestDatabase['provider']): Promise<GeneratedClient> {
+  switch (provider) {
+    case 'sqlite':
+      return import('../../src/generated/sqlite/client.js') as Promise<unknown> as Promise<GeneratedClient>;
+    case 'postgresql':
+      return import('../../src/generated/postgresql/client.js') as Promise<unknown> as Promise<GeneratedClient>;
+    case 'mysql':
+      return import('../../src/generated/mysql/client.js') as Promise<unknown> as Promise<GeneratedClient>;
+  }
+}
