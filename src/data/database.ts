@@ -13,8 +13,8 @@ export interface TransactionLimits {
 }
 
 export interface DatabaseOptions {
-  /** Disconnect the client on close: only when the store created it. */
-  ownsClient: boolean;
+  /** Releases what the store opened (client, adapter, pool); absent for a caller's own client, which is never closed here. */
+  close?: () => Promise<void>;
   limits?: TransactionLimits;
   /** Present when the store opened the connection itself. */
   fast?: FastPaths;
@@ -26,7 +26,7 @@ const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 export class StoreDatabase {
   /** The kit's fast paths, with retries and errors turned into StoreErrors like every other call; absent on a caller's own client. */
   readonly fast?: FastPaths;
-  readonly #ownsClient: boolean;
+  readonly #close?: () => Promise<void>;
   readonly #limits: TransactionLimits;
   readonly #retry: RetryPolicy;
 
@@ -35,7 +35,7 @@ export class StoreDatabase {
     readonly kit: ProviderKit,
     options: DatabaseOptions,
   ) {
-    this.#ownsClient = options.ownsClient;
+    this.#close = options.close;
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#retry = options.retry ?? DEFAULT_RETRY;
     const { fast } = options;
@@ -63,7 +63,7 @@ export class StoreDatabase {
   }
 
   async close(): Promise<void> {
-    if (this.#ownsClient) await this.client.$disconnect();
+    await this.#close?.();
   }
 
   #transaction<T>(work: (tx: StoreTx) => Promise<T>, isolationLevel: string | undefined): Promise<T> {

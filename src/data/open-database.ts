@@ -12,7 +12,7 @@ import type { StoreClient } from './store-client.js';
 
 export async function openDatabase(options: ResolvedStoreOptions, logger: Logger): Promise<StoreDatabase> {
   const { kit } = options;
-  if (options.source === 'client') return new StoreDatabase(options.client as StoreClient, kit, { ownsClient: false });
+  if (options.source === 'client') return new StoreDatabase(options.client as StoreClient, kit, {});
 
   const factory = await kit.adapterFactory(options, logger);
   if (options.migrate) {
@@ -23,10 +23,18 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
   const PrismaClient = await kit.loadClient();
   // One adapter (one pool) for the client and for the fast paths, which talk to it (on MariaDB, to its pool) directly.
   const adapter = await factory.connect().catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
-  const client = new PrismaClient({ adapter: connected(adapter) }) as StoreClient;
+  const shared = sharedWithPrisma(adapter);
+  const client = new PrismaClient({ adapter: shared.factory }) as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = kit.maxWaitMs(options);
-  return new StoreDatabase(client, kit, { ownsClient: true, limits: { maxWait, timeout: Math.max(30_000, maxWait) }, fast: kit.fastPaths(adapter) });
+  return new StoreDatabase(client, kit, {
+    limits: { maxWait, timeout: Math.max(30_000, maxWait) },
+    fast: kit.fastPaths(adapter),
+    close: async () => {
+      await client.$disconnect();
+      await shared.disposeUnlessTaken();
+    },
+  });
 }
 
 /** Applies the shipped migrations of `kit`'s database on a connection of its own. */
@@ -46,9 +54,24 @@ export async function migrateUrl(options: { kit: ProviderKit } & UrlOptions, log
   return migrate(await options.kit.adapterFactory(options, logger), options.kit);
 }
 
-/** A factory that hands Prisma an adapter already connected; Prisma disposes it on $disconnect. */
-const connected = (adapter: SqlDriverAdapter): SqlDriverAdapterFactory => ({
-  provider: adapter.provider,
-  adapterName: adapter.adapterName,
-  connect: async () => adapter,
-});
+/**
+ * Hands Prisma an adapter already connected. Prisma connects it on its first
+ * query and disposes it on $disconnect, but only then: a store whose every call
+ * took a fast path must dispose it itself, or its pool stays open.
+ */
+function sharedWithPrisma(adapter: SqlDriverAdapter): { factory: SqlDriverAdapterFactory; disposeUnlessTaken(): Promise<void> } {
+  let taken = false;
+  return {
+    factory: {
+      provider: adapter.provider,
+      adapterName: adapter.adapterName,
+      connect: async () => {
+        taken = true;
+        return adapter;
+      },
+    },
+    disposeUnlessTaken: async () => {
+      if (!taken) await adapter.dispose();
+    },
+  };
+}

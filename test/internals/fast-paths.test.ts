@@ -12,7 +12,7 @@ eachDatabase((database) => {
   const store = storeFor(database);
   const fast = () => store.db.fast!;
   /** The same database through the full path only, as a store on a caller's own client runs. */
-  const fullPath = () => new StoreDatabase(store.db.client, store.db.kit, { ownsClient: false });
+  const fullPath = () => new StoreDatabase(store.db.client, store.db.kit, {});
 
   let n = 0;
   const unique = (name = 't') => `${name}-${++n}`;

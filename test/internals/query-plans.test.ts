@@ -25,7 +25,7 @@ beforeAll(async () => {
   await migrate(factory, KITS.sqlite);
   client = clientWithQueryEvents(factory);
   client.$on('query', (event) => captured.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
-  store = new PrismaMessageStore(new StoreDatabase(client as unknown as StoreClient, KITS.sqlite, { ownsClient: true }));
+  store = new PrismaMessageStore(new StoreDatabase(client as unknown as StoreClient, KITS.sqlite, {}));
 });
 afterAll(() => client.$disconnect());
 

@@ -26,5 +26,5 @@ export async function loggedDatabase(url: string): Promise<LoggedDatabase> {
   };
   const statements: QueryEvent[] = [];
   client.$on('query', (event) => statements.push(event));
-  return { db: new StoreDatabase(client, options.kit, { ownsClient: true }), client, statements, close: () => client.$disconnect() };
+  return { db: new StoreDatabase(client, options.kit, { close: () => client.$disconnect() }), client, statements, close: () => client.$disconnect() };
 }
