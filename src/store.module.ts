@@ -14,7 +14,7 @@ import { StoreDatabase } from './data/database.js';
 import { openDatabase } from './data/open-database.js';
 import { HistoryProviders } from './history-provider.js';
 import { StoreBodyMiddleware } from './http/store-body.middleware.js';
-import { StoreHealthIndicator } from './http/store-health.indicator.js';
+import { StoreHealthIndicator } from './store-health.indicator.js';
 import { BODY_CONTROLLERS } from './http/store-http.mount.js';
 import { STORE_HTTP_OPTIONS, type ResolvedHttpOptions } from './http/store-http.options.js';
 import { MessageStore } from './message-store.js';
