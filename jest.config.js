@@ -2,7 +2,8 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // The package's own name (the demo imports it) is its sources, as tsconfig.json's paths say.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^nestjs-agent-store$': '<rootDir>/src/index.ts' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   setupFiles: ['reflect-metadata'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],

@@ -8,7 +8,7 @@ export { TenantStores, type ScopedStores } from './tenant-stores.js';
 export type { StoreHttpOptions } from './http/store-http.options.js';
 export { setRequestTenant } from './http/request-tenant.js';
 export { setupStoreDocs } from './http/store-docs.js';
-export { StoreHealthIndicator, type StoreHealth } from './http/store-health.indicator.js';
+export { StoreHealthIndicator, type StoreHealth } from './store-health.indicator.js';
 export { HistoryProvider, HistoryProviders, type RunContext } from './history-provider.js';
 export * from './message.types.js';
 export * from './session.types.js';

@@ -1,7 +1,8 @@
 // forRoot / forRootAsync and their extras (isGlobal, http) come from Nest's ConfigurableModuleBuilder.
-import { ConfigurableModuleBuilder } from '@nestjs/common';
-import { mountHttp } from './http/store-http.mount.js';
+import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
+import { StoreHttpModule } from './http/store-http.module.js';
 import type { StoreHttpOptions } from './http/store-http.options.js';
+import { STORE_MODULE_OPTIONS, StoreCoreModule } from './store-core.module.js';
 import type { StoreModuleOptions } from './store.options.js';
 
 interface StoreExtras {
@@ -12,15 +13,21 @@ interface StoreExtras {
 
 export const {
   ConfigurableModuleClass: ConfigurableStoreModule,
-  MODULE_OPTIONS_TOKEN: STORE_MODULE_OPTIONS,
   OPTIONS_TYPE: STORE_OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE: STORE_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<StoreModuleOptions>({ moduleName: 'AgentStore' })
+} = new ConfigurableModuleBuilder<StoreModuleOptions>({ moduleName: 'AgentStore', optionsInjectionToken: STORE_MODULE_OPTIONS })
   .setClassMethodName('forRoot')
   // forRoot strips the keys of this object from the options before they reach
   // resolveOptions, so `http` is listed even though it defaults to undefined.
   .setExtras<StoreExtras>({ isGlobal: false, http: undefined }, (definition, extras) => {
-    const global = { ...definition, global: extras.isGlobal };
-    return extras.http === undefined ? global : mountHttp(global, extras.http);
+    // The builder's options provider (and forRootAsync's imports) go to the core
+    // module, one registration that StoreModule and the HTTP module both import.
+    const core: DynamicModule = { module: StoreCoreModule, imports: definition.imports, providers: definition.providers };
+    return {
+      module: definition.module,
+      global: extras.isGlobal,
+      imports: extras.http === undefined ? [core] : [core, StoreHttpModule.register(core, extras.http)],
+      exports: [core],
+    };
   })
   .build();

@@ -1,7 +1,7 @@
 // OpenAPI documentation of the store's routes, served by Swagger UI.
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { StoreModule } from '../store.module.js';
+import { StoreHttpModule } from './store-http.module.js';
 
 /**
  * Builds the OpenAPI document of the store's routes (and only those) and
@@ -14,7 +14,7 @@ export function setupStoreDocs(app: INestApplication, path = 'docs'): OpenAPIObj
     .setDescription("Conversation storage for agents: sessions, messages, compactions, repairs, transcripts. Every route acts for the API key's tenant only.")
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key of StoreModule\'s http.apiKeys.' })
     .build();
-  const document = SwaggerModule.createDocument(app, config, { include: [StoreModule] });
+  const document = SwaggerModule.createDocument(app, config, { include: [StoreHttpModule] });
   SwaggerModule.setup(path, app, document);
   return document;
 }

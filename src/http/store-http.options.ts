@@ -22,8 +22,9 @@ export interface StoreHttpOptions {
    * Your own guard class instead of API keys. It must call
    * `setRequestTenant(request, tenantId)` before it lets a request through: a
    * request without a tenant is refused with a 500 and a logged programming
-   * error. It is instantiated inside StoreModule, so what it injects must come
-   * from global modules.
+   * error. It is instantiated inside the store's HTTP module, which imports
+   * the store's providers (TenantStores, MessageStore, …): anything else it
+   * injects must come from global modules.
    */
   guard?: Type<CanActivate>;
   /**

@@ -1,10 +1,19 @@
 // The HTTP API, smoke-tested on SQLite: mounting, authentication, validation,
 // body limits, throttling, health and docs. Not the exhaustive e2e suite.
-import { Injectable, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { Controller, Get, Inject, Injectable, Module, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import request from 'supertest';
-import { setRequestTenant, setupStoreDocs, StoreHealthIndicator, StoreModule, type StoreHttpOptions, type StoreModuleOptions } from '../../src/index.js';
+import {
+  MessageStore,
+  SessionStore,
+  setRequestTenant,
+  setupStoreDocs,
+  StoreHealthIndicator,
+  StoreModule,
+  type StoreHttpOptions,
+  type StoreModuleOptions,
+} from '../../src/index.js';
 import { runFixture } from '../support/processes.js';
 import { tempSqliteUrl } from '../support/databases.js';
 
@@ -136,6 +145,55 @@ test('a guard of your own sets the tenant; a request it lets through without one
   const forgotten = await request(app.getHttpServer()).get('/agent-store/sessions').set('X-Tenant', 'forget');
   expect(forgotten.status).toBe(500);
   expect(forgotten.text).not.toMatch(/ at /);
+  await app.close();
+});
+
+test("a guard of your own can inject the store's providers", async () => {
+  @Injectable()
+  class ExistingSessionGuard implements CanActivate {
+    constructor(@Inject(SessionStore) private readonly sessions: SessionStore) {}
+    async canActivate(context: ExecutionContext): Promise<boolean> {
+      const request = context.switchToHttp().getRequest<{ headers: Record<string, string> }>();
+      // Lets a caller in as the tenant of the session it names.
+      const session = await this.sessions.get(request.headers['x-session']);
+      if (session?.tenantId) setRequestTenant(request, session.tenantId);
+      return session !== null;
+    }
+  }
+  const url = tempSqliteUrl();
+  const app = await httpApp({ apiKeys: undefined, guard: ExistingSessionGuard }, { store: { url } });
+  await app.get<SessionStore>(SessionStore).create({ id: 'door', tenantId: 'tenant-d' });
+  expect((await request(app.getHttpServer()).get('/agent-store/sessions').set('X-Session', 'door')).body).toMatchObject({ sessions: [{ id: 'door' }] });
+  expect((await request(app.getHttpServer()).get('/agent-store/sessions').set('X-Session', 'no-such')).status).toBe(403);
+  await app.close();
+});
+
+test("the docs hold the store's routes only, and isGlobal serves the app's modules while the API is mounted", async () => {
+  @Controller('own')
+  class OwnController {
+    constructor(@Inject(MessageStore) private readonly messages: MessageStore) {}
+    @Get()
+    async count(): Promise<{ count: number }> {
+      return { count: await this.messages.count('own') };
+    }
+  }
+  @Module({ controllers: [OwnController] })
+  class OwnModule {}
+
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true, isGlobal: true, http: { apiKeys: { [KEY_A]: 'tenant-a' }, throttle: false } }),
+      OwnModule,
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+  const document = setupStoreDocs(app);
+  await app.init();
+  expect((await request(app.getHttpServer()).post('/agent-store/sessions').set(asA).send({ id: 'own' })).status).toBe(201);
+  expect((await request(app.getHttpServer()).post('/agent-store/sessions/own/messages').set(asA).send({ role: 'user', content: 'x' })).status).toBe(201);
+  expect((await request(app.getHttpServer()).get('/own')).body).toEqual({ count: 1 });
+  expect(Object.keys(document.paths).length).toBeGreaterThan(10);
+  expect(Object.keys(document.paths).filter((path) => !path.startsWith('/agent-store/'))).toEqual([]);
   await app.close();
 });
 

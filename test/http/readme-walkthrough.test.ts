@@ -19,7 +19,7 @@ function walkthrough(): string {
 
 /** Starts the demo on a free port in `cwd`; resolves with its base url once it listens. */
 function startDemo(cwd: string): Promise<{ child: ChildProcess; base: string; output: () => string }> {
-  const child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'demo', 'main.ts')], {
+  const child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, 'demo', 'main.ts')], {
     cwd,
     env: { ...withoutKey(process.env), PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -77,6 +77,24 @@ test('isGlobal makes MessageStore injectable in modules that do not import Store
   await app.close();
 });
 
+test('two registrations in one app each serve the module that imports them', async () => {
+  @Injectable()
+  class Agent {
+    constructor(@Inject(MessageStore) readonly messages: MessageStore) {}
+  }
+  const feature = (url: string) => {
+    @Module({ imports: [StoreModule.forRoot({ url, migrate: true })], providers: [Agent], exports: [Agent] })
+    class FeatureModule {}
+    return FeatureModule;
+  };
+  const [first, second] = [feature(tempSqliteUrl()), feature(tempSqliteUrl())];
+  const app = await boot([first, second]);
+  await app.select(first).get(Agent, { strict: true }).messages.append('t', { role: 'user', content: 'first' });
+  expect(await app.select(second).get(Agent, { strict: true }).messages.count('t')).toBe(0);
+  expect((await app.select(first).get(Agent, { strict: true }).messages.getHistory('t')).map((m) => m.content)).toEqual(['first']);
+  await app.close();
+});
+
 describe('options are validated when the module starts', () => {
   const cases: [string, StoreModuleOptions, RegExp][] = [
     ['an unknown scheme', { url: 'redis://localhost:6379' }, /must start with file: \(SQLite\), postgresql:\/\/ or mysql:\/\//],

@@ -1,6 +1,6 @@
 // The demo's scripted agent, on a real SQLite file: what `npm run demo` shows is what the stores did.
 import { Test } from '@nestjs/testing';
-import { ScriptedAgent, orphanedToolCalls } from '../../src/demo/scripted-agent.js';
+import { ScriptedAgent, orphanedToolCalls } from '../../demo/scripted-agent.js';
 import { StoreModule, TenantStores } from '../../src/index.js';
 import { tempSqliteUrl } from '../support/databases.js';
 

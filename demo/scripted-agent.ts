@@ -2,9 +2,7 @@
 // loop does: tool calls, a sub-agent registered as a subsession, a compaction,
 // and a crash between a tool call and its result that is repaired on reload.
 import { Inject, Injectable } from '@nestjs/common';
-import { HistoryProvider } from '../history-provider.js';
-import type { ContentPart, Message, MessageInput, ToolCallPart } from '../message.types.js';
-import { TenantStores, type ScopedStores } from '../tenant-stores.js';
+import { HistoryProvider, TenantStores, type ContentPart, type Message, type MessageInput, type ScopedStores, type ToolCallPart } from 'nestjs-agent-store';
 
 const call = (toolCallId: string, toolName: string, input: Record<string, string>): MessageInput => ({
   role: 'assistant',

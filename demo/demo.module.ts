@@ -1,7 +1,7 @@
 // The demo app: the store on its embedded SQLite default with the HTTP API
 // mounted, and a scripted agent that works in the demo tenant.
 import { Module } from '@nestjs/common';
-import { StoreModule } from '../index.js';
+import { StoreModule } from 'nestjs-agent-store';
 import { DemoAgentService } from './demo-agent.service.js';
 import { DEMO_TENANT, ScriptedAgent } from './scripted-agent.js';
 

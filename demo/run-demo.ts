@@ -2,8 +2,7 @@
 // prints the effective history (what the model sees next) beside the transcript.
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { StoreModule } from '../index.js';
-import type { Message } from '../message.types.js';
+import { StoreModule, type Message } from 'nestjs-agent-store';
 import { ScriptedAgent } from './scripted-agent.js';
 
 @Module({ imports: [StoreModule.forRoot()], providers: [ScriptedAgent] })

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { setupStoreDocs } from '../index.js';
+import { setupStoreDocs } from 'nestjs-agent-store';
 import { DEFAULT_DEMO_API_KEY, DEMO_API_KEY, DemoModule } from './demo.module.js';
 import { DEMO_TENANT } from './scripted-agent.js';
 

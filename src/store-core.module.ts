@@ -1,0 +1,59 @@
+// StoreCoreModule: the database and the stores of one StoreModule registration.
+// StoreModule imports and re-exports it; the HTTP module, when mounted, imports the same registration.
+import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { StoreDatabase } from './data/database.js';
+import { openDatabase } from './data/open-database.js';
+import { HistoryProviders } from './history-provider.js';
+import { MessageStore } from './message-store.js';
+import { PrismaMessageStore } from './message-store.service.js';
+import { SessionStore } from './session-store.js';
+import { PrismaSessionStore } from './session-store.service.js';
+import { StoreHealthIndicator } from './store-health.indicator.js';
+import { resolveOptions, type StoreModuleOptions } from './store.options.js';
+import { TenantStores } from './tenant-stores.js';
+import { PrismaTenantStores } from './tenant-stores.service.js';
+import { TranscriptStore } from './transcript-store.js';
+import { PrismaTranscriptStore } from './transcript-store.service.js';
+
+/** The StoreModuleOptions of a registration, as forRoot or forRootAsync's factory gave them. */
+export const STORE_MODULE_OPTIONS = Symbol('StoreModuleOptions');
+
+/** Closes the client the module created; a caller's own client is left alone. */
+@Injectable()
+class StoreShutdown implements OnApplicationShutdown {
+  private readonly logger = new Logger('AgentStore');
+  constructor(@Inject(StoreDatabase) private readonly db: StoreDatabase) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    // Shutdown goes on for the rest of the app: log, do not throw.
+    await this.db.close().catch((error: Error) => this.logger.error(`closing the database failed: ${error.message}`));
+  }
+}
+
+/** Registered with a STORE_MODULE_OPTIONS provider by StoreModule.forRoot / forRootAsync, never on its own. */
+@Module({
+  providers: [
+    {
+      provide: StoreDatabase,
+      inject: [STORE_MODULE_OPTIONS],
+      useFactory: (options: StoreModuleOptions) => openDatabase(resolveOptions(options), new Logger('AgentStore')),
+    },
+    StoreShutdown,
+    { provide: MessageStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaMessageStore(db) },
+    {
+      provide: TranscriptStore,
+      inject: [StoreDatabase, MessageStore],
+      useFactory: (db: StoreDatabase, messages: PrismaMessageStore) => new PrismaTranscriptStore(db, messages),
+    },
+    { provide: SessionStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaSessionStore(db) },
+    { provide: TenantStores, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaTenantStores(db) },
+    HistoryProviders,
+    {
+      provide: StoreHealthIndicator,
+      inject: [StoreDatabase, STORE_MODULE_OPTIONS],
+      useFactory: (db: StoreDatabase, options: StoreModuleOptions) => new StoreHealthIndicator(db, resolveOptions(options)),
+    },
+  ],
+  exports: [MessageStore, TranscriptStore, SessionStore, TenantStores, HistoryProviders, StoreHealthIndicator],
+})
+export class StoreCoreModule {}
