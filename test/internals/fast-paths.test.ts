@@ -5,6 +5,12 @@ import { StoreDatabase } from '../../src/data/database.js';
 import { StoreNotFoundError, StoreValidationError, type Message, type MessageInput } from '../../src/index.js';
 import { PrismaMessageStore } from '../../src/message-store.service.js';
 import { PrismaSessionStore } from '../../src/session-store.service.js';
+import Database from 'better-sqlite3';
+import mariadb from 'mariadb';
+import pg from 'pg';
+import { OWNED_LATEST } from '../../src/databases/mysql/fast-paths.js';
+import { STATEMENTS as POSTGRES_READS } from '../../src/databases/postgresql/fast-paths.js';
+import { STATEMENTS as SQLITE_READS } from '../../src/databases/sqlite/fast-paths.js';
 import { eachDatabase } from '../support/databases.js';
 import { storeFor } from '../support/store-app.js';
 
@@ -203,4 +209,63 @@ eachDatabase((database) => {
       count.mockRestore();
     }
   });
+
+  test('a first appendMany of 5,000 messages is stored whole', async () => {
+    const id = unique('big');
+    const stored = await store.messages.appendMany(id, Array.from({ length: 5000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+    expect(stored.at(-1)?.seq).toBe(5000);
+    expect(await store.messages.count(id)).toBe(5000);
+    const transcript = await store.messages.getTranscript(id);
+    expect(transcript.map((m) => m.seq)).toEqual(Array.from({ length: 5000 }, (_, i) => i + 1));
+    expect(transcript[4999].content).toBe('m4999');
+  });
+
+  // A scoped read of another tenant's session must not even read its rows: the answer would be
+  // the same, but its time would tell the size of the session, and the work would be the other tenant's.
+  if (database.provider !== 'mysql') {
+    test("a scoped read statement returns no row of another tenant's session", async () => {
+      const id = await store.sessions.create({ id: unique('private'), tenantId: 'acme' });
+      await store.messages.appendMany(id, Array.from({ length: 20 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+      await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary' }], 5, 0);
+      const reads = database.provider === 'sqlite' ? SQLITE_READS : POSTGRES_READS;
+      const run = async (statement: string, tenant: string): Promise<unknown[][]> => {
+        if (database.provider === 'sqlite') {
+          const db = new Database(store.url.slice('file:'.length), { readonly: true });
+          try {
+            return db.prepare(statement).raw().all({ thread: id, tenant }) as unknown[][];
+          } finally {
+            db.close();
+          }
+        }
+        const client = new pg.Client({ connectionString: store.url });
+        await client.connect();
+        try {
+          return (await client.query({ text: statement, values: [id, tenant], rowMode: 'array' })).rows;
+        } finally {
+          await client.end();
+        }
+      };
+      // The owner's read returns the ownership row, the boundary and the log after its cut; another tenant's, nothing at all.
+      expect((await run(reads.scopedHistory, 'acme')).length).toBe(1 + 1 + 15);
+      expect(await run(reads.scopedHistory, 'globex')).toEqual([]);
+      expect((await run(reads.scopedCount, 'acme')).map(([owned, count]) => [Number(owned), Number(count)])).toEqual([[1, 16]]);
+      expect((await run(reads.scopedCount, 'globex')).map(([owned, count]) => [Number(owned), Number(count)])).toEqual([[0, 0]]);
+    });
+  } else {
+    test("a scoped read finds the latest boundary by its key, with no temporary table or sort whatever the number of boundaries", async () => {
+      const id = await store.sessions.create({ id: unique('many-boundaries'), tenantId: 'acme' });
+      await store.messages.appendMany(id, Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+      for (let i = 0; i < 10; i++) await store.messages.appendCompaction(id, [{ role: 'system', content: `summary ${i}` }], 1, 0);
+      const connection = await mariadb.createConnection(store.url.replace(/^mysql:/, 'mariadb:'));
+      try {
+        const plan = (await connection.query(`EXPLAIN SELECT b.messages, b.cut_seq ${OWNED_LATEST}`, [id, id, 'acme'])) as { Extra: string | null }[];
+        expect(plan.map((step) => step.Extra ?? '').join(' | ')).not.toMatch(/temporary|filesort/i);
+        const [row] = (await connection.query(`SELECT b.seq ${OWNED_LATEST}`, [id, id, 'acme'])) as { seq: number }[];
+        expect(row.seq).toBe(20);
+        expect(await connection.query(`SELECT b.seq ${OWNED_LATEST}`, [id, id, 'globex'])).toHaveLength(0);
+      } finally {
+        await connection.end();
+      }
+    });
+  }
 });

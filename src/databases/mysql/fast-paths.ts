@@ -14,8 +14,13 @@ import type { FastPaths } from '../provider-kit.js';
 import { inMariaDbTransaction, mariadbPoolOf, queryPool, type Query } from './mariadb-pool.js';
 
 const LATEST = 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1';
-/** Scoped: one row when the thread is the tenant's (boundary columns null when it has none), none when it is not. */
-const OWNED_LATEST = 'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id WHERE t.id = ? AND t.tenant_id = ? ORDER BY b.seq DESC LIMIT 1';
+/**
+ * Scoped: one row when the thread is the tenant's (boundary columns null when it has none), none when it is not.
+ * The latest boundary is found by its key, (thread_id, MAX(seq)): one index lookup, no sort, however many there are.
+ */
+/** Exported for the query-plan tests. */
+export const OWNED_LATEST =
+  'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?) WHERE t.id = ? AND t.tenant_id = ?';
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
 const insertMessages = (rows: number) => `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
 
@@ -24,14 +29,15 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
   const inTransaction = <T>(work: (query: Query) => Promise<T>) => inMariaDbTransaction(pool, work) as Promise<T>;
   /** The latest boundary's columns (`cut_seq` last), or null when scoped and the thread is not the tenant's; [] when it has no boundary. */
   const latest = async (query: Query, columns: string, threadId: string, tenantId: string | undefined) => {
-    const [row] = tenantId === undefined ? await query(`SELECT ${columns} ${LATEST}`, [threadId]) : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, tenantId]);
+    const [row] = tenantId === undefined ? await query(`SELECT ${columns} ${LATEST}`, [threadId]) : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, threadId, tenantId]);
     if (!row) return tenantId === undefined ? [] : null;
     return row.at(-1) === null ? [] : row;
   };
   return {
-    // Two statements in a plain START TRANSACTION, as the raw driver's: the thread's counter bumped
-    // (unscoped: the thread created, unless it was deleted), then the messages inserted. The row
-    // lock the first takes is what orders appends, whatever the level.
+    // Two statements in one transaction, as the raw driver's: the thread's counter bumped (unscoped:
+    // the thread created, unless it was deleted), then the messages inserted. The row lock the first
+    // takes orders appends. The pool's sessions run at REPEATABLE READ (see the kit), where the
+    // tombstone check of an INSERT … SELECT is a locking read: it waits for a delete in flight and sees it.
     append: (threadId, messages, now, tenantId) =>
       inMariaDbTransaction(pool, async (query) => {
         const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);

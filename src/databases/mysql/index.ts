@@ -54,6 +54,10 @@ export const mysql: ProviderKit = {
         acquireTimeout: options.pool.connectionTimeoutMs,
         // The connector would append a failed statement's parameters (messages, ids) to its error message.
         logParam: false,
+        // The fast paths' transactions rely on REPEATABLE READ, whatever the server's default: a read's two
+        // statements share a snapshot, and an append's tombstone check is a locking read. Prisma's
+        // transactions set their own level each time.
+        initSql: 'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
       },
       // The binary protocol prepares and closes a server-side statement for every query (the adapter caches none); text sends it once.
       { useTextProtocol: true },

@@ -13,19 +13,23 @@ import type { FastPaths } from '../provider-kit.js';
 // The thread is $1 and, scoped, the tenant $2. PostgreSQL bounds the index range
 // on (thread_id, seq) with a one-row CTE joined to the log (with a scalar
 // subquery it may scan the thread when its estimates say so).
-const BOUNDARY = (columns: string) => `b AS (SELECT ${columns} FROM agent_boundary WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1)`;
+// Scoped, the tenant is $2: a one-row CTE says whether the thread is the tenant's,
+// and every other branch is gated on it, so another tenant's log is never read.
 const OWNED = 'o AS (SELECT 1 FROM agent_thread WHERE id = $1 AND tenant_id = $2)';
-const AFTER_CUT = 'agent_message m ON m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL';
-const history = (scoped: boolean) => `WITH ${BOUNDARY('cut_seq, messages')}, c AS (SELECT COALESCE(MAX(cut_seq), 0) AS cut FROM b)${scoped ? `, ${OWNED}` : ''}
+const gate = (scoped: boolean) => (scoped ? ' AND EXISTS (SELECT 1 FROM o)' : '');
+const ctes = (scoped: boolean, boundaryColumns: string, cut: string) =>
+  `WITH ${scoped ? `${OWNED}, ` : ''}b AS (SELECT ${boundaryColumns} FROM agent_boundary WHERE thread_id = $1${gate(scoped)} ORDER BY seq DESC LIMIT 1), c AS (SELECT ${cut} FROM b)`;
+const afterCut = (scoped: boolean) => `agent_message m ON m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL${gate(scoped)}`;
+const history = (scoped: boolean) => `${ctes(scoped, 'cut_seq, messages', 'COALESCE(MAX(cut_seq), 0) AS cut')}
   ${scoped ? 'SELECT -1 AS part, NULL::integer, NULL::text, NULL::jsonb, NULL::text, NULL::jsonb, NULL::timestamp(3) FROM o UNION ALL' : ''}
   SELECT 0 AS part, NULL::integer, NULL::text, b.messages, NULL::text, NULL::jsonb, NULL::timestamp(3) FROM b
   UNION ALL
-  SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.created_at FROM c JOIN ${AFTER_CUT}
+  SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.created_at FROM c JOIN ${afterCut(scoped)}
   ORDER BY 1, 2`;
-const count = (scoped: boolean) => `WITH ${BOUNDARY('cut_seq, message_count')},
-    c AS (SELECT COALESCE(MAX(cut_seq), 0) AS cut, COALESCE(MAX(message_count), 0) AS replaced FROM b)${scoped ? `, ${OWNED}` : ''}
-  SELECT ${scoped ? '(SELECT COUNT(*) FROM o)' : '1'}, c.replaced + COUNT(m.seq) FROM c LEFT JOIN ${AFTER_CUT} GROUP BY c.replaced`;
-const STATEMENTS = {
+const count = (scoped: boolean) => `${ctes(scoped, 'cut_seq, message_count', 'COALESCE(MAX(cut_seq), 0) AS cut, COALESCE(MAX(message_count), 0) AS replaced')}
+  SELECT ${scoped ? '(SELECT COUNT(*) FROM o)' : '1'}, c.replaced + COUNT(m.seq) FROM c LEFT JOIN ${afterCut(scoped)} GROUP BY c.replaced`;
+/** The read statements, exported for the query-plan tests. */
+export const STATEMENTS = {
   history: history(false),
   scopedHistory: history(true),
   count: count(false),

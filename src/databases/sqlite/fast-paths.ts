@@ -13,19 +13,26 @@ import { listSessionsSql } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
 
+// Scoped, the tenant is @tenant, and every part is gated on the thread being the
+// tenant's (an uncorrelated EXISTS, evaluated once), so another tenant's log is never read.
+const OWNED = 'SELECT 1 FROM agent_thread WHERE id = @thread AND tenant_id = @tenant';
+const gate = (scoped: boolean) => (scoped ? ` AND EXISTS (${OWNED})` : '');
 /** The latest boundary's column of the thread @thread. */
-const latest = (column: string) => `(SELECT ${column} FROM agent_boundary WHERE thread_id = @thread ORDER BY seq DESC LIMIT 1)`;
-const AFTER_CUT = `FROM agent_message WHERE thread_id = @thread AND event_type IS NULL AND seq > COALESCE(${latest('cut_seq')}, 0)`;
-/** Scoped, a first row of part -1 says that the thread is @tenant's. */
-const OWNED = 'SELECT -1 AS part, NULL, NULL, NULL, NULL, NULL, NULL FROM agent_thread WHERE id = @thread AND tenant_id = @tenant UNION ALL ';
+const latest = (column: string, scoped: boolean) => `(SELECT ${column} FROM agent_boundary WHERE thread_id = @thread${gate(scoped)} ORDER BY seq DESC LIMIT 1)`;
+const afterCut = (scoped: boolean) =>
+  `FROM agent_message WHERE thread_id = @thread AND event_type IS NULL AND seq > COALESCE(${latest('cut_seq', scoped)}, 0)${gate(scoped)}`;
 
 // One statement, one snapshot. The cut is a scalar subquery: SQLite bounds the index range on (thread_id, seq) with it (a join makes it scan).
-const HISTORY = `SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = @thread ORDER BY seq DESC LIMIT 1)
+// Scoped, a first row of part -1 says that the thread is the tenant's.
+const history = (scoped: boolean) => `${scoped ? `SELECT -1 AS part, NULL, NULL, NULL, NULL, NULL, NULL FROM (${OWNED}) UNION ALL ` : ''}
+  SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = @thread${gate(scoped)} ORDER BY seq DESC LIMIT 1)
   UNION ALL
-  SELECT 1, seq, ${MESSAGE_COLUMNS} ${AFTER_CUT}
+  SELECT 1, seq, ${MESSAGE_COLUMNS} ${afterCut(scoped)}
   ORDER BY 1, 2`;
-const COUNT = `SELECT COALESCE(${latest('message_count')}, 0) + (SELECT COUNT(*) ${AFTER_CUT})`;
-const SCOPED_COUNT = `SELECT (SELECT COUNT(*) FROM agent_thread WHERE id = @thread AND tenant_id = @tenant), ${COUNT.slice('SELECT '.length)}`;
+const count = (scoped: boolean) =>
+  `SELECT ${scoped ? `EXISTS (${OWNED})` : '1'}, COALESCE(${latest('message_count', scoped)}, 0) + (SELECT COUNT(*) ${afterCut(scoped)})`;
+/** The read statements, exported for the query-plan tests. */
+export const STATEMENTS = { history: history(false), scopedHistory: history(true), count: count(false), scopedCount: count(true) };
 
 /** Bumps the thread's counter, or creates the thread holding @count; a deleted thread (a tombstone, no row) returns no row. */
 const UPSERT_THREAD = `INSERT INTO agent_thread (id, last_seq, created_at, updated_at)
@@ -34,6 +41,8 @@ const UPSERT_THREAD = `INSERT INTO agent_thread (id, last_seq, created_at, updat
   RETURNING last_seq`;
 /** Scoped, only the tenant's existing thread is bumped; no row otherwise. */
 const BUMP_TENANTS_THREAD = 'UPDATE agent_thread SET last_seq = last_seq + @count, updated_at = @at WHERE id = @thread AND tenant_id = @tenant RETURNING last_seq';
+/** Rows per INSERT: 7 values each, well under SQLite's limit. */
+const INSERT_ROWS = 1000;
 const INSERTS = new Map<number, string>();
 /** The INSERT of `rows` messages, its text made once per size: the statement cache is keyed by it. */
 function insertMessages(rows: number): string {
@@ -64,7 +73,12 @@ function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
       if (!bumped && tenantId !== undefined) return null;
       if (!bumped) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
       assertSeqInRange(threadId, bumped.last_seq);
-      prepared(insertMessages(messages.length)).run(...rowsOf(threadId, bumped.last_seq - messages.length + 1, messages));
+      const first = bumped.last_seq - messages.length + 1;
+      // SQLite binds at most 32,766 values to a statement: a long batch goes in several INSERTs of the one transaction.
+      for (let from = 0; from < messages.length; from += INSERT_ROWS) {
+        const rows = messages.slice(from, from + INSERT_ROWS);
+        prepared(insertMessages(rows.length)).run(...rowsOf(threadId, first + from, rows));
+      }
       return bumped.last_seq;
     });
     appendTransactions.set(db, append);
@@ -79,16 +93,19 @@ export function sqliteFastPaths(adapter: SerializedSqliteAdapter): FastPaths {
 
     history: (threadId, tenantId) =>
       run((prepared) => {
-        const rows = (tenantId === undefined ? prepared(HISTORY).raw().all({ thread: threadId }) : prepared(OWNED + HISTORY).raw().all({ thread: threadId, tenant: tenantId })) as Row[];
+        const rows = (
+          tenantId === undefined ? prepared(STATEMENTS.history).raw().all({ thread: threadId }) : prepared(STATEMENTS.scopedHistory).raw().all({ thread: threadId, tenant: tenantId })
+        ) as Row[];
         if (tenantId !== undefined && rows[0]?.[0] !== -1) return null;
         return historyOf(tenantId === undefined ? rows : rows.slice(1));
       }),
 
     count: (threadId, tenantId) =>
       run((prepared) => {
-        if (tenantId === undefined) return Number((prepared(COUNT).raw().get({ thread: threadId }) as Row)[0]);
-        const [owned, count] = prepared(SCOPED_COUNT).raw().get({ thread: threadId, tenant: tenantId }) as Row;
-        return Number(owned) === 0 ? null : Number(count);
+        const [owned, total] = (
+          tenantId === undefined ? prepared(STATEMENTS.count).raw().get({ thread: threadId }) : prepared(STATEMENTS.scopedCount).raw().get({ thread: threadId, tenant: tenantId })
+        ) as Row;
+        return Number(owned) === 0 ? null : Number(total);
       }),
 
     listSessions: (query) =>
