@@ -1,5 +1,7 @@
 // SQL that more than one database speaks alike, for the kits to share.
+import { MESSAGE_COLUMNS, messageColumns } from '../data/row-codec.js';
 import type { SessionListQuery } from '../data/session-list.js';
+import type { Message } from '../message.types.js';
 import type { PrismaTx } from '../data/store-client.js';
 import type { Arg } from './adapter-statement.js';
 
@@ -62,3 +64,16 @@ export function listSessionsSql(query: SessionListQuery, placeholder: (i: number
     ` ORDER BY t.created_at DESC, t.id DESC LIMIT ${param(query.limit + 1)}`;
   return { text, args };
 }
+
+const INSERTS = new Map<number, string>();
+
+/** The INSERT of `rows` messages with `?` placeholders, its text made once per size (statement caches are keyed by it). */
+export function insertMessagesSql(rows: number): string {
+  let text = INSERTS.get(rows);
+  if (!text) INSERTS.set(rows, (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`));
+  return text;
+}
+
+/** The arguments of insertMessagesSql: each message's thread, seq (from `first` on) and columns. */
+export const messageRows = (threadId: string, first: number, messages: Message[]): Arg[] =>
+  messages.flatMap((message, i) => [threadId, first + i, ...messageColumns(message)]);

@@ -4,12 +4,10 @@
 // one repeatable-read transaction (MySQL's default level), one snapshot.
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import { assertSeqInRange } from '../../data/message.repository.js';
-import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
+import { historyOf } from '../../data/row-codec.js';
 import { sessionOf } from '../../data/session-list.js';
-import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
-import type { Arg } from '../adapter-statement.js';
-import { listSessionsSql } from '../portable-sql.js';
+import { insertMessagesSql, listSessionsSql, messageRows } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
 import { inMariaDbTransaction, mariadbPoolOf, queryPool, type Query } from './mariadb-pool.js';
 
@@ -22,7 +20,6 @@ const LATEST = 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 
 export const OWNED_LATEST =
   'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?) WHERE t.id = ? AND t.tenant_id = ?';
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
-const insertMessages = (rows: number) => `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
 
 export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
   const pool = mariadbPoolOf(adapter);
@@ -43,7 +40,7 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
         const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
         if (last === null) return null;
         assertSeqInRange(threadId, last);
-        await query(insertMessages(messages.length), rowsOf(threadId, last - messages.length + 1, messages));
+        await query(insertMessagesSql(messages.length), messageRows(threadId, last - messages.length + 1, messages));
         return last;
       }),
 
@@ -97,6 +94,3 @@ async function bumpTenantsThread(query: Query, threadId: string, count: number, 
   const last = Number(bumped.insertId ?? 0);
   return last === 0 ? null : last;
 }
-
-const rowsOf = (threadId: string, first: number, messages: Message[]): Arg[] =>
-  messages.flatMap((message, i) => [threadId, first + i, ...messageColumns(message)]);

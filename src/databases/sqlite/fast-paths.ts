@@ -4,12 +4,12 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { assertSeqInRange } from '../../data/message.repository.js';
-import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
+import { historyOf, MESSAGE_COLUMNS } from '../../data/row-codec.js';
 import { sessionOf } from '../../data/session-list.js';
 import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../adapter-statement.js';
-import { listSessionsSql } from '../portable-sql.js';
+import { insertMessagesSql, listSessionsSql, messageRows } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
 
@@ -43,13 +43,6 @@ const UPSERT_THREAD = `INSERT INTO agent_thread (id, last_seq, created_at, updat
 const BUMP_TENANTS_THREAD = 'UPDATE agent_thread SET last_seq = last_seq + @count, updated_at = @at WHERE id = @thread AND tenant_id = @tenant RETURNING last_seq';
 /** Rows per INSERT: 7 values each, well under SQLite's limit. */
 const INSERT_ROWS = 1000;
-const INSERTS = new Map<number, string>();
-/** The INSERT of `rows` messages, its text made once per size: the statement cache is keyed by it. */
-function insertMessages(rows: number): string {
-  let text = INSERTS.get(rows);
-  if (!text) INSERTS.set(rows, (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`));
-  return text;
-}
 
 /** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
 const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
@@ -77,7 +70,7 @@ function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
       // SQLite binds at most 32,766 values to a statement: a long batch goes in several INSERTs of the one transaction.
       for (let from = 0; from < messages.length; from += INSERT_ROWS) {
         const rows = messages.slice(from, from + INSERT_ROWS);
-        prepared(insertMessages(rows.length)).run(...rowsOf(threadId, first + from, rows));
+        prepared(insertMessagesSql(rows.length)).run(...messageRows(threadId, first + from, rows).map(sqliteValue));
       }
       return bumped.last_seq;
     });
@@ -115,6 +108,3 @@ export function sqliteFastPaths(adapter: SerializedSqliteAdapter): FastPaths {
       }),
   };
 }
-
-const rowsOf = (threadId: string, first: number, messages: Message[]) =>
-  messages.flatMap((message, i) => [threadId, first + i, ...messageColumns(message).map(sqliteValue)]);
