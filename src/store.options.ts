@@ -82,7 +82,7 @@ function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
     );
   }
   const kit = Object.values(KITS).find((candidate) => candidate.provider === client._activeProvider);
-  if (!kit) throw new StoreConfigurationError(`StoreModule supports SQLite, PostgreSQL and MySQL clients, not "${String(client._activeProvider)}"`);
+  if (!kit) throw new StoreConfigurationError(`StoreModule supports ${listed(Object.values(KITS).map((each) => each.label))} clients, not "${String(client._activeProvider)}"`);
   return { source: 'client', client, kit };
 }
 
@@ -93,7 +93,7 @@ function kitOf(url: unknown): ProviderKit {
   const kit = kitOfUrl(url);
   if (!kit) {
     throw new StoreConfigurationError(
-      `StoreModule cannot open "${redact(url)}": the url must start with file: (SQLite), postgresql:// or mysql:// (MySQL/MariaDB)`,
+      `StoreModule cannot open "${redact(url)}": the url must start with ${listed(Object.values(KITS).map((each) => `${each.urlStart} (${each.label})`))}`,
     );
   }
   kit.checkUrl(url);
@@ -113,3 +113,6 @@ function positiveInteger(value: unknown, name: string): number {
   }
   return value as number;
 }
+
+/** "a, b or c" */
+const listed = (items: string[]) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join(''));

@@ -104,6 +104,8 @@ export interface ProviderKit {
   readonly label: string;
   /** The url schemes it opens, with their colon (`file:`, `postgresql:`). */
   readonly schemes: readonly string[];
+  /** How its urls begin, for messages (`file:`, `postgresql://`). */
+  readonly urlStart: string;
   /** Throws StoreConfigurationError, saying what to pass, when this kit cannot open `url`. */
   checkUrl(url: string): void;
   /** The Prisma client generated for this provider. */

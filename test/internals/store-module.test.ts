@@ -97,7 +97,7 @@ test('two registrations in one app each serve the module that imports them', asy
 
 describe('options are validated when the module starts', () => {
   const cases: [string, StoreModuleOptions, RegExp][] = [
-    ['an unknown scheme', { url: 'redis://localhost:6379' }, /must start with file: \(SQLite\), postgresql:\/\/ or mysql:\/\//],
+    ['an unknown scheme', { url: 'redis://localhost:6379' }, /must start with file: \(SQLite\), postgresql:\/\/ \(PostgreSQL\) or mysql:\/\/ \(MySQL\/MariaDB\)/],
     ['an empty SQLite path', { url: 'file:' }, /needs a path/],
     ['a url that is not a string', { url: 42 as never }, /must be a connection string/],
     ['a url without a host', { url: 'postgresql://' }, /cannot parse/],

@@ -40,6 +40,7 @@ export const mysql: ProviderKit = {
   provider: 'mysql',
   label: 'MySQL/MariaDB',
   schemes: ['mysql:', 'mariadb:'],
+  urlStart: 'mysql://',
 
   checkUrl: requireHost('mysql://user:password@host:port/database'),
 

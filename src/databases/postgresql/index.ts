@@ -22,6 +22,7 @@ export const postgresql: ProviderKit = {
   provider: 'postgresql',
   label: 'PostgreSQL',
   schemes: ['postgresql:', 'postgres:'],
+  urlStart: 'postgresql://',
 
   checkUrl: requireHost('postgresql://user:password@host:port/database'),
 

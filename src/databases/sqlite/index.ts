@@ -17,6 +17,7 @@ export const sqlite: ProviderKit = {
   provider: 'sqlite',
   label: 'SQLite',
   schemes: ['file:'],
+  urlStart: 'file:',
 
   checkUrl(url) {
     const path = url.slice('file:'.length);
