@@ -70,7 +70,7 @@ export interface FastPaths {
    * Appends `messages` (at least one) and returns the last sequence number
    * handed out. Unscoped (`tenantId` undefined) it creates a missing thread,
    * and a deleted one is StoreNotFoundError. Scoped, null when the thread is
-   * not the tenant's: nothing was written, and the full path says why.
+   * not the tenant's: nothing was written (the store answers StoreNotFoundError).
    */
   append(threadId: string, messages: Message[], now: Date, tenantId: string | undefined): Promise<number | null>;
   /** The effective history; `[]` for an unknown thread, null when scoped and the thread is not the tenant's. */

@@ -93,8 +93,9 @@ export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
   const rows = async (text: string, args: Arg[]): Promise<Row[]> => (await adapter.queryRaw(sql(text, args))).rows;
   return {
     // One statement: a CTE bumps the counter, locking the row, and the INSERT reads the new value.
-    // A missing, deleted or other tenant's thread matches no row and nothing is written; the same
-    // statement says whether the thread was deleted.
+    // A missing, deleted or other tenant's thread matches no row and nothing is written. When no row
+    // matched, the statement also reports a tombstone its snapshot holds, so that an append to a thread
+    // deleted earlier fails at once; one deleted while this statement waited is caught by createAndAppend.
     async append(threadId, messages, now, tenantId) {
       const args: Arg[] = [threadId, messages.length, now];
       const tenant = tenantId === undefined ? '' : ` AND tenant_id = $${args.push(tenantId)}`;
