@@ -3,6 +3,7 @@
 import { StoreConflictError, StoreNotFoundError, StoreValidationError, type MessageInput } from '../../src/index.js';
 import { footprintOf } from '../support/footprint.js';
 import { eachBackend, storeOn } from '../support/openers.js';
+import { threeLevels } from '../support/trees.js';
 
 eachBackend((backend) => {
   const store = storeOn(backend);
@@ -168,25 +169,9 @@ eachBackend((backend) => {
   });
 
   describe('deleteTranscript', () => {
-    /** root -> (mid1 -> leaf1, leaf2), (mid2 -> leaf3); each with messages, a compaction and a repair. */
-    async function threeLevels(prefix: string) {
-      const ids = { root: `${prefix}-root`, mid1: `${prefix}-mid1`, mid2: `${prefix}-mid2`, leaf1: `${prefix}-leaf1`, leaf2: `${prefix}-leaf2`, leaf3: `${prefix}-leaf3` };
-      await store.transcripts.addSubsession(ids.root, ids.mid1);
-      await store.transcripts.addSubsession(ids.root, ids.mid2);
-      await store.transcripts.addSubsession(ids.mid1, ids.leaf1);
-      await store.transcripts.addSubsession(ids.mid1, ids.leaf2);
-      await store.transcripts.addSubsession(ids.mid2, ids.leaf3);
-      for (const id of Object.values(ids)) {
-        await store.messages.appendMany(id, [user('a'), user('b'), user('c')]);
-        await store.messages.appendCompaction(id, [user('summary')], 2, 0);
-        await store.messages.appendRepair(id, user('repair'), [user('balanced')], 1);
-      }
-      return ids;
-    }
-
     test('removes every row of a 3-level subtree and nothing outside it', async () => {
-      const tree = await threeLevels(session('tree'));
-      const outside = await threeLevels(session('outside'));
+      const tree = await threeLevels(store, session('tree'));
+      const outside = await threeLevels(store, session('outside'));
       const above = session('above');
       await store.transcripts.addSubsession(above, tree.root);
       await store.messages.append(above, user('above'));

@@ -2,15 +2,14 @@
 // on SQLite, PostgreSQL and MariaDB: the fault is a trigger injected into the
 // database, so this test reads the tables themselves. (The rest of the
 // TranscriptStore contract is in test/conformance/transcript-store.test.ts.)
-import { StoreDatabaseError, type MessageInput } from '../../src/index.js';
+import { StoreDatabaseError } from '../../src/index.js';
 import { eachDatabase } from '../support/databases.js';
 import { injectFailure } from '../support/failures.js';
 import { storeFor } from '../support/store-app.js';
+import { threeLevels } from '../support/trees.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);
-
-  const user = (text: string): MessageInput => ({ role: 'user', content: text });
 
   /** Every row any table holds for these sessions. */
   async function rowsOf(ids: string[]) {
@@ -24,24 +23,8 @@ eachDatabase((database) => {
     };
   }
 
-  /** root -> (mid1 -> leaf1, leaf2), (mid2 -> leaf3); each with messages, a compaction and a repair. */
-  async function threeLevels(prefix: string) {
-    const ids = { root: `${prefix}-root`, mid1: `${prefix}-mid1`, mid2: `${prefix}-mid2`, leaf1: `${prefix}-leaf1`, leaf2: `${prefix}-leaf2`, leaf3: `${prefix}-leaf3` };
-    await store.transcripts.addSubsession(ids.root, ids.mid1);
-    await store.transcripts.addSubsession(ids.root, ids.mid2);
-    await store.transcripts.addSubsession(ids.mid1, ids.leaf1);
-    await store.transcripts.addSubsession(ids.mid1, ids.leaf2);
-    await store.transcripts.addSubsession(ids.mid2, ids.leaf3);
-    for (const id of Object.values(ids)) {
-      await store.messages.appendMany(id, [user('a'), user('b'), user('c')]);
-      await store.messages.appendCompaction(id, [user('summary')], 2, 0);
-      await store.messages.appendRepair(id, user('repair'), [user('balanced')], 1);
-    }
-    return ids;
-  }
-
   test('a failure in the middle of the delete leaves the whole tree in place', async () => {
-    const tree = await threeLevels('failing');
+    const tree = await threeLevels(store, 'failing');
     const before = await rowsOf(Object.values(tree));
     // The database refuses to delete one leaf, after the tombstones are written and in the middle of the delete.
     const trigger = await injectFailure(store, database.provider, tree.leaf2);
