@@ -8,7 +8,7 @@ import type { JsonValue } from './message.types.js';
 import { isEvent, type JsonlImport, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
-import { assertJson, idOf, jsonObjectOf, messageOf, textOf as titleOf } from './validation.js';
+import { assertJson, dateOf, idOf, jsonObjectOf, messageOf, textOf as titleOf } from './validation.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
 const LIST_KEYS = new Set(['tenantId', 'parentId', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
@@ -167,16 +167,15 @@ function listQueryOf(options: SessionListOptions): SessionListQuery {
   const limit = options.limit ?? 50;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
   for (const key of ['createdAfter', 'createdBefore'] as const) {
-    const date = options[key];
-    if (date !== undefined && (!(date instanceof Date) || Number.isNaN(date.getTime()))) throw new StoreValidationError(`${key} must be a valid Date`);
+    if (options[key] !== undefined && !(options[key] instanceof Date)) throw new StoreValidationError(`${key} must be a Date`);
   }
   if (options.cursor !== undefined && typeof options.cursor !== 'string') throw new StoreValidationError('cursor must be a string');
   return {
     limit,
     tenantId: options.tenantId === undefined ? undefined : idOf(options.tenantId, 'tenantId'),
     parentId: options.parentId === undefined ? undefined : idOf(options.parentId, 'parentId'),
-    createdAfter: options.createdAfter,
-    createdBefore: options.createdBefore,
+    createdAfter: options.createdAfter && dateOf(options.createdAfter, 'createdAfter'),
+    createdBefore: options.createdBefore && dateOf(options.createdBefore, 'createdBefore'),
     after: options.cursor === undefined ? undefined : decodeListCursor(options.cursor),
   };
 }

@@ -95,10 +95,43 @@ export function jsonObjectOf(value: unknown, name: string): JsonObject {
 
 export function dateOf(value: unknown, name: string, fallback?: Date): Date {
   if (value === undefined && fallback) return fallback;
-  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw new StoreValidationError(`${name} must be a Date or an ISO-8601 string`);
-  if (date.getTime() < EARLIEST || date.getTime() > LATEST) throw new StoreValidationError(`${name} must be within the years 1000 to 9999`);
-  return date;
+  const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? instantOf(value) : undefined;
+  if (time === undefined || Number.isNaN(time)) {
+    throw new StoreValidationError(`${name} must be a Date or an ISO-8601 date-time with Z or an offset (2024-05-01T12:00:00Z), got ${describe(value)}`);
+  }
+  if (time < EARLIEST || time > LATEST) throw new StoreValidationError(`${name} must be within the years 1000 to 9999`);
+  return value instanceof Date ? value : new Date(time);
+}
+
+// Date() alone takes "1" and "12/31/2024", rolls 2024-02-31 over to March and
+// reads a date-time without a zone in the server's time zone: only the
+// ISO-8601 extended form with its zone is taken, each field within its range.
+const ISO_INSTANT =
+  /^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})T(?<hour>\d{2}):(?<minute>\d{2})(?::(?<second>\d{2})(?:\.(?<fraction>\d{1,9}))?)?(?:Z|(?<sign>[+-])(?<offsetHours>\d{2}):(?<offsetMinutes>\d{2}))$/;
+
+/** Milliseconds since the epoch of an ISO-8601 instant, or NaN. Digits past the millisecond are dropped: the databases keep milliseconds. */
+export function instantOf(text: string): number {
+  const fields = ISO_INSTANT.exec(text)?.groups;
+  if (!fields) return NaN;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = ['year', 'month', 'day', 'hour', 'minute', 'second', 'offsetHours', 'offsetMinutes'].map(
+    (name) => Number(fields[name] ?? 0),
+  );
+  const lastDay = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
+  const inRange = month >= 1 && month <= 12 && day >= 1 && day <= lastDay && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+  // Date.UTC reads the years 0 to 99 as 1900 to 1999; the store takes none before 1000.
+  if (!inRange || year < 1000) return inRange ? -Infinity : NaN;
+  const millisecond = Number((fields.fraction ?? '').slice(0, 3).padEnd(3, '0'));
+  const offset = (fields.sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
+  return Date.UTC(year, month - 1, day, hour, minute, second, millisecond) - offset * 60_000;
+}
+
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+
+/** A short, safe rendering of a bad value for an error message. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value instanceof Date) return 'an invalid Date';
+  return value === null ? 'null' : typeof value;
 }
 
 /** Throws unless `value` survives a JSON round trip unchanged on every supported database. */

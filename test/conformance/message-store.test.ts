@@ -278,6 +278,36 @@ eachBackend((backend) => {
       expect(await store.sessions.get('v')).toBeNull();
     });
 
+    // Date() alone would take each of these, and change or guess the instant.
+    test.each([
+      ['a day that does not exist', '2024-02-31T10:00:00Z'],
+      ['February 29th of a common year', '2023-02-29T10:00:00Z'],
+      ['a bare number', '1'],
+      ['a US date', '12/31/2024'],
+      ['a date-time without a zone', '2024-05-01T12:00:00'],
+      ['a date without a time', '2024-05-01'],
+      ['hour 24', '2024-05-01T24:00:00Z'],
+      ['a space for the T', '2024-05-01 12:00:00Z'],
+      ['an offset without a colon', '2024-05-01T12:00:00+0200'],
+      ['an RFC 2822 date', 'Wed, 01 May 2024 12:00:00 GMT'],
+    ])('rejects a createdAt that is %s (%s) and writes nothing', async (_name, createdAt) => {
+      await expect(store.messages.append('v', { role: 'user', content: 'a', createdAt })).rejects.toThrow(/createdAt must be a Date or an ISO-8601 date-time with Z or an offset/);
+      expect(await store.sessions.get('v')).toBeNull();
+    });
+
+    test.each([
+      ['2024-02-29T10:00:00Z', '2024-02-29T10:00:00.000Z'],
+      ['2024-05-01T12:00Z', '2024-05-01T12:00:00.000Z'],
+      ['2024-05-01T12:00:00.5+02:00', '2024-05-01T10:00:00.500Z'],
+      ['2024-05-01T00:30:00-01:30', '2024-05-01T02:00:00.000Z'],
+      ['2024-05-01T12:00:00.123987Z', '2024-05-01T12:00:00.123Z'],
+    ])('takes createdAt %s as the instant %s', async (createdAt, instant) => {
+      const id = thread();
+      const stored = await store.messages.append(id, { role: 'user', content: 'a', createdAt });
+      expect(stored.createdAt.toISOString()).toBe(instant);
+      expect((await store.messages.getTranscript(id))[0].createdAt.toISOString()).toBe(instant);
+    });
+
     test(`JSON nested ${MAX_JSON_DEPTH} levels deep is kept; one level more is rejected`, async () => {
       const nest = (levels: number): JsonValue => (levels === 0 ? 'leaf' : [nest(levels - 1)]);
       // content (an array) and its part (an object) are two of the levels.

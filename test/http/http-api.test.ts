@@ -596,7 +596,7 @@ describe('400: bad input', () => {
     ['content that is a number', json('post', session('/messages'), { role: 'user', content: 5 }), /content must be a string or an array of parts/],
     ['content parts without a type', json('post', session('/messages'), { role: 'user', content: [{ text: 'x' }] }), /content/],
     ['a role that is not one', json('post', session('/messages'), { role: 'robot', content: 'x' }), /role must be one of/],
-    ['createdAt that is not a date', json('post', session('/messages'), { role: 'user', content: 'x', createdAt: 'yesterday' }), /createdAt must be a valid ISO 8601/],
+    ['createdAt that is not a date', json('post', session('/messages'), { role: 'user', content: 'x', createdAt: 'yesterday' }), /createdAt must be an ISO-8601 date-time with Z or an offset/],
     ['messages that are not an array', json('post', session('/messages/batch'), { messages: 'x' }), /messages must be an array/],
     ['a message that is not an object', json('put', session('/history'), { messages: ['x'] }), /./],
     ['a count given as a string', json('post', session('/compactions'), { messages: [], sourceMessageCount: '1', retainedMessageCount: 0 }), /sourceMessageCount must be an integer/],

@@ -331,6 +331,47 @@ describe('query values in their strict formats only', () => {
   });
 });
 
+describe('dates in bodies', () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await httpApp();
+    await client(app).send('post', '/sessions', '{"id":"d"}').expect(201);
+  });
+  afterAll(() => app.close());
+
+  const bad = ['2024-02-31T10:00:00Z', '1', '12/31/2024', '2024-05-01T12:00:00', '2024-05-01', '2024-05-01T24:00:00Z', '0999-12-31T23:59:59Z'];
+  const body = (createdAt: string) => JSON.stringify({ role: 'user', content: 'x', createdAt });
+
+  test.each(bad)('createdAt %s is a 400 on every route that takes a message, and nothing is written', async (createdAt) => {
+    const c = client(app);
+    const before = await exported(app, 'd');
+    for (const [path, json] of [
+      ['/sessions/d/messages', body(createdAt)],
+      ['/sessions/d/messages/batch', `{"messages":[${body(createdAt)}]}`],
+      ['/sessions/d/entries', body(createdAt)],
+    ]) {
+      const response = await c.send('post', path, json);
+      expect({ path, status: response.status }).toEqual({ path, status: 400 });
+      expect(JSON.stringify(response.body.message)).toMatch(/createdAt must be (a Date or )?an ISO-8601 date-time with Z or an offset/);
+    }
+    expect(await exported(app, 'd')).toBe(before);
+  });
+
+  test.each(bad)('a JSONL header with createdAt %s is a 400 and creates nothing', async (createdAt) => {
+    const id = `dated-${bad.indexOf(createdAt)}`;
+    const header = JSON.stringify({ type: 'session', version: 1, id, createdAt });
+    const response = await client(app).raw('/sessions/import').set('Content-Type', 'application/x-ndjson').send(`${header}\n`);
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/^line 1: createdAt must be a Date or an ISO-8601 date-time with Z or an offset|within the years 1000 to 9999/);
+    expect((await client(app).get(`/sessions/${id}`)).status).toBe(404);
+  });
+
+  test('an offset is applied, not dropped', async () => {
+    const response = await client(app).send('post', '/sessions/d/messages', body('2024-05-01T12:00:00.250+02:00')).expect(201);
+    expect(response.body.createdAt).toBe('2024-05-01T10:00:00.250Z');
+  });
+});
+
 describe('Content-Encoding', () => {
   const json = '{"id":"zipped"}';
   const header = '{"type":"session","version":1,"id":"zipped","createdAt":"2024-01-01T00:00:00Z"}\n';

@@ -1,12 +1,12 @@
 // Bodies and queries of the message, history, transcript and entry routes.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { Allow, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { MAX_MESSAGE_PAGE } from '../../message-pages.js';
 import { MESSAGE_ROLES, type JsonObject, type JsonValue, type MessageInput, type MessageRole } from '../../message.types.js';
 import { ANY_JSON, JSON_OBJECT, MESSAGE_CONTENT } from './schemas.js';
 import { AsSent, MaxItems } from './validated.pipe.js';
-import { IsMessageContent, IsPageLimit } from './validation.js';
+import { IsInstant, IsMessageContent, IsPageLimit } from './validation.js';
 
 /** The most items an array of a body may hold: validating and storing 30,000 messages held the event loop for seconds. */
 export const MAX_ARRAY_ITEMS = 1000;
@@ -34,7 +34,7 @@ export class MessageBody {
 
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Default: the time of the write.' })
   @IsOptional()
-  @IsISO8601()
+  @IsInstant()
   createdAt?: string;
 }
 

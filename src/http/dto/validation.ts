@@ -2,7 +2,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy, buildMessage } from 'class-validator';
-import { dateOf } from '../../validation.js';
+import { dateOf, instantOf } from '../../validation.js';
 
 /** A query flag: exactly "true" or "false". */
 export const AsBoolean = () => Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value), { toClassOnly: true });
@@ -23,15 +23,13 @@ export const IsPageLimit = (max: number) =>
     }),
   );
 
-// A date, or a date-time with its offset: without one, the server's time zone would decide what it means.
-const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+// A date (midnight UTC), or a date-time with its zone as the store takes it (instantOf).
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 function queryDateOf(value: unknown): unknown {
-  const match = typeof value === 'string' ? ISO_DATE.exec(value) : null;
-  if (!match) return value;
-  // Date rolls 2024-02-30 over to March 1st: the day itself must exist.
-  const day = new Date(`${match[1]}T00:00:00Z`);
-  return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(match[1]) ? new Date(value as string) : value;
+  if (typeof value !== 'string') return value;
+  const time = instantOf(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(time) ? value : new Date(time);
 }
 
 /** Whether the store takes the date: the range is its own (dateOf). */
@@ -57,6 +55,16 @@ export const IsQueryDate = () =>
       },
     }),
   );
+
+/** A date-time in a body: an ISO-8601 instant with its zone, within the years the store holds (dateOf). */
+export const IsInstant = () =>
+  ValidateBy({
+    name: 'isInstant',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && isStoreDate(new Date(instantOf(value))),
+      defaultMessage: buildMessage(() => '$property must be an ISO-8601 date-time with Z or an offset (2024-05-01T12:00:00Z), within the years 1000 to 9999'),
+    },
+  });
 
 const isPart = (part: unknown) => typeof part === 'object' && part !== null && !Array.isArray(part) && typeof (part as { type?: unknown }).type === 'string';
 
