@@ -46,7 +46,8 @@ function line(value: object): string {
  * Any other bad line fails the import with its line number.
  */
 export function parseJsonl(text: string): JsonlSession {
-  const lines = text.split('\n');
+  // A byte-order mark is not part of the header: bytes lose it in decoding, a string must too.
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
   const complete = text.endsWith('\n');
   if (complete) lines.pop();
   const warnings: string[] = [];
@@ -117,7 +118,7 @@ function headerOf(value: unknown): JsonlHeader {
 }
 
 function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
-  const seq = positive(entry.seq, 'seq');
+  const seq = seqOf(entry.seq);
   switch (entry.type) {
     case 'message':
       return { type: 'message', seq, message: messageOf(entry.message, 'message') };
@@ -151,9 +152,16 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
   }
 }
 
-function positive(value: unknown, name: string): number {
-  const count = countOf(value, name);
-  if (count === 0) throw new StoreValidationError(`${name} must be positive`);
-  return count;
+/**
+ * The largest seq a file may give. The columns end at 2,147,483,647: an
+ * imported session keeps room for a billion more entries, so a file cannot
+ * leave it unable to take another append.
+ */
+export const MAX_IMPORTED_SEQ = 1_000_000_000;
+
+function seqOf(value: unknown): number {
+  const seq = countOf(value, 'seq');
+  if (seq === 0 || seq > MAX_IMPORTED_SEQ) throw new StoreValidationError(`seq must be an integer from 1 to ${MAX_IMPORTED_SEQ}, got ${seq}`);
+  return seq;
 }
 

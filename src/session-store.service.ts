@@ -5,7 +5,7 @@ import { SessionRecords, type EntryToAppend } from './data/session-records.js';
 import { decodeListCursor, type SessionListQuery } from './data/session-list.js';
 import { headerLine, logLine, parseJsonl, subsessionLine, type JsonlLogEntry } from './session-jsonl.js';
 import type { JsonValue } from './message.types.js';
-import { isEvent, type JsonlImport, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
+import { isEvent, type JsonlImport, type JsonlImportOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
 import { assertJson, dateOf, idOf, jsonObjectOf, messageOf, textOf as titleOf } from './validation.js';
@@ -79,10 +79,11 @@ export class PrismaSessionStore implements SessionStore {
     for (const child of snapshot.children) yield subsessionLine(child);
   }
 
-  async importJsonl(input: string | AsyncIterable<string | Uint8Array>, options: { sessionId?: string } = {}): Promise<JsonlImport> {
+  async importJsonl(input: string | AsyncIterable<string | Uint8Array>, options: JsonlImportOptions = {}): Promise<JsonlImport> {
+    const { sessionId, subsessions } = importOptionsOf(options);
     const parsed = parseJsonl(await textOf(input));
-    const id = options.sessionId === undefined ? parsed.header.id : idOf(options.sessionId, 'options.sessionId');
-    await this.#records.import(id, parsed);
+    const id = sessionId ?? parsed.header.id;
+    await this.#records.import(id, parsed, subsessions === 'omit');
     return { sessionId: id, entries: parsed.log.length, warnings: parsed.warnings };
   }
 
@@ -91,6 +92,16 @@ export class PrismaSessionStore implements SessionStore {
     if (given !== undefined && given !== this.tenantId) throw new StoreValidationError(`${name} must be this store's tenant, ${this.tenantId}, or absent`);
     return this.tenantId!;
   }
+}
+
+function importOptionsOf(options: JsonlImportOptions): JsonlImportOptions {
+  if (typeof options !== 'object' || options === null) throw new StoreValidationError('import options must be an object { sessionId?, subsessions? }');
+  for (const key of Object.keys(options)) {
+    if (key !== 'sessionId' && key !== 'subsessions') throw new StoreValidationError(`import options have an unknown property "${key}"`);
+  }
+  const { sessionId, subsessions } = options;
+  if (subsessions !== undefined && subsessions !== 'attach' && subsessions !== 'omit') throw new StoreValidationError("options.subsessions must be 'attach' or 'omit'");
+  return { sessionId: sessionId === undefined ? undefined : idOf(sessionId, 'options.sessionId'), subsessions };
 }
 
 async function textOf(input: string | AsyncIterable<string | Uint8Array>): Promise<string> {

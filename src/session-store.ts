@@ -1,5 +1,5 @@
 // The SessionStore contract. Inject it by its token: `@Inject(SessionStore) sessions: SessionStore`.
-import type { JsonlImport, NewSession, SessionEntry, SessionEntryInput, SessionListOptions, SessionMeta, SessionPage, SessionUpdate } from './session.types.js';
+import type { JsonlImport, JsonlImportOptions, NewSession, SessionEntry, SessionEntryInput, SessionListOptions, SessionMeta, SessionPage, SessionUpdate } from './session.types.js';
 
 /**
  * Sessions with explicit headers and an append-only log of entries: messages
@@ -45,13 +45,16 @@ export interface SessionStore {
 
   /**
    * Imports a JSONL session into a new session, or an existing empty one
-   * (`options.sessionId`, else the header's id), atomically. A crash-truncated
-   * last line is skipped and reported in `warnings`; any other bad line is a
-   * StoreValidationError naming its line, and nothing is imported. A session
-   * that already has entries is a StoreConflictError. Subsessions are
-   * registered (created empty when missing) under the usual rules.
+   * (`options.sessionId`, else the header's id), atomically; the session takes
+   * the file's title, metadata and createdAt (an existing one keeps its tenant).
+   * A crash-truncated last line is skipped and reported in `warnings`; any
+   * other bad line is a StoreValidationError naming its line, and nothing is
+   * imported. A session that already has entries is a StoreConflictError.
+   * Subsessions are registered (created empty when missing) under the usual
+   * rules, unless `options.subsessions` is 'omit'. Files of a tree import in
+   * any order: a child created empty by its parent's file takes its own file.
    */
-  importJsonl(input: string | AsyncIterable<string | Uint8Array>, options?: { sessionId?: string }): Promise<JsonlImport>;
+  importJsonl(input: string | AsyncIterable<string | Uint8Array>, options?: JsonlImportOptions): Promise<JsonlImport>;
 }
 
 export const SessionStore = Symbol('SessionStore');

@@ -80,6 +80,17 @@ export interface StoredTranscript {
   metadata: JsonObject | null;
 }
 
+export interface JsonlImportOptions {
+  /** The session to import into, new or existing and empty. Default: the header's id. */
+  sessionId?: string;
+  /**
+   * 'attach' (default): register the file's subsessions under the imported
+   * session, creating missing ones empty. 'omit': import the session alone, as
+   * when copying one whose subsessions already belong to the original.
+   */
+  subsessions?: 'attach' | 'omit';
+}
+
 export interface JsonlImport {
   sessionId: string;
   /** Log entries imported: messages, events, compactions and repairs. */

@@ -99,8 +99,11 @@ export class SessionRecords {
     });
   }
 
-  /** Imports a parsed JSONL session into `id`, a new or empty session, atomically. */
-  async import(id: string, parsed: JsonlSession): Promise<void> {
+  /**
+   * Imports a parsed JSONL session into `id`, a new or empty session,
+   * atomically, with its subsessions unless `omitSubsessions`.
+   */
+  async import(id: string, parsed: JsonlSession, omitSubsessions: boolean): Promise<void> {
     const span = parsed.log.at(-1)?.seq ?? 0;
     await this.db.write(async (tx) => {
       const created = this.tenantId === undefined ? await tx.dialect.ensureThread(tx.prisma, id, new Date()) : await this.#claim(tx, id);
@@ -110,14 +113,17 @@ export class SessionRecords {
       if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
         throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
       }
-      if (created) {
-        const { title, metadata, createdAt } = parsed.header;
-        await sessions.setHeader(tx, id, { tenantId: this.tenantId ?? parsed.header.tenantId, title, metadata, createdAt });
-      }
+      // The file's header, over an empty session's too: a tree restored parent first created its children empty.
+      // An existing session keeps its tenant (and its tree with it).
+      const { title, metadata, createdAt } = parsed.header;
+      await sessions.setHeader(tx, id, { ...(created && { tenantId: this.tenantId ?? parsed.header.tenantId }), title, metadata, createdAt });
       await writeLog(tx, id, parsed.log, offset);
-      for (const child of parsed.subsessions) {
+      for (const child of omitSubsessions ? [] : parsed.subsessions) {
         if (this.tenantId !== undefined) await this.#claim(tx, child);
-        await attachChild(tx, id, child);
+        await attachChild(tx, id, child).catch((error: unknown) => {
+          if (!(error instanceof StoreConflictError)) throw error;
+          throw new StoreConflictError(`subsession ${child}: ${error.message}. To import the session without its subsessions, pass { subsessions: 'omit' }`, { cause: error });
+        });
       }
     });
   }

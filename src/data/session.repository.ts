@@ -116,5 +116,5 @@ export async function setHeader(
   id: string,
   header: { tenantId?: string | null; title?: string | null; metadata?: JsonObject | null; createdAt?: Date },
 ): Promise<void> {
-  await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: (header.metadata ?? undefined) as never } });
+  await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: header.metadata as never } });
 }

@@ -49,9 +49,9 @@ export class SessionsController {
   @ApiCreatedResponse({ type: ImportResponse })
   import(
     @RequestTenant() tenant: string,
-    @Query(validated(ImportQuery)) { sessionId }: Validated<ImportQuery>,
+    @Query(validated(ImportQuery)) { sessionId, subsessions }: Validated<ImportQuery>,
     @Body(new JsonlBody()) jsonl: string,
   ): Promise<JsonlImport> {
-    return this.tenants.forTenant(tenant).sessions.importJsonl(jsonl, plain({ sessionId }));
+    return this.tenants.forTenant(tenant).sessions.importJsonl(jsonl, plain({ sessionId, subsessions }));
   }
 }

@@ -289,37 +289,118 @@ eachBackend((backend) => {
     });
   });
 
+  describe('a tree of sessions, one file each', () => {
+    /** A parent with a log and a subsession that has a header and a log of its own; the files of both. */
+    async function buildTree(app: StoreApp) {
+      const parent = await buildSession(app, { subsessions: false });
+      const child = await app.sessions.create({ id: `${parent}-sub`, parentId: parent, tenantId: 'tenant-1', title: 'Sub-agent: flights', metadata: { agent: 'flights', depth: 1 } });
+      await app.messages.appendMany(child, [user('find flights'), { role: 'assistant', content: 'LX 318 at 07:40' }]);
+      return { parent, child, files: { parent: (await exportLines(app, parent)).join(''), child: (await exportLines(app, child)).join('') } };
+    }
+
+    test.each([
+      ['parent first', ['parent', 'child'] as const],
+      ['child first', ['child', 'parent'] as const],
+    ])('restored %s into an empty database: every header, log and edge comes back', async (_order, order) => {
+      const { parent, child, files } = await buildTree(store);
+      const expected = { parent: await stateOf(store, parent), child: await stateOf(store, child) };
+      expect(expected.child.meta).toMatchObject({ title: 'Sub-agent: flights', metadata: { agent: 'flights', depth: 1 }, parentId: parent, tenantId: 'tenant-1' });
+
+      await withFreshApp(async (fresh) => {
+        for (const which of order) expect(await fresh.sessions.importJsonl(files[which])).toMatchObject({ warnings: [] });
+        expect(await stateOf(fresh, parent)).toEqual(expected.parent);
+        expect(await stateOf(fresh, child)).toEqual(expected.child);
+        expect(await exportLines(fresh, child)).toEqual(files.child.split(/(?<=\n)/));
+      });
+    });
+
+    test('restored through a tenant view, parent first: the child takes its header too', async () => {
+      const { parent, child, files } = await buildTree(store);
+      const expected = await stateOf(store, child);
+      await withFreshApp(async (fresh) => {
+        const tenant = fresh.tenants.forTenant('tenant-1');
+        await tenant.sessions.importJsonl(files.parent);
+        await tenant.sessions.importJsonl(files.child);
+        expect(await stateOf(fresh, child)).toEqual(expected);
+        expect(await tenant.sessions.get(parent)).toMatchObject({ title: 'Trip planning ✈️' });
+      });
+    });
+
+    test("copied under a new id, a session with subsessions is a StoreConflictError that says to omit them; nothing is imported", async () => {
+      const { parent, files } = await buildTree(store);
+      const copy = sid();
+      expect(files.parent).toContain(JSON.stringify({ type: 'subsession', childId: `${parent}-sub` }));
+      const failure = store.sessions.importJsonl(files.parent, { sessionId: copy });
+      await expect(failure).rejects.toThrow(StoreConflictError);
+      await expect(failure).rejects.toThrow(/already a subsession of .*pass \{ subsessions: 'omit' \}/);
+      expect(await rawOf(store, copy)).toEqual({ thread: null, entries: 0, boundaries: 0, children: 0 });
+    });
+
+    test("a whole tree is copied with subsessions: 'omit', each file under a new id, and addSubsession", async () => {
+      const { parent, child } = await buildTree(store);
+      const copies = new Map([parent, child].map((id) => [id, `${id}-copy`]));
+      for (const [original, copy] of copies) {
+        await store.sessions.importJsonl((await exportLines(store, original)).join(''), { sessionId: copy, subsessions: 'omit' });
+      }
+      await store.transcripts.addSubsession(copies.get(parent)!, copies.get(child)!);
+
+      for (const [original, copy] of copies) {
+        const [was, now] = [await stateOf(store, original), await stateOf(store, copy)];
+        expect({ ...now, meta: { ...now.meta, parentId: undefined }, subsessions: undefined }).toEqual({ ...was, meta: { ...was.meta, parentId: undefined }, subsessions: undefined });
+      }
+      expect(await store.transcripts.getSubsessions(copies.get(parent)!)).toEqual([copies.get(child)]);
+      // The original tree is untouched.
+      expect(await store.transcripts.getSubsessions(parent)).toEqual([child]);
+      expect(await store.sessions.get(child)).toMatchObject({ parentId: parent });
+    });
+
+    test('import options are checked: an unknown option or subsessions value is a StoreValidationError', async () => {
+      const { files } = await buildTree(store);
+      await expect(store.sessions.importJsonl(files.child, { sessionId: sid(), subsessions: 'copy' as never })).rejects.toThrow(/'attach' or 'omit'/);
+      await expect(store.sessions.importJsonl(files.child, { sessionId: sid(), omit: true } as never)).rejects.toThrow(/unknown property "omit"/);
+    });
+  });
+
+  test('a string that starts with a byte-order mark imports like the same bytes', async () => {
+    const id = await buildSession(store, { subsessions: false });
+    const text = (await exportLines(store, id)).join('');
+    const [fromString, fromBytes] = [sid(), sid()];
+    expect(await store.sessions.importJsonl(`\uFEFF${text}`, { sessionId: fromString })).toEqual({ sessionId: fromString, entries: 12, warnings: [] });
+    await store.sessions.importJsonl(chunksOf(Buffer.from(`\uFEFF${text}`)), { sessionId: fromBytes });
+    expect(await stateOf(store, fromString)).toEqual(await stateOf(store, id));
+    expect(await stateOf(store, fromBytes)).toEqual(await stateOf(store, id));
+  });
+
   describe('sequence numbers at the limit of the INTEGER columns', () => {
     const lineOf = (seq: number) =>
       JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
       JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n';
 
-    test('a seq past 2,147,483,647 is refused, and nothing is imported', async () => {
+    test.each([2_147_483_648, 2_147_483_647, 1_000_000_001])('a seq of %i is refused (it would leave the session no room to grow), and nothing is imported', async (seq) => {
       const id = sid();
-      await expect(store.sessions.importJsonl(lineOf(2_147_483_648), { sessionId: id })).rejects.toThrow(/line 2: seq must be an integer from 0 to 2147483647/);
+      await expect(store.sessions.importJsonl(lineOf(seq), { sessionId: id })).rejects.toThrow(/line 2: seq must be an integer from (0 to 2147483647|1 to 1000000000)/);
       expect(await rawOf(store, id)).toEqual({ thread: null, entries: 0, boundaries: 0, children: 0 });
     });
 
-    test('a session that used up its sequence numbers refuses appends with a validation error, on every database alike', async () => {
+    test('a seq of 1,000,000,000 is kept, and the session goes on after it', async () => {
       const id = sid();
-      await store.sessions.importJsonl(lineOf(2_147_483_647), { sessionId: id });
-      await expect(store.messages.append(id, { role: 'user', content: 'one more' })).rejects.toThrow(StoreValidationError);
-      await expect(store.sessions.append(id, { type: 'note' })).rejects.toThrow(StoreValidationError);
-      expect((await store.sessions.load(id)).map((entry) => entry.seq)).toEqual([2_147_483_647]);
+      await store.sessions.importJsonl(lineOf(1_000_000_000), { sessionId: id });
+      expect((await store.messages.append(id, { role: 'user', content: 'one more' })).seq).toBe(1_000_000_001);
+      expect((await store.sessions.load(id)).map((entry) => entry.seq)).toEqual([1_000_000_000, 1_000_000_001]);
     });
   });
 
   describe('import into an existing session', () => {
-    test('an empty one (just created) takes the import', async () => {
+    test("an empty one (just created) takes the import and the file's header; it keeps its tenant", async () => {
       const id = await buildSession(store, { subsessions: false });
       const text = (await exportLines(store, id)).join('');
-      const target = await store.sessions.create({ id: sid(), title: 'target' });
+      const target = await store.sessions.create({ id: sid(), tenantId: 'tenant-2', title: 'target', metadata: { mine: true } });
 
       expect(await store.sessions.importJsonl(text, { sessionId: target })).toEqual({ sessionId: target, entries: 12, warnings: [] });
 
       const expected = await stateOf(store, id);
       const imported = await stateOf(store, target);
-      expect({ ...imported, meta: undefined }).toEqual({ ...expected, meta: undefined });
+      expect(imported).toEqual({ ...expected, meta: { ...expected.meta, tenantId: 'tenant-2' } });
     });
 
     test('a non-empty one is a StoreConflictError and changes nothing', async () => {

@@ -547,6 +547,43 @@ describe('export and import', () => {
     expect((await ok(a.get(`/sessions/${empty}/history`), 200)).body.messages).toEqual([{ seq: 1, role: 'user', content: 'imported', createdAt: '2024-02-03T04:05:07.000Z' }]);
   });
 
+  test("a tree restored file by file, parent first: the child's own file gives it back its header", async () => {
+    const [parent, child] = [unique('tree-parent'), unique('tree-child')];
+    const header = (id: string, fields: object) => ({ type: 'session', version: 1, id, tenantId: null, createdAt: '2024-03-01T00:00:00.000Z', ...fields });
+    const parentFile = jsonl(header(parent, { title: 'Parent' }), { type: 'subsession', childId: child });
+    const childFile = jsonl(
+      header(child, { title: 'Child', metadata: { agent: 'flights' }, createdAt: '2024-03-01T00:00:05.000Z' }),
+      { type: 'message', seq: 1, message: { role: 'user', content: 'find flights', createdAt: '2024-03-01T00:00:06.000Z' } },
+    );
+    await ok(a.postText('/sessions/import', parentFile, 'application/x-ndjson'), 201);
+    await ok(a.postText('/sessions/import', childFile, 'application/x-ndjson'), 201);
+    expect((await ok(a.get(`/sessions/${child}`), 200)).body).toMatchObject({
+      parentId: parent, tenantId: TENANT_A, title: 'Child', metadata: { agent: 'flights' }, createdAt: '2024-03-01T00:00:05.000Z',
+    });
+    expect((await ok(a.get(`/sessions/${child}/transcript`), 200)).body.messages).toHaveLength(1);
+
+    // A copy of the parent cannot take the child, which is the parent's: 409 saying what to do; ?subsessions=omit copies it alone.
+    const copy = unique('tree-copy');
+    const refused = await ok(a.postText(`/sessions/import?sessionId=${copy}`, parentFile, 'application/x-ndjson'), 409);
+    expect(refused.body.message).toMatch(/already a subsession of .*subsessions: 'omit'/);
+    await ok(a.get(`/sessions/${copy}`), 404);
+    await ok(a.postText(`/sessions/import?sessionId=${copy}&subsessions=omit`, parentFile, 'application/x-ndjson'), 201);
+    expect((await ok(a.get(`/sessions/${copy}`), 200)).body).toMatchObject({ title: 'Parent' });
+    expect((await ok(a.get(`/sessions/${copy}/subsessions`), 200)).body).toEqual({ subsessions: [] });
+    await ok(a.postText(`/sessions/import?sessionId=${unique('x')}&subsessions=copy`, parentFile, 'application/x-ndjson'), 400);
+  });
+
+  test('a body that starts with a byte-order mark imports; a seq past 1,000,000,000 is a 400', async () => {
+    const id = unique('bom');
+    const body = jsonl(
+      { type: 'session', version: 1, id, tenantId: null, title: null, metadata: null, createdAt: '2024-01-01T00:00:00.000Z' },
+      { type: 'message', seq: 1, message: { role: 'user', content: 'one', createdAt: '2024-01-01T00:00:01.000Z' } },
+    );
+    expect((await ok(a.postText('/sessions/import', `\uFEFF${body}`, 'application/x-ndjson'), 201)).body).toEqual({ sessionId: id, entries: 1, warnings: [] });
+    const far = await ok(a.postText(`/sessions/import?sessionId=${unique('far')}`, body.replace('"seq":1', '"seq":2147483647'), 'application/x-ndjson'), 400);
+    expect(far.body.message).toMatch(/line 2: seq must be an integer from 1 to 1000000000/);
+  });
+
   test('an import whose last line was cut short by a crash: 201, the line skipped with a warning', async () => {
     const id = unique('truncated');
     const complete = jsonl(

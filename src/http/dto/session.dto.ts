@@ -1,6 +1,6 @@
 // Params, queries and bodies of the session routes.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import type { JsonObject } from '../../message.types.js';
 import { MAX_SESSION_PAGE } from '../../session-store.service.js';
 import { JSON_OBJECT } from './schemas.js';
@@ -92,4 +92,9 @@ export class ImportQuery {
   @IsOptional()
   @IsString()
   sessionId?: string;
+
+  @ApiPropertyOptional({ enum: ['attach', 'omit'], description: "'omit': import the session without its subsession lines (to copy a session whose subsessions belong to the original). Default: attach." })
+  @IsOptional()
+  @IsIn(['attach', 'omit'])
+  subsessions?: 'attach' | 'omit';
 }
