@@ -177,6 +177,8 @@ eachBackend((backend) => {
       ['a limit of 0', { limit: 0 }],
       ['a limit above 500', { limit: 501 }],
       ['an invalid date', { createdAfter: new Date('nope') }],
+      ['a date string rather than a Date', { createdBefore: '2024-05-01T00:00:00Z' }],
+      ['a date past the year 9999', { createdBefore: new Date(Date.UTC(10000, 0, 1)) }],
       ['an unknown option', { owner: 'me' }],
       ['a tenant that is not a string', { tenantId: { contains: '' } }],
     ])('rejects %s', async (_name, options) => {
