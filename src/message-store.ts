@@ -30,7 +30,10 @@ export interface MessageStore {
    * Messages appended after a cursor was handed out appear on later pages. A
    * compaction, repair, clear or replaceHistory after it changes what the history
    * is: the cursor is then a StoreConflictError, and the reader starts again from
-   * the first page. A cursor of another thread is a StoreValidationError.
+   * the first page. A cursor that no page of this thread handed out (another
+   * thread's, or one written by hand) is a StoreValidationError: a history
+   * cursor is checked against the latest boundary, so it never reads compacted
+   * messages after the summary.
    */
   getHistoryPage(threadId: string, page?: PageOptions): Promise<MessagePage<HistoryMessage>>;
 
@@ -67,7 +70,11 @@ export interface MessageStore {
   /** Every committed message in append order, whatever compactions and repairs happened. `[]` for an unknown thread. */
   getTranscript(threadId: string): Promise<StoredMessage[]>;
 
-  /** The transcript a page at a time, in append order. A clear or replaceHistory after the cursor makes it a StoreConflictError. */
+  /**
+   * The transcript a page at a time, in append order. A clear or replaceHistory
+   * after the cursor makes it a StoreConflictError; a cursor of another thread,
+   * or naming a seq the thread never handed out, is a StoreValidationError.
+   */
   getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>>;
 }
 

@@ -1,9 +1,9 @@
 // MessageStore's data operations: one per store operation. Whether an
 // operation takes its kit's fast path or the full transactional path through
 // Prisma is decided here, not by the store.
-import type { HistoryPosition } from '../message-pages.js';
+import { forgedCursor, type HistoryPosition } from '../message-pages.js';
 import type { HistoryMessage, Message, RepairRecord, StoredMessage } from '../message.types.js';
-import { StoreConflictError, StoreValidationError } from '../store.errors.js';
+import { StoreConflictError, StoreValidationError, type StoreError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 import * as repo from './message.repository.js';
 import { asHistory } from './row-codec.js';
@@ -48,14 +48,13 @@ export class MessageLog {
       await assertOwned(tx, threadId, this.tenantId);
       const boundary = await repo.latestBoundary(tx, threadId);
       const boundarySeq = boundary?.seq ?? 0;
-      // The cursor's boundary is still the latest, and the last message it returned is still there (clear and replaceHistory delete it).
-      const moved =
-        from && (from.boundarySeq !== boundarySeq || (from.seq !== (boundary?.cutSeq ?? 0) && !(await repo.messageExists(tx, threadId, from.seq))));
-      if (moved) throw staleCursor(threadId);
+      const cutSeq = boundary?.cutSeq ?? 0;
+      const summary = boundary?.messages ?? [];
+      if (from) await checkHistoryCursor(tx, threadId, from, { seq: boundarySeq, cutSeq, messageCount: summary.length });
       // One more than a page tells whether another page follows.
       const index = from?.index ?? 0;
-      const head = asHistory((boundary?.messages ?? []).slice(index, index + limit + 1));
-      const afterSeq = from?.seq ?? boundary?.cutSeq ?? 0;
+      const head = asHistory(summary.slice(index, index + limit + 1));
+      const afterSeq = from?.seq ?? cutSeq;
       const tail = head.length > limit ? [] : await repo.messagesAfter(tx, threadId, afterSeq, limit + 1 - head.length);
       const read = [...head, ...tail];
       const messages = read.slice(0, limit);
@@ -132,7 +131,7 @@ export class MessageLog {
   transcriptAfter(threadId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
     return this.db.read(async (tx) => {
       await assertOwned(tx, threadId, this.tenantId);
-      if (afterSeq > 0 && !(await repo.messageExists(tx, threadId, afterSeq))) throw staleCursor(threadId);
+      if (afterSeq > 0 && !(await repo.messageExists(tx, threadId, afterSeq))) throw await staleOrForged(tx, threadId, afterSeq, 'transcript');
       return repo.messagesAfter(tx, threadId, afterSeq, limit + 1);
     });
   }
@@ -151,6 +150,28 @@ export class MessageLog {
     if (read === null) throw notFound(threadId);
     return read;
   }
+}
+
+/**
+ * A history cursor, checked in the snapshot of the page it reads. Stale (a
+ * conflict): its boundary is no longer the latest, or the last message it read
+ * is gone (clear and replaceHistory delete it). Under the latest boundary,
+ * every page hands out a position within that boundary's messages whose seq is
+ * the cut until the summary is read; any other position is forged (a
+ * validation error): one before the cut would read compacted messages after
+ * the summary, one past it while the summary is unread would skip messages.
+ */
+async function checkHistoryCursor(tx: StoreTx, threadId: string, from: HistoryPosition, latest: { seq: number; cutSeq: number; messageCount: number }): Promise<void> {
+  if (from.boundarySeq !== latest.seq) throw await staleOrForged(tx, threadId, Math.max(from.boundarySeq, from.seq), 'history');
+  const inSummary = from.index < latest.messageCount;
+  if (from.index > latest.messageCount || from.seq < latest.cutSeq || (inSummary && from.seq !== latest.cutSeq)) throw forgedCursor('history');
+  if (from.seq !== latest.cutSeq && !(await repo.messageExists(tx, threadId, from.seq))) throw await staleOrForged(tx, threadId, from.seq, 'history');
+}
+
+/** A cursor naming what is gone is stale, unless it names a seq its thread never handed out. */
+async function staleOrForged(tx: StoreTx, threadId: string, seq: number, kind: 'history' | 'transcript'): Promise<StoreError> {
+  const last = await repo.lastSeqOf(tx, threadId);
+  return last !== null && seq > last ? forgedCursor(kind) : staleCursor(threadId);
 }
 
 const staleCursor = (id: string) =>
