@@ -12,6 +12,21 @@ import { assertOwned, lockOwned, notFound, readOwned } from './tenancy.js';
 
 export type BoundaryKind = 'compaction' | 'repair';
 
+/** A compaction or repair to append. */
+export interface BoundaryWrite {
+  kind: BoundaryKind;
+  /** The new start of the effective history: the summary, or the balanced projection. */
+  replacement: Message[];
+  /** How many messages of the effective history `replacement` replaces. */
+  source: number;
+  /** Compactions: how many of `replacement` are kept verbatim. */
+  retained: number | null;
+  /** Repairs: the repair message, kept as evidence. */
+  evidence?: Message;
+  /** When given, the effective history must still start there (see historyPage's startSeq). */
+  expectedStart?: number | null;
+}
+
 export class MessageLog {
   constructor(
     private readonly db: StoreDatabase,
@@ -42,8 +57,16 @@ export class MessageLog {
     });
   }
 
-  /** A page of the effective history from `from` (the start when undefined), and where the next page starts (null: none). */
-  historyPage(threadId: string, limit: number, from: HistoryPosition | undefined): Promise<{ messages: HistoryMessage[]; next: HistoryPosition | null }> {
+  /**
+   * A page of the effective history from `from` (the start when undefined),
+   * where the next page starts (null: none), and where that history starts in
+   * the log (`startSeq`, see startOf).
+   */
+  historyPage(
+    threadId: string,
+    limit: number,
+    from: HistoryPosition | undefined,
+  ): Promise<{ messages: HistoryMessage[]; next: HistoryPosition | null; startSeq: number | null }> {
     return this.db.read(async (tx) => {
       await assertOwned(tx, threadId, this.tenantId);
       const boundary = await repo.latestBoundary(tx, threadId);
@@ -58,9 +81,11 @@ export class MessageLog {
       const tail = head.length > limit ? [] : await repo.messagesAfter(tx, threadId, afterSeq, limit + 1 - head.length);
       const read = [...head, ...tail];
       const messages = read.slice(0, limit);
-      if (read.length <= limit) return { messages, next: null };
+      // Without a boundary, the first page has just read the first message.
+      const startSeq = boundary === null && from === undefined ? (read[0]?.seq ?? null) : await startOf(tx, threadId, boundary);
+      if (read.length <= limit) return { messages, next: null, startSeq };
       const lastSeq = messages.findLast((message) => message.seq !== null)?.seq ?? afterSeq;
-      return { messages, next: { boundarySeq, index: index + Math.min(head.length, limit), seq: lastSeq } };
+      return { messages, next: { boundarySeq, index: index + Math.min(head.length, limit), seq: lastSeq }, startSeq };
     });
   }
 
@@ -92,13 +117,19 @@ export class MessageLog {
   /**
    * The boundary rule shared by compaction and repair: the new effective
    * history is `replacement` followed by the current effective history after
-   * position `source`. A repair keeps `evidence`, its repair message.
+   * position `source`. A repair keeps `evidence`, its repair message. The
+   * expected start is compared under the thread's lock, in the transaction
+   * that writes the boundary, so no boundary can come between check and write.
    */
-  async appendBoundary(threadId: string, kind: BoundaryKind, replacement: Message[], source: number, retained: number | null, evidence?: Message): Promise<void> {
+  async appendBoundary(threadId: string, { kind, replacement, source, retained, evidence, expectedStart }: BoundaryWrite): Promise<void> {
     await this.db.write(async (tx) => {
       await lockOwned(tx, threadId, this.tenantId);
       const seq = await repo.reserveSeqs(tx, threadId, 1);
       const previous = await repo.latestBoundary(tx, threadId);
+      if (expectedStart !== undefined) {
+        const start = await startOf(tx, threadId, previous);
+        if (start !== expectedStart) throw changedSinceRead(threadId, kind, start, expectedStart);
+      }
       const previousMessages = previous?.messages ?? [];
       const previousCut = previous?.cutSeq ?? 0;
       const effective = previousMessages.length + (await repo.countMessagesAfter(tx, threadId, previousCut));
@@ -151,6 +182,22 @@ export class MessageLog {
     return read;
   }
 }
+
+/**
+ * Where the effective history starts in the log: the latest boundary's seq,
+ * or, without one, the first message's (null: none). Appends leave it alone.
+ * A compaction or repair takes a new seq; clear and replaceHistory delete the
+ * first message, and seqs are never reused: each of them moves it.
+ */
+async function startOf(tx: StoreTx, threadId: string, latest: { seq: number } | null): Promise<number | null> {
+  return latest ? latest.seq : repo.firstMessageSeq(tx, threadId);
+}
+
+const changedSinceRead = (id: string, kind: BoundaryKind, start: number | null, expected: number | null) =>
+  new StoreConflictError(
+    `the history of ${id} changed after it was read: its startSeq is ${start} now, not ${expected} (a compaction, repair, clear or replaceHistory came between). ` +
+      `Nothing was written: read it again and make the ${kind} from what it holds now`,
+  );
 
 /**
  * A history cursor, checked in the snapshot of the page it reads. Stale (a

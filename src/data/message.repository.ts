@@ -193,3 +193,9 @@ export async function lastSeqOf(tx: StoreTx, threadId: string): Promise<number |
   const row = await tx.prisma.agentThread.findUnique({ where: { id: threadId }, select: { lastSeq: true } });
   return row?.lastSeq ?? null;
 }
+
+/** The seq of the thread's first message (events aside); null when it has none. */
+export async function firstMessageSeq(tx: StoreTx, threadId: string): Promise<number | null> {
+  const row = await tx.prisma.agentMessage.findFirst({ where: { threadId, ...MESSAGES_ONLY }, orderBy: { seq: 'asc' }, select: { seq: true } });
+  return row?.seq ?? null;
+}

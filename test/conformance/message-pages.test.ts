@@ -166,7 +166,7 @@ eachBackend((backend) => {
       }
       const exact = thread();
       await store.messages.appendMany(exact, many('m', 100));
-      expect(await store.messages.getHistoryPage(exact)).toEqual({ messages: await store.messages.getHistory(exact), nextCursor: null });
+      expect(await store.messages.getHistoryPage(exact)).toEqual({ messages: await store.messages.getHistory(exact), nextCursor: null, startSeq: 1 });
       expect(await store.messages.getTranscriptPage(exact)).toEqual({ messages: await store.messages.getTranscript(exact), nextCursor: null });
     });
 
@@ -188,7 +188,7 @@ eachBackend((backend) => {
   describe('empty and unknown threads', () => {
     test('an unknown thread is one empty last page, and reading it creates nothing', async () => {
       const id = thread('unknown');
-      expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null });
+      expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null, startSeq: null });
       expect(await store.messages.getTranscriptPage(id, { limit: 5 })).toEqual({ messages: [], nextCursor: null });
       expect(await store.sessions.get(id)).toBeNull();
     });
@@ -200,7 +200,7 @@ eachBackend((backend) => {
       await store.messages.appendMany(cleared, many('m', 3));
       await store.messages.clear(cleared);
       for (const id of [session, cleared]) {
-        expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null });
+        expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null, startSeq: null });
         expect(await store.messages.getTranscriptPage(id)).toEqual({ messages: [], nextCursor: null });
       }
     });
