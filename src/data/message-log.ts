@@ -202,11 +202,12 @@ const changedSinceRead = (id: string, kind: BoundaryKind, start: number | null, 
 /**
  * A history cursor, checked in the snapshot of the page it reads. Stale (a
  * conflict): its boundary is no longer the latest, or the last message it read
- * is gone (clear and replaceHistory delete it). Under the latest boundary,
- * every page hands out a position within that boundary's messages whose seq is
- * the cut until the summary is read; any other position is forged (a
- * validation error): one before the cut would read compacted messages after
- * the summary, one past it while the summary is unread would skip messages.
+ * is gone (clear and replaceHistory delete it). Under the latest boundary, a
+ * page hands out an index of at most the boundary's message count, with the
+ * cut as its seq until that index reaches the count, and a message after the
+ * cut once it has. Any other position is forged (a validation error): a seq
+ * before the cut would read compacted messages after the summary, and one past
+ * it while the summary is unread would skip messages.
  */
 async function checkHistoryCursor(tx: StoreTx, threadId: string, from: HistoryPosition, latest: { seq: number; cutSeq: number; messageCount: number }): Promise<void> {
   if (from.boundarySeq !== latest.seq) throw await staleOrForged(tx, threadId, Math.max(from.boundarySeq, from.seq), 'history');
