@@ -41,6 +41,9 @@ export function decodeHistoryCursor(cursor: string, threadId: string): HistoryPo
   return { boundarySeq, index, seq };
 }
 
+/** A cursor no page handed out: malformed, or naming a position that no page of its thread could have reached. */
+export const forgedCursor = (kind: 'history' | 'transcript') => new StoreValidationError(`cursor is not a ${kind} cursor this store handed out`);
+
 const encode = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 function decode(cursor: string, kind: string, threadId: string, numbers: number): number[] {
@@ -56,7 +59,7 @@ function decode(cursor: string, kind: string, threadId: string, numbers: number)
     value.length === numbers + 2 &&
     value[0] === kind &&
     value.slice(2).every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
-  if (!valid || value === undefined) throw new StoreValidationError(`cursor is not a ${kind === 'h' ? 'history' : 'transcript'} cursor this store handed out`);
+  if (!valid || value === undefined) throw forgedCursor(kind === 'h' ? 'history' : 'transcript');
   if (value[1] !== threadId) throw new StoreValidationError(`cursor belongs to another thread than ${threadId}`);
   return value.slice(2) as number[];
 }

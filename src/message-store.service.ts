@@ -3,9 +3,9 @@ import type { StoreDatabase } from './data/database.js';
 import { MessageLog } from './data/message-log.js';
 import type { MessageStore } from './message-store.js';
 import { decodeHistoryCursor, decodeTranscriptCursor, encodeHistoryCursor, encodeTranscriptCursor, pageOptionsOf } from './message-pages.js';
-import type { HistoryMessage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
+import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
-import { countOf, idOf, messageOf, messagesOf } from './validation.js';
+import { countOf, idOf, MAX_INTEGER, messageOf, messagesOf } from './validation.js';
 
 export class PrismaMessageStore implements MessageStore {
   readonly #log: MessageLog;
@@ -37,12 +37,12 @@ export class PrismaMessageStore implements MessageStore {
     return this.#log.history(idOf(threadId, 'threadId'));
   }
 
-  async getHistoryPage(threadId: string, page?: PageOptions): Promise<MessagePage<HistoryMessage>> {
+  async getHistoryPage(threadId: string, page?: PageOptions): Promise<HistoryPage> {
     const id = idOf(threadId, 'threadId');
     const { limit, cursor } = pageOptionsOf(page);
     const from = cursor === undefined ? undefined : decodeHistoryCursor(cursor, id);
-    const { messages, next } = await this.#log.historyPage(id, limit, from);
-    return { messages, nextCursor: next && encodeHistoryCursor(id, next) };
+    const { messages, next, startSeq } = await this.#log.historyPage(id, limit, from);
+    return { messages, nextCursor: next && encodeHistoryCursor(id, next), startSeq };
   }
 
   async count(threadId: string): Promise<number> {
@@ -58,24 +58,38 @@ export class PrismaMessageStore implements MessageStore {
     return this.#log.replace(id, messagesOf(messages, 'messages'));
   }
 
-  async appendCompaction(threadId: string, messages: MessageInput[], sourceMessageCount: number, retainedMessageCount: number): Promise<void> {
+  async appendCompaction(
+    threadId: string,
+    messages: MessageInput[],
+    sourceMessageCount: number,
+    retainedMessageCount: number,
+    options?: BoundaryOptions,
+  ): Promise<void> {
     const id = idOf(threadId, 'threadId');
     const replacement = messagesOf(messages, 'messages');
     const source = countOf(sourceMessageCount, 'sourceMessageCount');
     const retained = countOf(retainedMessageCount, 'retainedMessageCount');
+    const expectedStart = expectedStartOf(options);
     if (retained > source) throw new StoreValidationError(`retainedMessageCount (${retained}) exceeds sourceMessageCount (${source})`);
     if (retained > replacement.length) {
       throw new StoreValidationError(`retainedMessageCount (${retained}) exceeds the ${replacement.length} messages given`);
     }
-    await this.#log.appendBoundary(id, 'compaction', replacement, source, retained);
+    await this.#log.appendBoundary(id, { kind: 'compaction', replacement, source, retained, expectedStart });
   }
 
-  async appendRepair(threadId: string, repairMessage: MessageInput, balancedMessages: MessageInput[], sourceMessageCount: number): Promise<void> {
+  async appendRepair(
+    threadId: string,
+    repairMessage: MessageInput,
+    balancedMessages: MessageInput[],
+    sourceMessageCount: number,
+    options?: BoundaryOptions,
+  ): Promise<void> {
     const id = idOf(threadId, 'threadId');
     const evidence = messageOf(repairMessage, 'repairMessage');
     const balanced = messagesOf(balancedMessages, 'balancedMessages');
     const source = countOf(sourceMessageCount, 'sourceMessageCount');
-    await this.#log.appendBoundary(id, 'repair', balanced, source, null, evidence);
+    const expectedStart = expectedStartOf(options);
+    await this.#log.appendBoundary(id, { kind: 'repair', replacement: balanced, source, retained: null, evidence, expectedStart });
   }
 
   async getRepairs(threadId: string): Promise<RepairRecord[]> {
@@ -93,4 +107,21 @@ export class PrismaMessageStore implements MessageStore {
     const messages = read.slice(0, limit);
     return { messages, nextCursor: read.length > limit ? encodeTranscriptCursor(id, messages[limit - 1].seq) : null };
   }
+}
+
+/** BoundaryOptions' `expectedStartSeq`: undefined when not given (nothing is checked), null for an empty history. */
+function expectedStartOf(options: BoundaryOptions | undefined): number | null | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new StoreValidationError('options must be an object { expectedStartSeq? }');
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'expectedStartSeq') throw new StoreValidationError(`options have an unknown property "${key}"`);
+  }
+  const seq: unknown = options.expectedStartSeq;
+  if (seq === undefined || seq === null) return seq;
+  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || (seq as number) > MAX_INTEGER) {
+    throw new StoreValidationError(`expectedStartSeq must be null or an integer from 1 to ${MAX_INTEGER}, got ${String(seq)}`);
+  }
+  return seq as number;
 }

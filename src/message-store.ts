@@ -1,5 +1,5 @@
 // The MessageStore contract. Inject it by its token: `@Inject(MessageStore) store: MessageStore`.
-import type { HistoryMessage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
+import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
 
 /**
  * Per-thread conversation storage. Every method is scoped by `threadId`, a
@@ -26,13 +26,18 @@ export interface MessageStore {
   getHistory(threadId: string): Promise<HistoryMessage[]>;
 
   /**
-   * The effective history a page at a time, each page read from one snapshot.
-   * Messages appended after a cursor was handed out appear on later pages. A
+   * The effective history a page at a time, each page read from one snapshot,
+   * with `startSeq`, where that history starts (the same on every page of one
+   * read: a change makes the cursor stale). Messages appended after a cursor
+   * was handed out appear on later pages. A
    * compaction, repair, clear or replaceHistory after it changes what the history
    * is: the cursor is then a StoreConflictError, and the reader starts again from
-   * the first page. A cursor of another thread is a StoreValidationError.
+   * the first page. A cursor that no page of this thread handed out (another
+   * thread's, or one written by hand) is a StoreValidationError: a history
+   * cursor is checked against the latest boundary, so it never reads compacted
+   * messages after the summary.
    */
-  getHistoryPage(threadId: string, page?: PageOptions): Promise<MessagePage<HistoryMessage>>;
+  getHistoryPage(threadId: string, page?: PageOptions): Promise<HistoryPage>;
 
   /** The length of the effective history, counted in the database without loading it. */
   count(threadId: string): Promise<number>;
@@ -51,15 +56,20 @@ export interface MessageStore {
    * `retainedMessageCount` is how many of `messages` are kept verbatim. Throws
    * StoreValidationError when sourceMessageCount exceeds the current effective
    * count, or retainedMessageCount exceeds sourceMessageCount or messages.length.
+   * With `expectedStartSeq` (the `startSeq` of the pages the summarizer read),
+   * a history that another compaction or repair, a clear or a replaceHistory
+   * changed since is a StoreConflictError, checked under the thread's lock in
+   * the write's transaction; nothing is written.
    */
-  appendCompaction(threadId: string, messages: MessageInput[], sourceMessageCount: number, retainedMessageCount: number): Promise<void>;
+  appendCompaction(threadId: string, messages: MessageInput[], sourceMessageCount: number, retainedMessageCount: number, options?: BoundaryOptions): Promise<void>;
 
   /**
    * Repairs orphaned tool calls with the same boundary rule: the effective
    * history becomes `balancedMessages` followed by every effective message after
    * position `sourceMessageCount`. `repairMessage` is kept as evidence (getRepairs).
+   * `expectedStartSeq` is checked as appendCompaction checks it.
    */
-  appendRepair(threadId: string, repairMessage: MessageInput, balancedMessages: MessageInput[], sourceMessageCount: number): Promise<void>;
+  appendRepair(threadId: string, repairMessage: MessageInput, balancedMessages: MessageInput[], sourceMessageCount: number, options?: BoundaryOptions): Promise<void>;
 
   /** The evidence of every repair, oldest first. */
   getRepairs(threadId: string): Promise<RepairRecord[]>;
@@ -67,7 +77,11 @@ export interface MessageStore {
   /** Every committed message in append order, whatever compactions and repairs happened. `[]` for an unknown thread. */
   getTranscript(threadId: string): Promise<StoredMessage[]>;
 
-  /** The transcript a page at a time, in append order. A clear or replaceHistory after the cursor makes it a StoreConflictError. */
+  /**
+   * The transcript a page at a time, in append order. A clear or replaceHistory
+   * after the cursor makes it a StoreConflictError; a cursor of another thread,
+   * or naming a seq the thread never handed out, is a StoreValidationError.
+   */
   getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>>;
 }
 

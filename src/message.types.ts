@@ -71,3 +71,26 @@ export interface MessagePage<M> {
   messages: M[];
   nextCursor: string | null;
 }
+
+/** A page of the effective history. */
+export interface HistoryPage extends MessagePage<HistoryMessage> {
+  /**
+   * Where the history these pages read starts in the thread's log: the seq of
+   * the latest compaction or repair, or, without one, of the first message;
+   * null when the thread has neither. Appends never change it; a compaction,
+   * repair, clear or replaceHistory does. A summarizer hands it back as
+   * `expectedStartSeq` (BoundaryOptions).
+   */
+  startSeq: number | null;
+}
+
+/** What appendCompaction and appendRepair check before they write. */
+export interface BoundaryOptions {
+  /**
+   * The `startSeq` of the history pages the summary or repair was made from.
+   * When the effective history starts elsewhere at the write (a compaction,
+   * repair, clear or replaceHistory came after the read), the write is a
+   * StoreConflictError and changes nothing. Absent: not checked.
+   */
+  expectedStartSeq?: number | null;
+}

@@ -1,9 +1,9 @@
 // MessageStore's data operations: one per store operation. Whether an
 // operation takes its kit's fast path or the full transactional path through
 // Prisma is decided here, not by the store.
-import type { HistoryPosition } from '../message-pages.js';
+import { forgedCursor, type HistoryPosition } from '../message-pages.js';
 import type { HistoryMessage, Message, RepairRecord, StoredMessage } from '../message.types.js';
-import { StoreConflictError, StoreValidationError } from '../store.errors.js';
+import { StoreConflictError, StoreValidationError, type StoreError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 import * as repo from './message.repository.js';
 import { asHistory } from './row-codec.js';
@@ -11,6 +11,21 @@ import type { StoreTx } from './store-client.js';
 import { assertOwned, lockOwned, notFound, readOwned } from './tenancy.js';
 
 export type BoundaryKind = 'compaction' | 'repair';
+
+/** A compaction or repair to append. */
+export interface BoundaryWrite {
+  kind: BoundaryKind;
+  /** The new start of the effective history: the summary, or the balanced projection. */
+  replacement: Message[];
+  /** How many messages of the effective history `replacement` replaces. */
+  source: number;
+  /** Compactions: how many of `replacement` are kept verbatim. */
+  retained: number | null;
+  /** Repairs: the repair message, kept as evidence. */
+  evidence?: Message;
+  /** When given, the effective history must still start there (see historyPage's startSeq). */
+  expectedStart?: number | null;
+}
 
 export class MessageLog {
   constructor(
@@ -42,26 +57,35 @@ export class MessageLog {
     });
   }
 
-  /** A page of the effective history from `from` (the start when undefined), and where the next page starts (null: none). */
-  historyPage(threadId: string, limit: number, from: HistoryPosition | undefined): Promise<{ messages: HistoryMessage[]; next: HistoryPosition | null }> {
+  /**
+   * A page of the effective history from `from` (the start when undefined),
+   * where the next page starts (null: none), and where that history starts in
+   * the log (`startSeq`, see startOf).
+   */
+  historyPage(
+    threadId: string,
+    limit: number,
+    from: HistoryPosition | undefined,
+  ): Promise<{ messages: HistoryMessage[]; next: HistoryPosition | null; startSeq: number | null }> {
     return this.db.read(async (tx) => {
       await assertOwned(tx, threadId, this.tenantId);
       const boundary = await repo.latestBoundary(tx, threadId);
       const boundarySeq = boundary?.seq ?? 0;
-      // The cursor's boundary is still the latest, and the last message it returned is still there (clear and replaceHistory delete it).
-      const moved =
-        from && (from.boundarySeq !== boundarySeq || (from.seq !== (boundary?.cutSeq ?? 0) && !(await repo.messageExists(tx, threadId, from.seq))));
-      if (moved) throw staleCursor(threadId);
+      const cutSeq = boundary?.cutSeq ?? 0;
+      const summary = boundary?.messages ?? [];
+      if (from) await checkHistoryCursor(tx, threadId, from, { seq: boundarySeq, cutSeq, messageCount: summary.length });
       // One more than a page tells whether another page follows.
       const index = from?.index ?? 0;
-      const head = asHistory((boundary?.messages ?? []).slice(index, index + limit + 1));
-      const afterSeq = from?.seq ?? boundary?.cutSeq ?? 0;
+      const head = asHistory(summary.slice(index, index + limit + 1));
+      const afterSeq = from?.seq ?? cutSeq;
       const tail = head.length > limit ? [] : await repo.messagesAfter(tx, threadId, afterSeq, limit + 1 - head.length);
       const read = [...head, ...tail];
       const messages = read.slice(0, limit);
-      if (read.length <= limit) return { messages, next: null };
+      // Without a boundary, the first page has just read the first message.
+      const startSeq = boundary === null && from === undefined ? (read[0]?.seq ?? null) : await startOf(tx, threadId, boundary);
+      if (read.length <= limit) return { messages, next: null, startSeq };
       const lastSeq = messages.findLast((message) => message.seq !== null)?.seq ?? afterSeq;
-      return { messages, next: { boundarySeq, index: index + Math.min(head.length, limit), seq: lastSeq } };
+      return { messages, next: { boundarySeq, index: index + Math.min(head.length, limit), seq: lastSeq }, startSeq };
     });
   }
 
@@ -93,13 +117,19 @@ export class MessageLog {
   /**
    * The boundary rule shared by compaction and repair: the new effective
    * history is `replacement` followed by the current effective history after
-   * position `source`. A repair keeps `evidence`, its repair message.
+   * position `source`. A repair keeps `evidence`, its repair message. The
+   * expected start is compared under the thread's lock, in the transaction
+   * that writes the boundary, so no boundary can come between check and write.
    */
-  async appendBoundary(threadId: string, kind: BoundaryKind, replacement: Message[], source: number, retained: number | null, evidence?: Message): Promise<void> {
+  async appendBoundary(threadId: string, { kind, replacement, source, retained, evidence, expectedStart }: BoundaryWrite): Promise<void> {
     await this.db.write(async (tx) => {
       await lockOwned(tx, threadId, this.tenantId);
       const seq = await repo.reserveSeqs(tx, threadId, 1);
       const previous = await repo.latestBoundary(tx, threadId);
+      if (expectedStart !== undefined) {
+        const start = await startOf(tx, threadId, previous);
+        if (start !== expectedStart) throw changedSinceRead(threadId, kind, start, expectedStart);
+      }
       const previousMessages = previous?.messages ?? [];
       const previousCut = previous?.cutSeq ?? 0;
       const effective = previousMessages.length + (await repo.countMessagesAfter(tx, threadId, previousCut));
@@ -132,7 +162,7 @@ export class MessageLog {
   transcriptAfter(threadId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
     return this.db.read(async (tx) => {
       await assertOwned(tx, threadId, this.tenantId);
-      if (afterSeq > 0 && !(await repo.messageExists(tx, threadId, afterSeq))) throw staleCursor(threadId);
+      if (afterSeq > 0 && !(await repo.messageExists(tx, threadId, afterSeq))) throw await staleOrForged(tx, threadId, afterSeq, 'transcript');
       return repo.messagesAfter(tx, threadId, afterSeq, limit + 1);
     });
   }
@@ -151,6 +181,45 @@ export class MessageLog {
     if (read === null) throw notFound(threadId);
     return read;
   }
+}
+
+/**
+ * Where the effective history starts in the log: the latest boundary's seq,
+ * or, without one, the first message's (null: none). Appends leave it alone.
+ * A compaction or repair takes a new seq; clear and replaceHistory delete the
+ * first message, and seqs are never reused: each of them moves it.
+ */
+async function startOf(tx: StoreTx, threadId: string, latest: { seq: number } | null): Promise<number | null> {
+  return latest ? latest.seq : repo.firstMessageSeq(tx, threadId);
+}
+
+const changedSinceRead = (id: string, kind: BoundaryKind, start: number | null, expected: number | null) =>
+  new StoreConflictError(
+    `the history of ${id} changed after it was read: its startSeq is ${start} now, not ${expected} (a compaction, repair, clear or replaceHistory came between). ` +
+      `Nothing was written: read it again and make the ${kind} from what it holds now`,
+  );
+
+/**
+ * A history cursor, checked in the snapshot of the page it reads. Stale (a
+ * conflict): its boundary is no longer the latest, or the last message it read
+ * is gone (clear and replaceHistory delete it). Under the latest boundary, a
+ * page hands out an index of at most the boundary's message count, with the
+ * cut as its seq until that index reaches the count, and a message after the
+ * cut once it has. Any other position is forged (a validation error): a seq
+ * before the cut would read compacted messages after the summary, and one past
+ * it while the summary is unread would skip messages.
+ */
+async function checkHistoryCursor(tx: StoreTx, threadId: string, from: HistoryPosition, latest: { seq: number; cutSeq: number; messageCount: number }): Promise<void> {
+  if (from.boundarySeq !== latest.seq) throw await staleOrForged(tx, threadId, Math.max(from.boundarySeq, from.seq), 'history');
+  const inSummary = from.index < latest.messageCount;
+  if (from.index > latest.messageCount || from.seq < latest.cutSeq || (inSummary && from.seq !== latest.cutSeq)) throw forgedCursor('history');
+  if (from.seq !== latest.cutSeq && !(await repo.messageExists(tx, threadId, from.seq))) throw await staleOrForged(tx, threadId, from.seq, 'history');
+}
+
+/** A cursor naming what is gone is stale, unless it names a seq its thread never handed out. */
+async function staleOrForged(tx: StoreTx, threadId: string, seq: number, kind: 'history' | 'transcript'): Promise<StoreError> {
+  const last = await repo.lastSeqOf(tx, threadId);
+  return last !== null && seq > last ? forgedCursor(kind) : staleCursor(threadId);
 }
 
 const staleCursor = (id: string) =>

@@ -187,3 +187,15 @@ export async function lockThread(tx: StoreTx, threadId: string, now: Date, tenan
 export async function threadExists(tx: StoreTx, threadId: string, tenantId?: string): Promise<boolean> {
   return (await tx.prisma.agentThread.findFirst({ where: { id: threadId, tenantId }, select: { id: true } })) !== null;
 }
+
+/** The last sequence number the thread handed out; null when the thread does not exist. */
+export async function lastSeqOf(tx: StoreTx, threadId: string): Promise<number | null> {
+  const row = await tx.prisma.agentThread.findUnique({ where: { id: threadId }, select: { lastSeq: true } });
+  return row?.lastSeq ?? null;
+}
+
+/** The seq of the thread's first message (events aside); null when it has none. */
+export async function firstMessageSeq(tx: StoreTx, threadId: string): Promise<number | null> {
+  const row = await tx.prisma.agentMessage.findFirst({ where: { threadId, ...MESSAGES_ONLY }, orderBy: { seq: 'asc' }, select: { seq: true } });
+  return row?.seq ?? null;
+}

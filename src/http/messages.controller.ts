@@ -1,7 +1,7 @@
 // A session's messages: appends, the effective history, compactions and repairs.
 import { Body, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
-import type { HistoryMessage, MessagePage, RepairRecord, StoredMessage } from '../message.types.js';
+import type { HistoryPage, RepairRecord, StoredMessage } from '../message.types.js';
 import { TenantStores } from '../tenant-stores.js';
 import { CompactionBody, MessageBody, MessagesBody, PageQuery, RepairBody } from './dto/message.dto.js';
 import { CountResponse, HistoryPageResponse, MessagesResponse, RepairsResponse, StoredMessageResponse } from './dto/responses.js';
@@ -10,6 +10,8 @@ import { messageInput, messageInputs, plain } from './dto/store-inputs.js';
 import { validated, type Validated } from './dto/validated.pipe.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
+
+const STALE_READ = 'expectedStartSeq is not where the history starts now: another compaction or repair, a clear or a replacement came after the read. Nothing was written; read the history again.';
 
 /**
  * Compactions and repairs answer 204: the store returns nothing to name them
@@ -50,7 +52,7 @@ export class MessagesController {
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Query(validated(PageQuery)) page: Validated<PageQuery>,
-  ): Promise<MessagePage<HistoryMessage>> {
+  ): Promise<HistoryPage> {
     return this.tenants.forTenant(tenant).messages.getHistoryPage(id, plain({ limit: page.limit, cursor: page.cursor }));
   }
 
@@ -82,6 +84,7 @@ export class MessagesController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiBody({ type: CompactionBody })
   @ApiNoContentResponse({ description: 'The compaction boundary is appended; nothing is deleted.' })
+  @ApiConflictResponse({ description: STALE_READ })
   compact(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
@@ -89,13 +92,14 @@ export class MessagesController {
   ): Promise<void> {
     return this.tenants
       .forTenant(tenant)
-      .messages.appendCompaction(id, messageInputs(body.messages), body.sourceMessageCount, body.retainedMessageCount);
+      .messages.appendCompaction(id, messageInputs(body.messages), body.sourceMessageCount, body.retainedMessageCount, plain({ expectedStartSeq: body.expectedStartSeq }));
   }
 
   @Post('repairs')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiBody({ type: RepairBody })
   @ApiNoContentResponse({ description: 'The repair boundary is appended; its message is kept as evidence.' })
+  @ApiConflictResponse({ description: STALE_READ })
   repair(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
@@ -103,7 +107,7 @@ export class MessagesController {
   ): Promise<void> {
     return this.tenants
       .forTenant(tenant)
-      .messages.appendRepair(id, messageInput(body.repairMessage), messageInputs(body.balancedMessages), body.sourceMessageCount);
+      .messages.appendRepair(id, messageInput(body.repairMessage), messageInputs(body.balancedMessages), body.sourceMessageCount, plain({ expectedStartSeq: body.expectedStartSeq }));
   }
 
   @Get('repairs')

@@ -2,8 +2,8 @@
 // writing at once: nothing acknowledged is lost, nothing deleted comes back.
 // (That crosswise registrations cause no deadlock, read from the database's own
 // counters, is in test/internals/lock-order.test.ts.)
-import { StoreNotFoundError, type MessageInput } from '../../src/index.js';
-import { footprintOf } from '../support/footprint.js';
+import { StoreConflictError, StoreNotFoundError, type MessageInput } from '../../src/index.js';
+import { boundaryCount, footprintOf } from '../support/footprint.js';
 import { eachBackend, type StoreApp } from '../support/openers.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
@@ -110,5 +110,27 @@ eachBackend((backend) => {
     expect(history[0].content).toBe('summary');
     expect(history.slice(1).map((m) => m.content).sort()).toEqual(acks.map((m) => m.content).sort());
     expect(await b.messages.count('compacting')).toBe(61);
+  });
+
+  test('two summarizers of the same read commit at once through two clients: one boundary is accepted, the other is a conflict', async () => {
+    for (let round = 0; round < 8; round++) {
+      const id = `summarized-${round}`;
+      await a.messages.appendMany(id, Array.from({ length: 10 }, (_, i) => user(`m${i}`)));
+      const [readA, readB] = await Promise.all([a.messages.getHistoryPage(id), b.messages.getHistoryPage(id)]);
+      const appends = Array.from({ length: 6 }, (_, i) => both()[i % 2].messages.append(id, user(`during-${i}`)));
+      const writes = await Promise.allSettled([
+        a.messages.appendCompaction(id, [user('A')], 10, 0, { expectedStartSeq: readA.startSeq }),
+        b.messages.appendRepair(id, user('evidence'), [user('B')], 10, { expectedStartSeq: readB.startSeq }),
+      ]);
+      await Promise.all(appends);
+
+      expect(writes.filter((write) => write.status === 'fulfilled')).toHaveLength(1);
+      const refused = writes.find((write) => write.status === 'rejected') as PromiseRejectedResult;
+      expect(refused.reason).toBeInstanceOf(StoreConflictError);
+      expect(await boundaryCount(a, id)).toBe(1);
+      const history = await b.messages.getHistory(id);
+      expect(['A', 'B']).toContain(history[0].content);
+      expect(history.slice(1).map((m) => m.content).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `during-${i}`));
+    }
   });
 });

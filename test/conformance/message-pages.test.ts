@@ -166,7 +166,7 @@ eachBackend((backend) => {
       }
       const exact = thread();
       await store.messages.appendMany(exact, many('m', 100));
-      expect(await store.messages.getHistoryPage(exact)).toEqual({ messages: await store.messages.getHistory(exact), nextCursor: null });
+      expect(await store.messages.getHistoryPage(exact)).toEqual({ messages: await store.messages.getHistory(exact), nextCursor: null, startSeq: 1 });
       expect(await store.messages.getTranscriptPage(exact)).toEqual({ messages: await store.messages.getTranscript(exact), nextCursor: null });
     });
 
@@ -188,7 +188,7 @@ eachBackend((backend) => {
   describe('empty and unknown threads', () => {
     test('an unknown thread is one empty last page, and reading it creates nothing', async () => {
       const id = thread('unknown');
-      expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null });
+      expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null, startSeq: null });
       expect(await store.messages.getTranscriptPage(id, { limit: 5 })).toEqual({ messages: [], nextCursor: null });
       expect(await store.sessions.get(id)).toBeNull();
     });
@@ -200,7 +200,7 @@ eachBackend((backend) => {
       await store.messages.appendMany(cleared, many('m', 3));
       await store.messages.clear(cleared);
       for (const id of [session, cleared]) {
-        expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null });
+        expect(await store.messages.getHistoryPage(id)).toEqual({ messages: [], nextCursor: null, startSeq: null });
         expect(await store.messages.getTranscriptPage(id)).toEqual({ messages: [], nextCursor: null });
       }
     });
@@ -325,6 +325,76 @@ eachBackend((backend) => {
       const { id, cursor } = await withCursor();
       await change(id);
       await expect(store.messages.getHistoryPage(id, { cursor })).rejects.toThrow(StoreConflictError);
+    });
+  });
+
+  describe('a forged cursor', () => {
+    // Cursors are base64url JSON, so a caller can write one. A history cursor
+    // whose boundary is the latest still describes a position under that very
+    // boundary: one that no page hands out is a forgery, never a stale cursor,
+    // and reading from it would return compacted messages after the summary.
+    const forge = (...value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+    /** m1..m8 at seqs 1 to 8, then a compaction of the first 4 into s1 s2 (boundary seq 9, cut at seq 4): s1 s2 m5 m6 m7 m8. */
+    async function compacted() {
+      const id = thread('forged');
+      await store.messages.appendMany(id, many('m', 8));
+      await store.messages.appendCompaction(id, [system('s1'), system('s2')], 4, 0);
+      const history = await store.messages.getHistory(id);
+      expect(texts(history)).toEqual(['s1', 's2', 'm5', 'm6', 'm7', 'm8']);
+      // The cursors the pages hand out have this shape: [boundary seq, summary messages read, last seq read].
+      const first = await store.messages.getHistoryPage(id, { limit: 1 });
+      expect(first.nextCursor).toBe(forge('h', id, 9, 1, 4));
+      return { id, history };
+    }
+
+    test.each([
+      ['a seq before the cut, the summary read', [9, 2, 2]],
+      ['the start of the log under the summary', [9, 0, 0]],
+      ['a seq before the cut, inside the summary', [9, 1, 2]],
+      ['an index beyond the summary', [9, 3, 4]],
+      ['an index beyond the summary and a seq past the cut', [9, 5, 6]],
+      ['a seq past the cut while the summary is not finished', [9, 1, 6]],
+      ['a seq past the last one the thread handed out', [9, 2, 50]],
+      ['a boundary past the last seq the thread handed out', [50, 0, 4]],
+    ])('%s is a validation error, and no page is read', async (_name, position) => {
+      const { id, history } = await compacted();
+      const cursor = forge('h', id, ...position);
+      for (const limit of [1, 3, 100]) {
+        await expect(store.messages.getHistoryPage(id, { cursor, limit })).rejects.toThrow(StoreValidationError);
+      }
+      // The real cursors still read the history, exactly.
+      expectPages(await readAll(historyPages, id, 2), 2, history);
+    });
+
+    test.each([
+      ['an index into a summary the thread does not have', [0, 1, 0]],
+      ['a seq past the last one the thread handed out', [0, 0, 9]],
+    ])('without a boundary, %s is a validation error', async (_name, position) => {
+      const id = thread('forged');
+      await store.messages.appendMany(id, many('m', 8));
+      await expect(store.messages.getHistoryPage(id, { cursor: forge('h', id, ...position) })).rejects.toThrow(StoreValidationError);
+    });
+
+    test('a transcript cursor past the last seq the thread handed out is a validation error; one of a cleared message is stale', async () => {
+      const id = thread('forged');
+      await store.messages.appendMany(id, many('m', 4));
+      await expect(store.messages.getTranscriptPage(id, { cursor: forge('t', id, 5) })).rejects.toThrow(StoreValidationError);
+      await expect(store.messages.getTranscriptPage(id, { cursor: forge('t', id, 2 ** 40) })).rejects.toThrow(StoreValidationError);
+      const real = (await store.messages.getTranscriptPage(id, { limit: 2 })).nextCursor!;
+      await store.messages.clear(id);
+      await store.messages.appendMany(id, many('n', 4));
+      await expect(store.messages.getTranscriptPage(id, { cursor: real })).rejects.toThrow(StoreConflictError);
+    });
+
+    test("a deleted session's real cursors stay conflicts, not forgeries", async () => {
+      const id = await store.sessions.create();
+      await store.messages.appendMany(id, many('m', 6));
+      const history = (await store.messages.getHistoryPage(id, { limit: 2 })).nextCursor!;
+      const transcript = (await store.messages.getTranscriptPage(id, { limit: 2 })).nextCursor!;
+      await store.transcripts.deleteTranscript(id);
+      await expect(store.messages.getHistoryPage(id, { cursor: history })).rejects.toThrow(StoreConflictError);
+      await expect(store.messages.getTranscriptPage(id, { cursor: transcript })).rejects.toThrow(StoreConflictError);
     });
   });
 

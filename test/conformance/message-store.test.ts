@@ -1,6 +1,6 @@
 // MessageStore on every backend: every method and rule of its contract.
 import type { JsonValue, MessageInput, StoredMessage } from '../../src/index.js';
-import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
+import { MAX_JSON_DEPTH, StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../src/index.js';
 import { boundaryCount } from '../support/footprint.js';
 import { eachBackend, storeOn } from '../support/openers.js';
 
@@ -239,6 +239,162 @@ eachBackend((backend) => {
       await expect(store.messages.appendRepair(id, user('r'), [], 2)).rejects.toThrow(StoreValidationError);
       expect(await snapshot(id)).toEqual(before);
       expect((await store.messages.append(id, user('next'))).seq).toBe(2);
+    });
+  });
+
+  describe('a compaction or repair made from a history that changed since it was read (expectedStartSeq)', () => {
+    // Two summarizers read the same history and the first commits. The second's
+    // sourceMessageCount then counts from the first one's summary: accepted, its
+    // boundary would drop that summary and messages it never read.
+    const many = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => user(`${prefix}${i + 1}`));
+    const read = (id: string) => store.messages.getHistoryPage(id, { limit: 1000 });
+    const compact = (id: string, text: string, source: number, expectedStartSeq: number | null) =>
+      store.messages.appendCompaction(id, [{ role: 'system', content: text }], source, 0, { expectedStartSeq });
+    const repair = (id: string, text: string, source: number, expectedStartSeq: number | null) =>
+      store.messages.appendRepair(id, user(`evidence ${text}`), [user(text)], source, { expectedStartSeq });
+
+    test.each([
+      ['compactions', compact],
+      ['repairs', repair],
+    ])('two %s from the same 10 messages, 10 more between them: the second is a conflict and changes nothing', async (_name, write) => {
+      const id = thread();
+      await store.messages.appendMany(id, many('m', 10));
+      const [readA, readB] = [await read(id), await read(id)];
+      expect([readA.startSeq, readB.startSeq]).toEqual([1, 1]);
+      await write(id, 'A', 10, readA.startSeq);
+      await store.messages.appendMany(id, many('n', 10));
+      const before = await snapshot(id);
+      expect(texts(before.history)).toEqual(['A', ...texts(many('n', 10))]);
+
+      await expect(write(id, 'B', 10, readB.startSeq)).rejects.toThrow(StoreConflictError);
+      await expect(write(id, 'B', 10, readB.startSeq)).rejects.toThrow(/changed after it was read.*read it again/);
+      expect(await snapshot(id)).toEqual(before);
+      // Nor did it take a sequence number: ten messages, A's boundary and ten more hold 1 to 21.
+      expect((await store.messages.append(id, user('next'))).seq).toBe(22);
+
+      // Read again and written again, it is accepted.
+      const again = await read(id);
+      expect(again.startSeq).toBe(11);
+      await write(id, 'B again', 11, again.startSeq);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['B again', 'next']);
+    });
+
+    test('a compaction after the read makes a repair stale, and a repair a compaction', async () => {
+      const id = thread();
+      await store.messages.appendMany(id, many('m', 4));
+      const first = await read(id);
+      await compact(id, 'summary', 2, first.startSeq);
+      await expect(repair(id, 'balanced', 2, first.startSeq)).rejects.toThrow(StoreConflictError);
+      const second = await read(id);
+      await repair(id, 'balanced', 2, second.startSeq);
+      await expect(compact(id, 'summary 2', 2, second.startSeq)).rejects.toThrow(StoreConflictError);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['balanced', 'm4']);
+    });
+
+    test('messages appended after the read do not make it stale: they stay after the summary', async () => {
+      const id = thread();
+      await store.messages.appendMany(id, many('m', 5));
+      const seen = await read(id);
+      await store.messages.appendMany(id, many('late', 3));
+      await compact(id, 'summary of m1-m5', seen.messages.length, seen.startSeq);
+      expect(texts(await store.messages.getHistory(id))).toEqual(['summary of m1-m5', 'late1', 'late2', 'late3']);
+    });
+
+    test.each([
+      ['a clear and new messages', async (id: string) => {
+        await store.messages.clear(id);
+        await store.messages.appendMany(id, many('new', 6));
+      }],
+      ['a replaceHistory', (id: string) => store.messages.replaceHistory(id, many('new', 6)).then(() => undefined)],
+      ['a clear', (id: string) => store.messages.clear(id)],
+    ])('after %s, a summary of the old messages is a conflict', async (_name, change) => {
+      const id = thread();
+      await store.messages.appendMany(id, many('m', 6));
+      const seen = await read(id);
+      await change(id);
+      const before = await snapshot(id);
+      await expect(compact(id, 'summary of the old m1-m4', 4, seen.startSeq)).rejects.toThrow(StoreConflictError);
+      await expect(repair(id, 'balanced old', 0, seen.startSeq)).rejects.toThrow(StoreConflictError);
+      expect(await snapshot(id)).toEqual(before);
+    });
+
+    test('startSeq: null for an empty history; the first message\'s seq; the latest boundary\'s; appends never change it', async () => {
+      const id = thread();
+      expect((await read(id)).startSeq).toBeNull();
+      const session = await store.sessions.create();
+      await store.sessions.append(session, { type: 'started' });
+      expect((await read(session)).startSeq).toBeNull();
+      await store.sessions.append(session, user('first'));
+      expect((await read(session)).startSeq).toBe(2);
+
+      await store.messages.appendMany(id, many('m', 5));
+      const pages = [await store.messages.getHistoryPage(id, { limit: 2 })];
+      await store.messages.append(id, user('m6'));
+      pages.push(await store.messages.getHistoryPage(id, { limit: 2, cursor: pages[0].nextCursor! }));
+      expect(pages.map((page) => page.startSeq)).toEqual([1, 1]);
+      await compact(id, 'summary', 2, 1);
+      expect((await read(id)).startSeq).toBe(7);
+      await store.messages.append(id, user('m7'));
+      expect((await read(id)).startSeq).toBe(7);
+      await store.messages.clear(id);
+      expect((await read(id)).startSeq).toBeNull();
+      await store.messages.append(id, user('after the clear'));
+      expect((await read(id)).startSeq).toBe(9);
+    });
+
+    test('a summary of an empty history is accepted until a message arrives', async () => {
+      const id = thread();
+      const empty = await read(id);
+      await store.messages.append(id, user('a'));
+      await expect(compact(id, 'preamble', 0, empty.startSeq)).rejects.toThrow(StoreConflictError);
+      const other = thread();
+      await compact(other, 'preamble', 0, (await read(other)).startSeq);
+      expect(texts(await store.messages.getHistory(other))).toEqual(['preamble']);
+    });
+
+    test('without expectedStartSeq nothing is checked, as before: the stale summary is accepted', async () => {
+      const id = thread();
+      await store.messages.appendMany(id, many('m', 10));
+      await compact(id, 'A', 10, 1);
+      await store.messages.appendMany(id, many('n', 10));
+      await store.messages.appendCompaction(id, [user('B')], 10, 0);
+      await store.messages.appendCompaction(id, [user('B2')], 1, 0, {});
+      await store.messages.appendRepair(id, user('r'), [user('C')], 1, {});
+      expect(texts(await store.messages.getHistory(id))).toEqual(['C', 'n10']);
+    });
+
+    test("a tenant's scoped store checks it the same way; another tenant's session is still not found", async () => {
+      const mine = store.tenants.forTenant(`tenant-${thread()}`);
+      const theirs = store.tenants.forTenant(`tenant-${thread()}`);
+      const id = await mine.sessions.create();
+      await mine.messages.appendMany(id, many('m', 4));
+      const seen = await mine.messages.getHistoryPage(id);
+      expect(seen.startSeq).toBe(1);
+      await mine.messages.appendCompaction(id, [user('A')], 4, 0, { expectedStartSeq: seen.startSeq });
+      await expect(mine.messages.appendCompaction(id, [user('B')], 4, 0, { expectedStartSeq: seen.startSeq })).rejects.toThrow(StoreConflictError);
+      await expect(mine.messages.appendRepair(id, user('r'), [], 1, { expectedStartSeq: seen.startSeq })).rejects.toThrow(StoreConflictError);
+      await expect(theirs.messages.appendCompaction(id, [user('B')], 1, 0, { expectedStartSeq: seen.startSeq })).rejects.toThrow(StoreNotFoundError);
+      await expect(theirs.messages.getHistoryPage(id)).rejects.toThrow(StoreNotFoundError);
+      expect(texts(await mine.messages.getHistory(id))).toEqual(['A']);
+    });
+
+    test.each([
+      ['zero', { expectedStartSeq: 0 }],
+      ['a negative seq', { expectedStartSeq: -1 }],
+      ['a fractional seq', { expectedStartSeq: 1.5 }],
+      ['a seq given as a string', { expectedStartSeq: '1' }],
+      ['a seq past the integers', { expectedStartSeq: 2 ** 53 }],
+      ['an unknown option', { expectedStartSeq: 1, expectedLastSeq: 3 }],
+      ['options that are not an object', 1],
+      ['null as options', null],
+      ['an array as options', [1]],
+    ])('%s is a validation error and changes nothing', async (_name, options) => {
+      const id = thread();
+      await store.messages.appendMany(id, many('m', 3));
+      const before = await snapshot(id);
+      await expect(store.messages.appendCompaction(id, [user('s')], 1, 0, options as never)).rejects.toThrow(StoreValidationError);
+      await expect(store.messages.appendRepair(id, user('r'), [user('s')], 1, options as never)).rejects.toThrow(StoreValidationError);
+      expect(await snapshot(id)).toEqual(before);
     });
   });
 

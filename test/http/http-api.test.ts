@@ -56,7 +56,7 @@ async function allPages(path: string, limit: number): Promise<{ messages: unknow
   let pages = 0;
   do {
     const response: Response = await ok(a.get(`${path}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), 200);
-    expect(Object.keys(response.body).sort()).toEqual(['messages', 'nextCursor']);
+    expect(Object.keys(response.body).sort()).toEqual(path.endsWith('/history') ? ['messages', 'nextCursor', 'startSeq'] : ['messages', 'nextCursor']);
     expect(response.body.messages.length).toBeLessThanOrEqual(limit);
     if (response.body.nextCursor !== null) expect(response.body.messages).toHaveLength(limit);
     messages.push(...response.body.messages);
@@ -67,6 +67,8 @@ async function allPages(path: string, limit: number): Promise<{ messages: unknow
 }
 
 const contents = (messages: { content: unknown }[]) => messages.map((message) => message.content);
+/** A page cursor written by hand: base64url JSON, as the store writes its own. */
+const forge = (...value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** `n` arrays nested inside one another. */
 const nest = (n: number): unknown => (n === 0 ? 'leaf' : [nest(n - 1)]);
@@ -249,7 +251,7 @@ describe('messages', () => {
     expect(second.body).toEqual({ ...given, seq: 2 });
     const third = await ok(a.post(`/sessions/${id}/messages`, { role: 'tool', content: [toolResult] }), 201);
     expect(third.body).toMatchObject({ seq: 3, role: 'tool', content: [toolResult] });
-    expect((await ok(a.get(`/sessions/${id}/history`), 200)).body).toEqual({ messages: [first.body, second.body, third.body], nextCursor: null });
+    expect((await ok(a.get(`/sessions/${id}/history`), 200)).body).toEqual({ messages: [first.body, second.body, third.body], nextCursor: null, startSeq: 1 });
   });
 
   test('POST /sessions/:id/messages/batch: 201 { messages } with consecutive seqs; an empty batch is 201 { messages: [] }', async () => {
@@ -349,7 +351,7 @@ describe('messages', () => {
         { seq: 5, role: 'user', content: 'new2', metadata: { k: 1 }, createdAt: expect.stringMatching(ISO) },
       ],
     });
-    expect((await ok(a.get(`/sessions/${id}/history`), 200)).body).toEqual({ messages: replaced.body.messages, nextCursor: null });
+    expect((await ok(a.get(`/sessions/${id}/history`), 200)).body).toEqual({ messages: replaced.body.messages, nextCursor: null, startSeq: 4 });
     expect((await ok(a.get(`/sessions/${id}/transcript`), 200)).body).toEqual({ messages: replaced.body.messages, nextCursor: null });
     expect((await ok(a.get(`/sessions/${id}/count`), 200)).body).toEqual({ count: 2 });
     expectError(await a.get(`/sessions/${id}/history?cursor=${historyCursor}`), 409);
@@ -367,7 +369,7 @@ describe('messages', () => {
     const cleared = await ok(a.delete(`/sessions/${id}/history`), 204);
     expect(cleared.text).toBe('');
     expect((await ok(a.get(`/sessions/${id}/count`), 200)).body).toEqual({ count: 0 });
-    expect((await ok(a.get(`/sessions/${id}/history`), 200)).body).toEqual({ messages: [], nextCursor: null });
+    expect((await ok(a.get(`/sessions/${id}/history`), 200)).body).toEqual({ messages: [], nextCursor: null, startSeq: null });
     expect((await ok(a.get(`/sessions/${id}/transcript`), 200)).body).toEqual({ messages: [], nextCursor: null });
     expect((await ok(a.get(`/sessions/${id}/entries`), 200)).body).toEqual({ entries: [] });
     expect((await ok(a.get(`/sessions/${id}/repairs`), 200)).body).toEqual({ repairs: [] });
@@ -406,6 +408,49 @@ describe('messages', () => {
     });
     // The transcript is untouched by repairs.
     expect((await ok(a.get(`/sessions/${id}/transcript`), 200)).body.messages.map((m: { seq: number }) => m.seq)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('compactions and repairs from a history read before another one (expectedStartSeq)', () => {
+  const batch = (prefix: string) => ({ messages: Array.from({ length: 10 }, (_, i) => ({ role: 'user', content: `${prefix}${i + 1}` })) });
+
+  test.each([
+    ['compactions', (text: string, source: number, expectedStartSeq: unknown) => ({ messages: [{ role: 'system', content: text }], sourceMessageCount: source, retainedMessageCount: 0, expectedStartSeq })],
+    ['repairs', (text: string, source: number, expectedStartSeq: unknown) => ({ repairMessage: { role: 'tool', content: 'r' }, balancedMessages: [{ role: 'system', content: text }], sourceMessageCount: source, expectedStartSeq })],
+  ])('POST %s with the startSeq of a read that another boundary followed: 409, and nothing changes', async (route, body) => {
+    const id = await createSession();
+    await ok(a.post(`/sessions/${id}/messages/batch`, batch('m')), 201);
+    const readA = (await ok(a.get(`/sessions/${id}/history`), 200)).body;
+    const readB = (await ok(a.get(`/sessions/${id}/history`), 200)).body;
+    expect([readA.startSeq, readB.startSeq]).toEqual([1, 1]);
+    await ok(a.post(`/sessions/${id}/${route}`, body('A', 10, readA.startSeq)), 204);
+    await ok(a.post(`/sessions/${id}/messages/batch`, batch('n')), 201);
+    const before = (await ok(a.get(`/sessions/${id}/export`), 200)).text;
+
+    expectError(await a.post(`/sessions/${id}/${route}`, body('B', 10, readB.startSeq)), 409, /changed after it was read.*read it again/);
+    expect((await ok(a.get(`/sessions/${id}/export`), 200)).text).toBe(before);
+
+    const again = (await ok(a.get(`/sessions/${id}/history`), 200)).body;
+    expect(again.startSeq).toBe(11);
+    await ok(a.post(`/sessions/${id}/${route}`, body('B again', 11, again.startSeq)), 204);
+    expect(contents((await ok(a.get(`/sessions/${id}/history`), 200)).body.messages)).toEqual(['B again']);
+  });
+
+  test('null is the startSeq of an empty history, and is checked like any other', async () => {
+    const id = await createSession();
+    const empty = (await ok(a.get(`/sessions/${id}/history`), 200)).body;
+    expect(empty).toEqual({ messages: [], nextCursor: null, startSeq: null });
+    const preamble = { messages: [{ role: 'system', content: 'preamble' }], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: null };
+    await ok(a.post(`/sessions/${id}/compactions`, preamble), 204);
+    expectError(await a.post(`/sessions/${id}/compactions`, preamble), 409);
+  });
+
+  test('without expectedStartSeq nothing is checked, as before', async () => {
+    const id = await createSession();
+    await ok(a.post(`/sessions/${id}/messages/batch`, batch('m')), 201);
+    await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 'A' }], sourceMessageCount: 10, retainedMessageCount: 0 }), 204);
+    await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 'B' }], sourceMessageCount: 1, retainedMessageCount: 0 }), 204);
+    expect(contents((await ok(a.get(`/sessions/${id}/history`), 200)).body.messages)).toEqual(['B']);
   });
 });
 
@@ -694,6 +739,14 @@ describe('400: bad input', () => {
     ['a compaction that retains more than it replaces', json('post', session('/compactions'), { messages: [{ role: 'system', content: 's' }], sourceMessageCount: 0, retainedMessageCount: 1 }), /retainedMessageCount/],
     ['a negative count', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: 'x' }, balancedMessages: [], sourceMessageCount: -1 }), /sourceMessageCount/],
     ['a count past what the database stores', json('post', session('/compactions'), { messages: [], sourceMessageCount: 2 ** 31, retainedMessageCount: 0 }), /sourceMessageCount/],
+    ['an expectedStartSeq given as a string', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: '1' }), /expectedStartSeq must be an integer/],
+    ['an expectedStartSeq of 0', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 0 }), /expectedStartSeq must not be less than 1/],
+    ['an expectedStartSeq that is not an integer', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: 'x' }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: 1.5 }), /expectedStartSeq must be an integer/],
+    ['an expectedStartSeq that is an object', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: 'x' }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: { gt: 0 } }), /expectedStartSeq must be an integer/],
+    ['an expectedStartSeq past the integers', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 2 ** 53 }), /expectedStartSeq/],
+    ['a history cursor into a summary the session does not have', () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 1, 0)}`), /not a history cursor this store handed out/],
+    ['a history cursor past the last seq', () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 0, 99)}`), /not a history cursor this store handed out/],
+    ['a transcript cursor past the last seq', () => a.get(`/sessions/${id}/transcript?cursor=${forge('t', id, 99)}`), /not a transcript cursor this store handed out/],
     ['an empty event type', json('post', session('/entries'), { type: '' }), /non-empty/],
     ['an empty ?sessionId on import', () => a.postText('/sessions/import?sessionId=', jsonl({ type: 'session', version: 1, id: 'x', createdAt: '2024-01-01T00:00:00Z' }), 'application/x-ndjson'), /sessionId/],
     // JSONL

@@ -103,6 +103,15 @@ describe('the HTTP API', () => {
     const names = (path: string) => document.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name).sort();
     expect(names('/agent-store/sessions')).toEqual(['createdAfter', 'createdBefore', 'cursor', 'limit', 'parentId']);
     expect(names('/agent-store/sessions/{id}/history')).toEqual(['cursor', 'id', 'limit']);
+    // A history page says where it starts, and compactions and repairs take it back as their precondition.
+    const { schemas } = document.components;
+    expect(schemas.HistoryPageResponse.properties.startSeq).toMatchObject({ type: 'integer', nullable: true });
+    expect(schemas.HistoryPageResponse.required).toContain('startSeq');
+    for (const [schema, route] of [['CompactionBody', 'compactions'], ['RepairBody', 'repairs']]) {
+      expect(schemas[schema].properties.expectedStartSeq).toMatchObject({ type: 'integer', minimum: 1, nullable: true });
+      expect(schemas[schema].required).not.toContain('expectedStartSeq');
+      expect(document.paths[`/agent-store/sessions/{id}/${route}`].post.responses['409'].description).toMatch(/expectedStartSeq/);
+    }
   });
 });
 

@@ -60,6 +60,25 @@ test('reads search the primary key (thread_id, seq); none scans a table', async 
   }
 });
 
+test("history pages and a compaction's precondition search the primary key too, with and without a boundary", async () => {
+  await store.appendMany('paged', Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  const pageOf = async () => {
+    const first = await store.getHistoryPage('paged', { limit: 3 });
+    return [first, ...(await selectsOf(() => store.getHistoryPage('paged', { limit: 3, cursor: first.nextCursor! })))] as const;
+  };
+  const [unbounded, ...unboundedReads] = await pageOf();
+  const compactionReads = await selectsOf(() => store.appendCompaction('paged', [{ role: 'system', content: 'summary' }], 2, 0, { expectedStartSeq: unbounded.startSeq }));
+  const [, ...boundedReads] = await pageOf();
+  const reads = [...unboundedReads, ...compactionReads, ...boundedReads];
+  // Without a boundary, where the history starts is its first message: one more read.
+  expect(unboundedReads.filter((read) => /ORDER BY .*seq.* ASC LIMIT/i.test(read.query)).length).toBeGreaterThanOrEqual(2);
+  for (const read of reads) {
+    const plan = await planOf(read);
+    expect(plan).toMatch(/SEARCH .*(PRIMARY KEY|INDEX)/);
+    expect(plan).not.toMatch(/\bSCAN (main\.)?agent_/);
+  }
+});
+
 test('getHistory of a compacted thread reads the latest boundary and only the messages after its cut', async () => {
   await store.appendMany('long', Array.from({ length: 2000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
   await store.appendCompaction('long', [{ role: 'system', content: 'summary' }], 1998, 0);

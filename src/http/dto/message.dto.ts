@@ -1,7 +1,7 @@
 // Bodies and queries of the message, history, transcript and entry routes.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { Allow, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { MAX_MESSAGE_PAGE } from '../../message-pages.js';
 import { MESSAGE_ROLES, type JsonObject, type JsonValue, type MessageInput, type MessageRole } from '../../message.types.js';
 import { ANY_JSON, JSON_OBJECT, MESSAGE_CONTENT } from './schemas.js';
@@ -62,6 +62,14 @@ export class TranscriptBody extends MessagesBody {
   metadata?: JsonObject;
 }
 
+const EXPECTED_START_SEQ = {
+  type: 'integer',
+  minimum: 1,
+  nullable: true,
+  description:
+    'The startSeq of the history pages this was made from. When the history starts elsewhere now (another compaction or repair, a clear or a replacement came after the read), nothing is written and the answer is 409: read the history again. Absent: not checked.',
+} as const;
+
 export class CompactionBody extends MessagesBody {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'How many messages of the effective history the summary replaces.' })
   @IsInt()
@@ -70,6 +78,12 @@ export class CompactionBody extends MessagesBody {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'How many of `messages` are kept verbatim.' })
   @IsInt()
   retainedMessageCount!: number;
+
+  @ApiPropertyOptional(EXPECTED_START_SEQ)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  expectedStartSeq?: number | null;
 }
 
 export class RepairBody {
@@ -89,6 +103,12 @@ export class RepairBody {
   @ApiProperty({ type: 'integer', minimum: 0 })
   @IsInt()
   sourceMessageCount!: number;
+
+  @ApiPropertyOptional(EXPECTED_START_SEQ)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  expectedStartSeq?: number | null;
 }
 
 export class EventBody {

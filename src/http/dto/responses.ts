@@ -42,6 +42,13 @@ export class MessagesResponse {
 export class HistoryPageResponse {
   @ApiProperty({ type: [HistoryMessageResponse] }) messages!: HistoryMessageResponse[];
   @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'Where this history starts in the log: the seq of the latest compaction or repair, or of the first message (null: neither). Appends never change it. Send it as expectedStartSeq with a compaction or repair made from these pages.',
+  })
+  startSeq!: number | null;
 }
 
 export class TranscriptPageResponse {
