@@ -282,6 +282,8 @@ describe("the MariaDB connector's own errors", () => {
     ['an out-of-range counter (1264)', 1264, '22003', StoreValidationError],
     ['a duplicate key (1062)', 1062, '23000', StoreConflictError],
     ['wrong credentials (1045)', 1045, '28000', StoreUnavailableError],
+    ['access denied to a login without a password (1698)', 1698, '28000', StoreUnavailableError],
+    ['a database the user may not use (1044)', 1044, '42000', StoreUnavailableError],
     ['a dropped database (1049)', 1049, '42000', StoreUnavailableError],
     ["the pool's timeout (45028)", 45028, 'HY000', StoreUnavailableError],
     ['a closed socket (45009)', 45009, '08S01', StoreUnavailableError],
