@@ -2,16 +2,17 @@
 // acquireTimeout, then fails the call with "pool timeout" (and an unknown
 // database it does not even report before then); PostgreSQL's pool fails it
 // at once with the server's reason. Here the calls that wait on an empty pool
-// fail as soon as a refusal is known: from the pool's own report, or from a
-// connection of our own that asks the server. A call that finds a connection
-// waits for nothing more; nothing else changes for a healthy pool.
+// fail as soon as a refusal is known: from the pool's own report (a refused
+// password, at once), or from a connection of our own that asks the server
+// when calls have waited ASK_EVERY_MS on an empty pool (an unknown database).
+// A healthy pool, whose calls get a connection sooner, is never asked about.
 import type { Connection, Pool, PoolConnection } from 'mariadb';
 import { onPoolError } from './mariadb-pool.js';
 
 /** Access denied to the database (1044), to the user (1045, 1698 without a password), unknown database (1049): waiting will not help. */
 export const REFUSALS: ReadonlySet<number> = new Set([1044, 1045, 1049, 1698]);
 
-/** How often the calls that wait on an empty pool ask the server whether it refuses them. */
+/** How often the calls that wait on an empty pool ask the server whether it refuses them: longer than a healthy pool takes to open its first connection. */
 const ASK_EVERY_MS = 250;
 
 const errnoOf = (error: unknown) => (error as { errno?: unknown } | undefined)?.errno as number;
@@ -68,7 +69,6 @@ export function refusingAtOnce(pool: Pool, connect: () => Promise<Connection>): 
       };
       waiting.add(fail);
       watch();
-      if (pool.totalConnections() === 0) void ask();
       pool.getConnection().then(
         (connection) => {
           if (failed) return void connection.release().catch(() => undefined);
