@@ -3,7 +3,8 @@
 // a server database is migrated by this, once per deploy, before the app starts.
 import { Logger } from '@nestjs/common';
 import { migrateUrl } from '../src/data/open-database.js';
-import { redact } from '../src/redact.js';
+import { redactText, redactUrl } from '../src/redact.js';
+import { StoreError } from '../src/store.errors.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
 
 const logger = new Logger('db:migrate');
@@ -13,9 +14,11 @@ async function main(): Promise<void> {
   if (!url) throw new Error('set DATABASE_URL to file:<path>, postgresql://user:pass@host:5432/db or mysql://user:pass@host:3306/db');
   // Given a url and no client, resolveOptions always resolves to a url source.
   const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
-  const target = redact(url);
+  const target = redactUrl(url);
 
-  const report = await migrateUrl(options, logger).catch((error: Error) => Promise.reject(new Error(`${target}: ${error.message}`)));
+  // A StoreError's message has no secret (toStoreError redacts the driver's words); anything else is redacted here.
+  const said = (error: Error) => (error instanceof StoreError ? error.message : redactText(String(error?.message ?? error)));
+  const report = await migrateUrl(options, logger).catch((error: Error) => Promise.reject(new Error(`${target}: ${said(error)}`)));
   logger.log(`${target}: ${report.applied.length > 0 ? `applied ${report.applied.join(', ')}` : 'no pending migrations'}`);
   if (report.unchanged.length > 0) logger.log(`already applied: ${report.unchanged.join(', ')}`);
   if (report.modified.length > 0) {

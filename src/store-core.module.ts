@@ -6,6 +6,7 @@ import { openDatabase } from './data/open-database.js';
 import { HistoryProviders } from './history-provider.js';
 import { MessageStore } from './message-store.js';
 import { PrismaMessageStore } from './message-store.service.js';
+import { redactText } from './redact.js';
 import { SessionStore } from './session-store.js';
 import { PrismaSessionStore } from './session-store.service.js';
 import { StoreHealthIndicator } from './store-health.indicator.js';
@@ -26,7 +27,7 @@ class StoreShutdown implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     // Shutdown goes on for the rest of the app: log, do not throw.
-    await this.db.close().catch((error: Error) => this.logger.error(`closing the database failed: ${error.message}`));
+    await this.db.close().catch((error: Error) => this.logger.error(`closing the database failed: ${redactText(error.message)}`));
   }
 }
 

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { StoreDatabase } from './data/database.js';
 import { shippedMigrations } from './data/migration-files.js';
 import { storeHealthProblem } from './data/store-health.js';
+import { redactText } from './redact.js';
 import type { ResolvedStoreOptions } from './store.options.js';
 
 /** The HealthIndicatorResult shape of @nestjs/terminus: `{ [key]: { status, …details } }`. */
@@ -29,7 +30,7 @@ export class StoreHealthIndicator {
   /** `up` when the database answers and the store's schema is there; `down` with a short reason otherwise (the details are logged, not returned). */
   async isHealthy<const Key extends string = 'agentStore'>(key: Key = 'agentStore' as Key): Promise<StoreHealth<Key>> {
     const problem = await storeHealthProblem(this.db, this.migrations);
-    if (problem?.detail !== undefined) this.logger.warn(`health check: ${problem.detail}`);
+    if (problem?.detail !== undefined) this.logger.warn(`health check: ${redactText(problem.detail)}`);
     return { [key]: problem === undefined ? { status: 'up' } : { status: 'down', message: problem.reason } } as StoreHealth<Key>;
   }
 }

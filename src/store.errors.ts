@@ -32,7 +32,7 @@ export class StoreDatabaseError extends StoreError {
   override name = 'StoreDatabaseError';
 }
 
-/** The database cannot be reached, or no connection came free in time. */
+/** The database cannot be reached, refuses the store (its login, or the database), or no connection came free in time. */
 export class StoreUnavailableError extends StoreDatabaseError {
   override name = 'StoreUnavailableError';
 }

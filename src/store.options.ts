@@ -2,7 +2,7 @@
 import { StoreConfigurationError } from './store.errors.js';
 import { KITS, kitOfUrl, type ProviderKit } from './databases/index.js';
 import type { UrlOptions } from './databases/provider-kit.js';
-import { redact } from './redact.js';
+import { redactUrl } from './redact.js';
 
 export interface StoreModuleOptions {
   /**
@@ -93,7 +93,7 @@ function kitOf(url: unknown): ProviderKit {
   const kit = kitOfUrl(url);
   if (!kit) {
     throw new StoreConfigurationError(
-      `StoreModule cannot open "${redact(url)}": the url must start with ${listed(Object.values(KITS).map((each) => `${each.urlStart} (${each.label})`))}`,
+      `StoreModule cannot open "${redactUrl(url)}": the url must start with ${listed(Object.values(KITS).map((each) => `${each.urlStart} (${each.label})`))}`,
     );
   }
   kit.checkUrl(url);

@@ -3,6 +3,7 @@
 // database shares: Prisma's error codes and the adapters' failure kinds.
 // Unknown errors become StoreDatabaseError, keeping their cause.
 import type { FailureKind, ProviderKit } from '../databases/provider-kit.js';
+import { redactText } from '../redact.js';
 import {
   StoreBusyError,
   StoreConflictError,
@@ -19,6 +20,8 @@ export interface AdapterFailure {
   kind: string;
   code?: string | number;
   originalCode?: string;
+  /** The database's own words, which the adapter's message (often only `kind`) leaves out. */
+  originalMessage?: string;
   extendedCode?: number;
 }
 
@@ -87,7 +90,7 @@ export const isTransient = (error: unknown, kit: ProviderKit): boolean => failur
 /** Turns any failure into a StoreError, keeping the original as `cause`. */
 export function toStoreError(error: unknown, kit: ProviderKit, retriesExhausted = false): StoreError {
   if (error instanceof StoreError) return error;
-  const message = (error as Error)?.message ?? String(error);
+  const message = wordsOf(error);
   const kind = failureKind(error, kit);
   if (retriesExhausted || kind === 'transient') return new StoreBusyError(`the database stayed busy with conflicting writes: ${message}`, { cause: error });
   if (kind === 'conflict') return new StoreConflictError(`a row with the same key already exists: ${message}`, { cause: error });
@@ -97,4 +100,16 @@ export function toStoreError(error: unknown, kit: ProviderKit, retriesExhausted 
   if (kind === 'unavailable') return new StoreUnavailableError(`the database is unavailable: ${message}`, { cause: error });
   if (prismaCodeOf(error) === 'P2025') return new StoreNotFoundError(message, { cause: error });
   return new StoreDatabaseError(`the database failed: ${message}`, { cause: error });
+}
+
+/**
+ * What a StoreError's message says of `error`: its message, with the database's
+ * own words when the adapter kept them apart ("DatabaseDoesNotExist: database
+ * "x" does not exist"), and no secret, since messages reach logs and callers.
+ */
+function wordsOf(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  const own = adapterFailureOf(error)?.originalMessage;
+  // The MariaDB adapter says "N/A" when the connector gave no text.
+  return redactText(own && own !== 'N/A' && !message.includes(own) ? `${message}: ${own}` : message);
 }

@@ -1,5 +1,5 @@
 // The url check of the server databases: a url the connector can parse, with a host.
-import { redact } from '../redact.js';
+import { redactUrl } from '../redact.js';
 import { StoreConfigurationError } from '../store.errors.js';
 
 /** A checkUrl that refuses a url without a host, showing `example` as what to pass. */
@@ -12,5 +12,5 @@ export const requireHost =
     } catch {
       // reported below
     }
-    if (!host) throw new StoreConfigurationError(`StoreModule cannot parse "${redact(url)}": expected ${example}`);
+    if (!host) throw new StoreConfigurationError(`StoreModule cannot parse "${redactUrl(url)}": expected ${example}`);
   };

@@ -1,6 +1,7 @@
 // How the store's routes answer errors: StoreErrors by kind, HTTP errors as they are, anything else as a bare 500.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { redactText } from '../redact.js';
 import {
   StoreBusyError,
   StoreConflictError,
@@ -59,7 +60,8 @@ export class StoreExceptionFilter implements ExceptionFilter {
       const reason = exception instanceof StoreBusyError ? 'the database is busy' : 'the database is unavailable';
       return answerOf(HttpStatus.SERVICE_UNAVAILABLE, `${reason}; try again later`);
     }
-    this.logger.error(`${request.method} ${request.url} failed`, (exception as Error)?.stack ?? String(exception));
+    // Not a StoreError: nothing redacted its text yet.
+    this.logger.error(`${request.method} ${request.url} failed`, redactText((exception as Error)?.stack ?? String(exception)));
     return answerOf(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
   }
 

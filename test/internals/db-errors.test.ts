@@ -232,6 +232,16 @@ describe('toStoreError', () => {
     expect(storeError.message).toContain('something odd');
   });
 
+  it("the message names the database's own words, which an adapter failure keeps apart from its kind", () => {
+    const error = rawAdapterError({ kind: 'DatabaseDoesNotExist', originalCode: '3D000', originalMessage: 'database "agents" does not exist' });
+    expect(toStoreError(error).message).toBe('the database is unavailable: DatabaseDoesNotExist: database "agents" does not exist');
+  });
+
+  it('the message carries no secret that the driver put in its text', () => {
+    const error = new Error('could not connect to postgresql://app:s3cret@db/agents?sslpassword=s3cret2 (host=db password=s3cret3)');
+    expect(toStoreError(error).message).toBe('the database failed: could not connect to postgresql://app:***@db/agents?sslpassword=*** (host=db password=***)');
+  });
+
   it('non-Error values become StoreDatabaseError too', () => {
     for (const value of ['a string', 42, null, undefined, { weird: true }]) {
       const storeError = toStoreError(value);
@@ -272,6 +282,8 @@ describe("the MariaDB connector's own errors", () => {
     ['an out-of-range counter (1264)', 1264, '22003', StoreValidationError],
     ['a duplicate key (1062)', 1062, '23000', StoreConflictError],
     ['wrong credentials (1045)', 1045, '28000', StoreUnavailableError],
+    ['access denied to a login without a password (1698)', 1698, '28000', StoreUnavailableError],
+    ['a database the user may not use (1044)', 1044, '42000', StoreUnavailableError],
     ['a dropped database (1049)', 1049, '42000', StoreUnavailableError],
     ["the pool's timeout (45028)", 45028, 'HY000', StoreUnavailableError],
     ['a closed socket (45009)', 45009, '08S01', StoreUnavailableError],

@@ -7,7 +7,7 @@
 // below. (Jest loads this file without the tests' module mapper, so it imports
 // no file of ours.)
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -45,15 +45,27 @@ function postgresBin(): string | undefined {
   return versions[0] && join(root, versions[0], 'bin');
 }
 
-export async function startPostgres(): Promise<RunningServer | undefined> {
+/**
+ * A PostgreSQL that trusts every connection, or, given `password`, one whose
+ * TCP connections must log in with it (SCRAM), for the tests of a wrong password.
+ */
+export async function startPostgres(options: { password?: string } = {}): Promise<RunningServer | undefined> {
   const bin = postgresBin();
   if (!bin) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-pg-'));
   if (isRoot) chownSync(dataDir, uid('postgres'), gid('postgres'));
-  const initdb = asUser('postgres', join(bin, 'initdb'), ['-D', join(dataDir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const auth = ['-A', 'trust'];
+  if (options.password !== undefined) {
+    const passwordFile = join(dataDir, 'password');
+    writeFileSync(passwordFile, `${options.password}\n`);
+    if (isRoot) chownSync(passwordFile, uid('postgres'), gid('postgres'));
+    auth.push('--auth-host=scram-sha-256', `--pwfile=${passwordFile}`);
+  }
+  const initdb = asUser('postgres', join(bin, 'initdb'), ['-D', join(dataDir, 'data'), ...auth, '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   execFileSync(initdb.file, initdb.args, { stdio: 'pipe' });
   const port = await freePort();
-  return { name: 'PostgreSQL', url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid: launchPostgres(bin, dataDir, port), dataDir };
+  const userinfo = options.password === undefined ? 'postgres' : `postgres:${encodeURIComponent(options.password)}`;
+  return { name: 'PostgreSQL', url: `postgresql://${userinfo}@127.0.0.1:${port}/postgres`, pid: launchPostgres(bin, dataDir, port), dataDir };
 }
 
 /** Starts PostgreSQL on an initialized data directory; returns its pid. */

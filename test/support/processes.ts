@@ -1,13 +1,28 @@
-// Runs a TypeScript fixture in a child process of its own.
+// Runs TypeScript files (fixtures, the npm scripts) in child processes of their own.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
-export function runFixture(fixture: string, args: string[], options: { cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export interface RunOptions {
+  cwd?: string;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+}
+
+export type Run = { code: number | null; stdout: string; stderr: string };
+
+export const runFixture = (fixture: string, args: string[], options: RunOptions = {}): Promise<Run> => runTypeScript(join('test', 'fixtures', fixture), args, options);
+
+/** Runs a TypeScript file of the repository (a path from its root) as `tsx` does for the npm scripts. */
+export function runTypeScript(file: string, args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, 'test', 'fixtures', fixture), ...args], { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, file), ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

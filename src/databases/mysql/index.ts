@@ -1,6 +1,7 @@
 // MySQL and MariaDB, through Prisma's MariaDB adapter and the mariadb connector (both optional peer dependencies).
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
+import { redactText } from '../../redact.js';
 import { StoreDatabaseError } from '../../store.errors.js';
 import { sql } from '../adapter-statement.js';
 import { optionalDriver } from '../optional-driver.js';
@@ -9,20 +10,24 @@ import { lockSubtreeForUpdate, selectForUpdate } from '../portable-sql.js';
 import type { FailureKind, PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { mysqlFastPaths } from './fast-paths.js';
 import { onPoolError } from './mariadb-pool.js';
+import { REFUSALS, refusingAtOnce } from './refusals.js';
 
-// Server: lock wait timeout, deadlock; duplicate key; value out of range; too many connections, access denied (1044,
-// 1045), unknown database, too many connections for the user, shutting down, connection killed, disconnected for
-// inactivity. Connector: connection closed (45001, 45009, 45013), connection, socket or pool timeout (45012, 45026,
-// 45028), session setup failed (45029), pool closed or closing (45027, 45037).
+// Server: lock wait timeout, deadlock; duplicate key; value out of range; too many connections, too many connections
+// for the user, shutting down, connection killed, disconnected for inactivity, and the refusals (access denied,
+// unknown database). Connector: connection closed (45001, 45009, 45013), connection, socket or pool timeout (45012,
+// 45026, 45028), session setup failed (45029), pool closed or closing (45027, 45037).
 const ERRNO_KINDS: Record<number, FailureKind> = {
   1205: 'transient',
   1213: 'transient',
   1062: 'conflict',
   1264: 'validation',
   ...Object.fromEntries(
-    [1040, 1044, 1045, 1049, 1203, 1053, 1927, 4031, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
+    [1040, 1203, 1053, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
   ),
 };
+
+/** A pool error's message on one line, with the server's refusal it wraps ("Error during pool initialization: … Access denied …"). */
+const withCause = (error: Error) => [error.message, (error.cause as Error | undefined)?.message].filter(Boolean).join(': ').replace(/\s*\n\s*/g, ' ');
 
 /** The MariaDB connector's connection options for a mysql:// url. */
 export function mariadbConnection(url: string) {
@@ -47,30 +52,37 @@ export const mysql: ProviderKit = {
   loadClient: async () => (await import('../../generated/mysql/client.js')).PrismaClient as unknown as PrismaClientClass,
 
   async adapterFactory(options, logger) {
-    const { PrismaMariaDb } = await optionalDriver('MySQL/MariaDB', ['@prisma/adapter-mariadb', 'mariadb'], () => import('@prisma/adapter-mariadb'));
-    const factory = new PrismaMariaDb(
-      {
-        ...mariadbConnection(options.url),
-        connectionLimit: options.pool.max,
-        acquireTimeout: options.pool.connectionTimeoutMs,
-        // The connector would append a failed statement's parameters (messages, ids) to its error message.
-        logParam: false,
-        // The fast paths' transactions rely on REPEATABLE READ, whatever the server's default: a read's two
-        // statements share a snapshot, and an append's tombstone check is a locking read. Prisma's
-        // transactions set their own level each time.
-        initSql: 'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
-      },
-      // The binary protocol prepares and closes a server-side statement for every query (the adapter caches none); text sends it once.
-      { useTextProtocol: true },
+    const [{ PrismaMariaDb }, mariadb] = await optionalDriver('MySQL/MariaDB', ['@prisma/adapter-mariadb', 'mariadb'], () =>
+      Promise.all([import('@prisma/adapter-mariadb'), import('mariadb')]),
     );
+    const connection = mariadbConnection(options.url);
+    const poolConfig = {
+      ...connection,
+      connectionLimit: options.pool.max,
+      acquireTimeout: options.pool.connectionTimeoutMs,
+      // The connector would append a failed statement's parameters (messages, ids) to its error message.
+      logParam: false,
+      // The fast paths' transactions rely on REPEATABLE READ, whatever the server's default: a read's two
+      // statements share a snapshot, and an append's tombstone check is a locking read. Prisma's
+      // transactions set their own level each time.
+      initSql: 'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+      // What the adapter sets on a pool of its own: it caches no prepared statement.
+      prepareCacheLength: 0,
+    };
+    // The binary protocol prepares and closes a server-side statement for every query (the adapter caches none); text sends it once.
+    const adapterOptions = { useTextProtocol: true, disposeExternalPool: true };
+    // Each connect makes a pool and an adapter factory on it: the pool is ours to create, so that a refusal fails
+    // the calls at once, and the adapter ends it on dispose. This factory only tells the names; it never connects.
+    const { provider, adapterName } = new PrismaMariaDb(poolConfig, adapterOptions);
     return {
-      provider: factory.provider,
-      adapterName: factory.adapterName,
-      async connect() {
-        const adapter = await factory.connect();
+      provider,
+      adapterName,
+      connect() {
+        const pool = refusingAtOnce(mariadb.createPool(poolConfig), () => mariadb.createConnection(connection));
         // Each failed attempt of the pool to open a connection is an 'error' event: logged, as PostgreSQL's pool errors are.
-        onPoolError(adapter, (error) => logger.warn(`MariaDB pool error: ${error.message}`));
-        return adapter;
+        onPoolError(pool, (error) => logger.warn(`MariaDB pool error: ${redactText(withCause(error))}`));
+        // The pool is the app's mariadb (the peer dependency); the adapter, which pins a copy of its own, reads a pool by its methods.
+        return new PrismaMariaDb(pool as unknown as ConstructorParameters<typeof PrismaMariaDb>[0], adapterOptions).connect();
       },
     };
   },

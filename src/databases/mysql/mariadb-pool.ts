@@ -16,8 +16,8 @@ export const mariadbPoolOf = (adapter: SqlDriverAdapter): Pool =>
   (adapter as Awaited<ReturnType<PrismaMariaDb['connect']>>).underlyingDriver() as unknown as Pool;
 
 /** Listens for the pool's 'error' events (failed attempts to open a connection), which the connector's typings leave out. */
-export const onPoolError = (adapter: SqlDriverAdapter, listener: (error: Error) => void): void => {
-  (mariadbPoolOf(adapter) as unknown as EventEmitter).on('error', listener);
+export const onPoolError = (pool: Pool, listener: (error: Error) => void): void => {
+  (pool as unknown as EventEmitter).on('error', listener);
 };
 
 /** A statement on the transaction's connection: rows for a SELECT, the counts and insert id for a write. */

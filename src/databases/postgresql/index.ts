@@ -1,6 +1,7 @@
 // PostgreSQL, through node-postgres and Prisma's pg adapter (both optional peer dependencies).
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
+import { redactText } from '../../redact.js';
 import { sql } from '../adapter-statement.js';
 import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
@@ -33,7 +34,7 @@ export const postgresql: ProviderKit = {
     return new PrismaPg(
       { connectionString: options.url, max: options.pool.max, connectionTimeoutMillis: options.pool.connectionTimeoutMs },
       // An unhandled pool error would kill the process when the server restarts.
-      { onPoolError: (error) => logger.warn(`PostgreSQL pool error: ${error.message}`) },
+      { onPoolError: (error) => logger.warn(`PostgreSQL pool error: ${redactText(error.message)}`) },
     );
   },
 
