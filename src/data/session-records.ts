@@ -119,7 +119,7 @@ export class SessionRecords {
         if (this.tenantId !== undefined) await this.#claim(tx, child);
         await attachChild(tx, id, child);
       }
-    });
+    }, parsed.log.length + parsed.subsessions.length);
   }
 
   /**
