@@ -8,62 +8,52 @@ import type { InternalStoreApp } from './store-app.js';
 
 type Provider = 'sqlite' | 'postgresql' | 'mysql';
 
-const CREATE = {
-  sqlite: (id: string) => [
-    `CREATE TRIGGER injected_failure BEFORE DELETE ON agent_thread WHEN OLD.id = '${id}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+/** A trigger `name` that fails a row's `event` on `table` with "injected failure" when `condition` (on OLD or NEW) holds. */
+interface Trigger {
+  name: string;
+  event: 'DELETE' | 'INSERT';
+  table: string;
+  condition: string;
+}
+
+const CREATE: Record<Provider, (trigger: Trigger) => string[]> = {
+  sqlite: ({ name, event, table, condition }) => [`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} WHEN ${condition} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`],
+  postgresql: ({ name, event, table, condition }) => [
+    `CREATE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN IF ${condition} THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN COALESCE(NEW, OLD); END $$ LANGUAGE plpgsql`,
+    `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`,
   ],
-  postgresql: (id: string) => [
-    `CREATE FUNCTION injected_failure() RETURNS trigger AS $$ BEGIN IF OLD.id = '${id}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN OLD; END $$ LANGUAGE plpgsql`,
-    'CREATE TRIGGER injected_failure BEFORE DELETE ON agent_thread FOR EACH ROW EXECUTE FUNCTION injected_failure()',
-  ],
-  mysql: (id: string) => [
-    `CREATE TRIGGER injected_failure BEFORE DELETE ON agent_thread FOR EACH ROW BEGIN IF OLD.id = '${id}' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`,
+  mysql: ({ name, event, table, condition }) => [
+    `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW BEGIN IF ${condition} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`,
   ],
 };
 
-const DROP = {
-  sqlite: ['DROP TRIGGER injected_failure'],
-  postgresql: ['DROP TRIGGER injected_failure ON agent_thread', 'DROP FUNCTION injected_failure()'],
-  mysql: ['DROP TRIGGER injected_failure'],
+const DROP: Record<Provider, (trigger: Trigger) => string[]> = {
+  sqlite: ({ name }) => [`DROP TRIGGER ${name}`],
+  postgresql: ({ name, table }) => [`DROP TRIGGER ${name} ON ${table}`, `DROP FUNCTION ${name}()`],
+  mysql: ({ name }) => [`DROP TRIGGER ${name}`],
 };
 
+/** The database refuses to delete the session `sessionId`. */
 export async function injectFailure(store: InternalStoreApp, provider: Provider, sessionId: string) {
-  for (const sql of CREATE[provider](sessionId)) await store.db.client.$executeRawUnsafe(sql);
+  const trigger: Trigger = { name: 'injected_failure', event: 'DELETE', table: 'agent_thread', condition: `OLD.id = '${sessionId}'` };
+  for (const sql of CREATE[provider](trigger)) await store.db.client.$executeRawUnsafe(sql);
   return {
     async remove() {
-      for (const sql of DROP[provider]) await store.db.client.$executeRawUnsafe(sql);
+      for (const sql of DROP[provider](trigger)) await store.db.client.$executeRawUnsafe(sql);
     },
   };
 }
 
-// The database refuses to insert a message (or event) whose message_id is the given one.
-const CREATE_INSERT = {
-  sqlite: (messageId: string) => [
-    `CREATE TRIGGER refused_message BEFORE INSERT ON agent_message WHEN NEW.message_id = '${messageId}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
-  ],
-  postgresql: (messageId: string) => [
-    `CREATE FUNCTION refused_message() RETURNS trigger AS $$ BEGIN IF NEW.message_id = '${messageId}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
-    'CREATE TRIGGER refused_message BEFORE INSERT ON agent_message FOR EACH ROW EXECUTE FUNCTION refused_message()',
-  ],
-  mysql: (messageId: string) => [
-    `CREATE TRIGGER refused_message BEFORE INSERT ON agent_message FOR EACH ROW BEGIN IF NEW.message_id = '${messageId}' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`,
-  ],
-};
-
-const DROP_INSERT = {
-  sqlite: ['DROP TRIGGER refused_message'],
-  postgresql: ['DROP TRIGGER refused_message ON agent_message', 'DROP FUNCTION refused_message()'],
-  mysql: ['DROP TRIGGER refused_message'],
-};
-
 /**
- * Makes the database of `url` refuse any message with the id `messageId`, on a
- * connection of its own, so that the store is used through its public API only.
+ * The database of `url` refuses to insert a message (or event) whose id is
+ * `messageId`; the trigger is made on a connection of its own, so that the
+ * store is used through its public API only.
  */
 export async function refuseMessage(url: string, messageId: string) {
   const provider: Provider = url.startsWith('file:') ? 'sqlite' : url.startsWith('postgres') ? 'postgresql' : 'mysql';
-  await runOn(url, CREATE_INSERT[provider](messageId));
-  return { remove: () => runOn(url, DROP_INSERT[provider]) };
+  const trigger: Trigger = { name: 'refused_message', event: 'INSERT', table: 'agent_message', condition: `NEW.message_id = '${messageId}'` };
+  await runOn(url, CREATE[provider](trigger));
+  return { remove: () => runOn(url, DROP[provider](trigger)) };
 }
 
 async function runOn(url: string, statements: string[]): Promise<void> {
