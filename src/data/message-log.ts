@@ -111,7 +111,7 @@ export class MessageLog {
       const last = await repo.reserveSeqs(tx, threadId, messages.length);
       await repo.deleteLog(tx, threadId);
       return repo.insertMessages(tx, threadId, last - messages.length + 1, messages);
-    });
+    }, messages.length);
   }
 
   /**
@@ -174,7 +174,7 @@ export class MessageLog {
       const last = await repo.reserveSeqs(tx, threadId, messages.length);
       await repo.insertMessages(tx, threadId, last - messages.length + 1, messages);
       return last;
-    });
+    }, messages.length);
   }
 
   #owned<T>(threadId: string, read: T | null): T {

@@ -3,6 +3,7 @@
 import type { Message, RepairRecord, StoredMessage } from '../message.types.js';
 import { StoreNotFoundError, StoreValidationError } from '../store.errors.js';
 import { MAX_INTEGER } from '../validation.js';
+import { insertRuns, textLength } from './insert-runs.js';
 import { boundaryMessages, deserializeMessage, messageFields, serializeMessage, toStoredMessage } from './row-codec.js';
 import type { StoreTx } from './store-client.js';
 
@@ -44,15 +45,16 @@ export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: nu
   return stored;
 }
 
-/** Inserts messages at the sequence numbers they carry, in one statement. */
+/** Inserts messages at the sequence numbers they carry: one statement, or several for a long batch (see insertRuns). */
 export async function insertStoredMessages(tx: StoreTx, threadId: string, messages: StoredMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await tx.prisma.agentMessage.createMany({
-    data: messages.map((message) => {
-      const fields = messageFields(message);
-      return { threadId, seq: message.seq, ...fields, content: fields.content as never, metadata: (fields.metadata ?? undefined) as never };
-    }),
+  const rows = messages.map((message) => {
+    const fields = messageFields(message);
+    return { threadId, seq: message.seq, ...fields, content: fields.content as never, metadata: (fields.metadata ?? undefined) as never };
   });
+  for (const run of insertRuns(rows, (row) => textLength([row.role, row.messageId, JSON.stringify(row.content), row.metadata && JSON.stringify(row.metadata)]))) {
+    await tx.prisma.agentMessage.createMany({ data: run });
+  }
 }
 
 export async function latestBoundary(tx: StoreTx, threadId: string): Promise<Boundary | null> {

@@ -125,7 +125,7 @@ export class SessionRecords {
           throw new StoreConflictError(`subsession ${child}: ${error.message}. To import the session without its subsessions, pass { subsessions: 'omit' }`, { cause: error });
         });
       }
-    });
+    }, parsed.log.length + parsed.subsessions.length);
   }
 
   /**

@@ -2,6 +2,7 @@
 // inside a StoreDatabase transaction and read by index.
 import type { JsonObject, JsonValue } from '../message.types.js';
 import type { SessionEntry, SessionMeta, StoredSessionEvent } from '../session.types.js';
+import { insertRuns, textLength } from './insert-runs.js';
 import { toStoredMessage } from './row-codec.js';
 import type { SessionListQuery } from './session-list.js';
 import type { StoreTx } from './store-client.js';
@@ -61,11 +62,13 @@ export async function updateHeader(tx: StoreTx, id: string, changes: { title?: s
   await tx.prisma.agentThread.update({ where: { id }, data: { title: changes.title, metadata: changes.metadata as never } });
 }
 
+/** Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRuns). */
 export async function insertEvents(tx: StoreTx, threadId: string, events: { seq: number; type: string; data: JsonValue; createdAt: Date }[]): Promise<void> {
   if (events.length === 0) return;
-  await tx.prisma.agentMessage.createMany({
-    data: events.map((event) => ({ threadId, seq: event.seq, eventType: event.type, content: event.data as never, createdAt: event.createdAt })),
-  });
+  const rows = events.map((event) => ({ threadId, seq: event.seq, eventType: event.type, content: event.data as never, createdAt: event.createdAt }));
+  for (const run of insertRuns(rows, (row) => textLength([row.eventType, JSON.stringify(row.content)]))) {
+    await tx.prisma.agentMessage.createMany({ data: run });
+  }
 }
 
 /** Every message and event of the session's log, in append order. */

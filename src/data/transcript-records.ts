@@ -28,7 +28,7 @@ export class TranscriptRecords {
         await attachChild(tx, id, child);
       }
       return { messages: stored, subsessions: children, metadata };
-    });
+    }, log.length + children.length);
   }
 
   get(id: string): Promise<StoredTranscript | null> {

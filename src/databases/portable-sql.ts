@@ -1,4 +1,5 @@
 // SQL that more than one database speaks alike, for the kits to share.
+import { insertRuns, textLength } from '../data/insert-runs.js';
 import { MESSAGE_COLUMNS, messageColumns } from '../data/row-codec.js';
 import type { SessionListQuery } from '../data/session-list.js';
 import type { Message } from '../message.types.js';
@@ -68,12 +69,21 @@ export function listSessionsSql(query: SessionListQuery, placeholder: (i: number
 const INSERTS = new Map<number, string>();
 
 /** The INSERT of `rows` messages with `?` placeholders, its text made once per size (statement caches are keyed by it). */
-export function insertMessagesSql(rows: number): string {
+function insertMessagesSql(rows: number): string {
   let text = INSERTS.get(rows);
   if (!text) INSERTS.set(rows, (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`));
   return text;
 }
 
-/** The arguments of insertMessagesSql: each message's thread, seq (from `first` on) and columns. */
-export const messageRows = (threadId: string, first: number, messages: Message[]): Arg[] =>
-  messages.flatMap((message, i) => [threadId, first + i, ...messageColumns(message)]);
+/**
+ * The INSERTs of `messages` at seqs from `first` on, with `?` placeholders: one
+ * for a batch of normal size, several for a long one (see insertRuns), to run
+ * in order in one transaction.
+ */
+export function messageInserts(threadId: string, first: number, messages: Message[]): { text: string; args: Arg[] }[] {
+  let seq = first;
+  return insertRuns(messages.map(messageColumns), textLength).map((run) => ({
+    text: insertMessagesSql(run.length),
+    args: run.flatMap((columns) => [threadId, seq++, ...columns]),
+  }));
+}

@@ -212,6 +212,21 @@ describe('toStoreError', () => {
     expect(toStoreError(error)).toBeInstanceOf(StoreUnavailableError);
   });
 
+  // A statement the server or the connector refused whole: retrying it fails the same way, whatever the connection does.
+  it.each([
+    ['a PostgreSQL protocol violation (08P01): a bind of more than 65,535 parameters', viaPrisma({ kind: 'postgres', code: '08P01', message: 'bind message has 34467 parameter formats but 0 parameters' })],
+    ['the same thrown by the adapter', rawAdapterError({ kind: 'postgres', code: '08P01', message: 'bind message supplies 2 parameters, but prepared statement "" requires 1' })],
+    ["a MariaDB packet past max_allowed_packet (1153), though the server closes the connection", viaPrisma({ kind: 'mysql', code: 1153, message: "Got a packet bigger than 'max_allowed_packet' bytes" })],
+  ])('%s is a plain database failure: not unavailable, not retried', async (_name, error) => {
+    const storeError = toStoreError(error);
+    expect(storeError.constructor).toBe(StoreDatabaseError);
+    expect(storeError.cause).toBe(error);
+    expect(isTransient(error)).toBe(false);
+    let attempts = 0;
+    await expect(withRetriesOn(async () => ++attempts && Promise.reject(error), kitsOf(error)[0], { attempts: 4, baseDelayMs: 1, maxDelayMs: 2 })).rejects.toThrow(StoreDatabaseError);
+    expect(attempts).toBe(1);
+  });
+
   it.each(['DatabaseNotReachable', 'DatabaseDoesNotExist', 'DatabaseAccessDenied', 'AuthenticationFailed', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError'])(
     'adapter kind %s becomes StoreUnavailableError',
     (kind) => {
@@ -292,6 +307,8 @@ describe("the MariaDB connector's own errors", () => {
     ['a server shutting down (1053)', 1053, '08S01', StoreUnavailableError],
     ['a killed connection (1927)', 1927, '70100', StoreUnavailableError],
     ['a missing table (1146)', 1146, '42S02', StoreDatabaseError],
+    ['a packet past max_allowed_packet (1153), which closes the connection', 1153, '08S01', StoreDatabaseError],
+    ["the connector's own max_allowed_packet check (45046)", 45046, 'HY000', StoreDatabaseError],
   ] as const)('%s becomes the StoreError the adapter would give, keeping the cause', (_name, errno, state, type) => {
     const error = sqlError(errno, state, 'failure');
     const storeError = toStoreError(error);

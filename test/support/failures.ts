@@ -1,32 +1,83 @@
-// A database trigger that makes deleting one session fail: a fault injected
-// in the middle of a multi-row delete, in each database's own dialect.
+// Database triggers that make one write fail: faults injected in the middle of
+// a multi-row delete or insert, in each database's own dialect.
 // (On MySQL, rows deleted by a cascade fire no triggers: the trigger sits on the deleted table.)
+import Database from 'better-sqlite3';
+import mariadb from 'mariadb';
+import pg from 'pg';
 import type { InternalStoreApp } from './store-app.js';
 
-const CREATE = {
-  sqlite: (id: string) => [
-    `CREATE TRIGGER injected_failure BEFORE DELETE ON agent_thread WHEN OLD.id = '${id}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+type Provider = 'sqlite' | 'postgresql' | 'mysql';
+
+/** A trigger `name` that fails a row's `event` on `table` with "injected failure" when `condition` (on OLD or NEW) holds. */
+interface Trigger {
+  name: string;
+  event: 'DELETE' | 'INSERT';
+  table: string;
+  condition: string;
+}
+
+const CREATE: Record<Provider, (trigger: Trigger) => string[]> = {
+  sqlite: ({ name, event, table, condition }) => [`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} WHEN ${condition} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`],
+  postgresql: ({ name, event, table, condition }) => [
+    `CREATE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN IF ${condition} THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN COALESCE(NEW, OLD); END $$ LANGUAGE plpgsql`,
+    `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`,
   ],
-  postgresql: (id: string) => [
-    `CREATE FUNCTION injected_failure() RETURNS trigger AS $$ BEGIN IF OLD.id = '${id}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN OLD; END $$ LANGUAGE plpgsql`,
-    'CREATE TRIGGER injected_failure BEFORE DELETE ON agent_thread FOR EACH ROW EXECUTE FUNCTION injected_failure()',
-  ],
-  mysql: (id: string) => [
-    `CREATE TRIGGER injected_failure BEFORE DELETE ON agent_thread FOR EACH ROW BEGIN IF OLD.id = '${id}' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`,
+  mysql: ({ name, event, table, condition }) => [
+    `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW BEGIN IF ${condition} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`,
   ],
 };
 
-const DROP = {
-  sqlite: ['DROP TRIGGER injected_failure'],
-  postgresql: ['DROP TRIGGER injected_failure ON agent_thread', 'DROP FUNCTION injected_failure()'],
-  mysql: ['DROP TRIGGER injected_failure'],
+const DROP: Record<Provider, (trigger: Trigger) => string[]> = {
+  sqlite: ({ name }) => [`DROP TRIGGER ${name}`],
+  postgresql: ({ name, table }) => [`DROP TRIGGER ${name} ON ${table}`, `DROP FUNCTION ${name}()`],
+  mysql: ({ name }) => [`DROP TRIGGER ${name}`],
 };
 
-export async function injectFailure(store: InternalStoreApp, provider: keyof typeof CREATE, sessionId: string) {
-  for (const sql of CREATE[provider](sessionId)) await store.db.client.$executeRawUnsafe(sql);
+/** The database refuses to delete the session `sessionId`. */
+export async function injectFailure(store: InternalStoreApp, provider: Provider, sessionId: string) {
+  const trigger: Trigger = { name: 'injected_failure', event: 'DELETE', table: 'agent_thread', condition: `OLD.id = '${sessionId}'` };
+  for (const sql of CREATE[provider](trigger)) await store.db.client.$executeRawUnsafe(sql);
   return {
     async remove() {
-      for (const sql of DROP[provider]) await store.db.client.$executeRawUnsafe(sql);
+      for (const sql of DROP[provider](trigger)) await store.db.client.$executeRawUnsafe(sql);
     },
   };
+}
+
+/**
+ * The database of `url` refuses to insert a message (or event) whose id is
+ * `messageId`; the trigger is made on a connection of its own, so that the
+ * store is used through its public API only.
+ */
+export async function refuseMessage(url: string, messageId: string) {
+  const provider: Provider = url.startsWith('file:') ? 'sqlite' : url.startsWith('postgres') ? 'postgresql' : 'mysql';
+  const trigger: Trigger = { name: 'refused_message', event: 'INSERT', table: 'agent_message', condition: `NEW.message_id = '${messageId}'` };
+  await runOn(url, CREATE[provider](trigger));
+  return { remove: () => runOn(url, DROP[provider](trigger)) };
+}
+
+async function runOn(url: string, statements: string[]): Promise<void> {
+  if (url.startsWith('file:')) {
+    const db = new Database(url.slice('file:'.length));
+    try {
+      for (const sql of statements) db.exec(sql);
+    } finally {
+      db.close();
+    }
+  } else if (url.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const sql of statements) await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  } else {
+    const connection = await mariadb.createConnection(url.replace(/^mysql:/, 'mariadb:'));
+    try {
+      for (const sql of statements) await connection.query(sql);
+    } finally {
+      await connection.end();
+    }
+  }
 }

@@ -7,7 +7,7 @@ import { assertSeqInRange } from '../../data/message.repository.js';
 import { historyOf } from '../../data/row-codec.js';
 import { sessionOf } from '../../data/session-list.js';
 import { StoreNotFoundError } from '../../store.errors.js';
-import { insertMessagesSql, listSessionsSql, messageRows } from '../portable-sql.js';
+import { listSessionsSql, messageInserts } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
 import { inMariaDbTransaction, mariadbPoolOf, queryPool, type Query } from './mariadb-pool.js';
 
@@ -31,8 +31,8 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
     return row.at(-1) === null ? [] : row;
   };
   return {
-    // Two statements in one transaction, as the raw driver's: the thread's counter bumped (unscoped:
-    // the thread created, unless it was deleted), then the messages inserted. The row lock the first
+    // One transaction, as the raw driver's: the thread's counter bumped (unscoped: the thread created,
+    // unless it was deleted), then the messages inserted (a long batch in several INSERTs). The row lock the first
     // takes orders appends. The pool's sessions run at REPEATABLE READ (see the kit), where the
     // tombstone check of an INSERT … SELECT is a locking read: it waits for a delete in flight and sees it.
     append: (threadId, messages, now, tenantId) =>
@@ -40,7 +40,7 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
         const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
         if (last === null) return null;
         assertSeqInRange(threadId, last);
-        await query(insertMessagesSql(messages.length), messageRows(threadId, last - messages.length + 1, messages));
+        for (const { text, args } of messageInserts(threadId, last - messages.length + 1, messages)) await query(text, args);
         return last;
       }),
 

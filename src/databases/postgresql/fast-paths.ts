@@ -1,9 +1,9 @@
 // PostgreSQL's fast paths: one statement each, straight on Prisma's pg adapter
 // (one pool with the client). A statement sees one snapshot, so a read needs no
-// transaction; an append to an existing thread is one round trip.
+// transaction; an append of a batch of normal size to an existing thread is one round trip.
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import { insertRuns, textLength } from '../../data/insert-runs.js';
 import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
-import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import { sessionOf } from '../../data/session-list.js';
 import { sql, type Arg, type Row } from '../adapter-statement.js';
@@ -36,12 +36,12 @@ export const STATEMENTS = {
   scopedCount: count(true),
 };
 
-/** The messages as a VALUES list of (ord, MESSAGE_COLUMNS), their arguments pushed onto `args`. */
-function messageValues(messages: Message[], args: Arg[]): string {
-  return messages
-    .map((message, i) => {
+/** Messages as a VALUES list of (ord, MESSAGE_COLUMNS), given as their messageColumns, the arguments pushed onto `args`. */
+function messageValues(run: Arg[][], args: Arg[]): string {
+  return run
+    .map((columns, i) => {
       const at = args.length;
-      args.push(...messageColumns(message));
+      args.push(...columns);
       return `(${i + 1}, $${at + 1}, $${at + 2}::jsonb, $${at + 3}, $${at + 4}::jsonb, $${at + 5}::timestamp(3))`;
     })
     .join(', ');
@@ -54,34 +54,51 @@ const insertFrom = (source: string, values: string) =>
    FROM ${source}, (VALUES ${values}) AS m (ord, role, content, message_id, metadata, created_at)
    RETURNING seq`;
 
+/** Inserts the messages of `values` after seq $2: the runs of a long batch after its first. */
+const insertAfter = (values: string) =>
+  `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
+   SELECT $1, $2 + m.ord, m.role, m.content, m.message_id, m.metadata, m.created_at
+   FROM (VALUES ${values}) AS m (ord, role, content, message_id, metadata, created_at)`;
+
+/** Creates the thread holding $2, or bumps its counter by $2. */
+const UPSERT_THREAD = `upserted AS (INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, $2, $3, $3)
+  ON CONFLICT (id) DO UPDATE SET last_seq = agent_thread.last_seq + EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at RETURNING last_seq)`;
+/** Bumps the counter of the thread if it is the tenant $4's. */
+const BUMP_TENANTS_THREAD = 'bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1 AND tenant_id = $4 RETURNING last_seq)';
+
 /**
- * A new thread's first append, in a transaction of two statements: the thread
- * upserted with the messages, then its tombstone read in a snapshot taken
- * after the row's lock, so that a delete that committed meanwhile is seen and
- * the thread does not come back.
+ * An append in a transaction: a new thread's first append, or any append of a
+ * long batch (several runs, see insertRuns). Unscoped, the thread is upserted
+ * with the first run, then its tombstone read in a snapshot taken after the
+ * row's lock, so that a delete that committed meanwhile is seen and the thread
+ * does not come back. Scoped, only the tenant's thread is bumped: null when
+ * there is none, and nothing was written. The later runs follow in the same
+ * transaction.
  */
-async function createAndAppend(adapter: SqlDriverAdapter, threadId: string, messages: Message[], now: Date): Promise<number> {
-  const args: Arg[] = [threadId, messages.length, now];
-  const values = messageValues(messages, args);
+async function appendInTransaction(adapter: SqlDriverAdapter, threadId: string, runs: Arg[][][], now: Date, tenantId: string | undefined): Promise<number | null> {
+  const [first, ...rest] = runs;
+  const count = runs.reduce((sum, run) => sum + run.length, 0);
+  const args: Arg[] = tenantId === undefined ? [threadId, count, now] : [threadId, count, now, tenantId];
+  const values = messageValues(first, args);
+  const [counter, source] = tenantId === undefined ? [UPSERT_THREAD, 'upserted'] : [BUMP_TENANTS_THREAD, 'bumped'];
   const tx = await adapter.startTransaction();
   try {
-    const [[last]] = (
-      await tx.queryRaw(
-        sql(
-          `WITH upserted AS (INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, $2, $3, $3)
-             ON CONFLICT (id) DO UPDATE SET last_seq = agent_thread.last_seq + EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at RETURNING last_seq),
-             inserted AS (${insertFrom('upserted', values)})
-           SELECT MAX(seq) FROM inserted`,
-          args,
-        ),
-      )
-    ).rows;
-    if ((await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0) {
+    // The counter's new value (null: not the tenant's thread); the INSERT runs whether or not the SELECT reads it.
+    const [[last]] = (await tx.queryRaw(sql(`WITH ${counter}, inserted AS (${insertFrom(source, values)}) SELECT (SELECT last_seq FROM ${source})`, args))).rows;
+    if (tenantId === undefined && (await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0) {
       throw new StoreNotFoundError(`thread ${threadId} was deleted`);
     }
-    await tx.executeRaw(sql('COMMIT', []));
-    await tx.commit();
-    return Number(last);
+    if (last !== null) {
+      let after = Number(last) - count + first.length;
+      for (const run of rest) {
+        const runArgs: Arg[] = [threadId, after];
+        await tx.executeRaw(sql(insertAfter(messageValues(run, runArgs)), runArgs));
+        after += run.length;
+      }
+    }
+    await tx.executeRaw(sql(last === null ? 'ROLLBACK' : 'COMMIT', []));
+    await (last === null ? tx.rollback() : tx.commit());
+    return last === null ? null : Number(last);
   } catch (error) {
     await tx.executeRaw(sql('ROLLBACK', [])).catch(() => undefined);
     await tx.rollback();
@@ -92,14 +109,17 @@ async function createAndAppend(adapter: SqlDriverAdapter, threadId: string, mess
 export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
   const rows = async (text: string, args: Arg[]): Promise<Row[]> => (await adapter.queryRaw(sql(text, args))).rows;
   return {
-    // One statement: a CTE bumps the counter, locking the row, and the INSERT reads the new value.
-    // A missing, deleted or other tenant's thread matches no row and nothing is written. When no row
-    // matched, the statement also reports a tombstone its snapshot holds, so that an append to a thread
-    // deleted earlier fails at once; one deleted while this statement waited is caught by createAndAppend.
+    // A batch of normal size is one statement: a CTE bumps the counter, locking the row, and the INSERT
+    // reads the new value. A missing, deleted or other tenant's thread matches no row and nothing is
+    // written. When no row matched, the statement also reports a tombstone its snapshot holds, so that
+    // an append to a thread deleted earlier fails at once; one deleted while this statement waited is
+    // caught by appendInTransaction. A long batch is several statements in a transaction.
     async append(threadId, messages, now, tenantId) {
+      const runs = insertRuns(messages.map(messageColumns), textLength);
+      if (runs.length > 1) return appendInTransaction(adapter, threadId, runs, now, tenantId);
       const args: Arg[] = [threadId, messages.length, now];
       const tenant = tenantId === undefined ? '' : ` AND tenant_id = $${args.push(tenantId)}`;
-      const values = messageValues(messages, args);
+      const values = messageValues(runs[0], args);
       const [[last, deleted]] = await rows(
         `WITH bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1${tenant} RETURNING last_seq),
            inserted AS (${insertFrom('bumped', values)})
@@ -109,7 +129,7 @@ export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
       if (last !== null) return Number(last);
       if (tenantId !== undefined) return null;
       if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-      return createAndAppend(adapter, threadId, messages, now);
+      return appendInTransaction(adapter, threadId, runs, now, undefined);
     },
 
     async history(threadId, tenantId) {

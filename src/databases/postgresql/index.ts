@@ -11,8 +11,9 @@ import { postgresFastPaths } from './fast-paths.js';
 
 // Serialization failure, deadlock, lock not available.
 const TRANSIENT = new Set(['40001', '40P01', '55P03']);
-// Admin shutdown, crash shutdown, cannot connect now, and the connection exception class 08.
-const UNAVAILABLE = /^(57P0[123]|08...)$/;
+// Admin shutdown, crash shutdown, cannot connect now, and the connection exceptions of class 08 but its protocol
+// violation (08P01): a statement the server could not take (a bind of more than 65,535 parameters), which no retry mends.
+const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '08007']);
 // node-postgres says in words that the connection went away or never came: pg-pool's timeout (a plain Error),
 // a broken client. 55000 is no connection code, so its text tells a database that refuses connections.
 const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections/;
@@ -57,7 +58,7 @@ export const postgresql: ProviderKit = {
     if (failure?.kind !== 'postgres') return undefined;
     const code = String(failure.code);
     if (TRANSIENT.has(code)) return 'transient';
-    return UNAVAILABLE.test(code) ? 'unavailable' : undefined;
+    return UNAVAILABLE.has(code) ? 'unavailable' : undefined;
   },
 
   migrations: {

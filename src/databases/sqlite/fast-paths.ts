@@ -9,7 +9,7 @@ import { sessionOf } from '../../data/session-list.js';
 import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../adapter-statement.js';
-import { insertMessagesSql, listSessionsSql, messageRows } from '../portable-sql.js';
+import { listSessionsSql, messageInserts } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
 import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
 
@@ -41,17 +41,15 @@ const UPSERT_THREAD = `INSERT INTO agent_thread (id, last_seq, created_at, updat
   RETURNING last_seq`;
 /** Scoped, only the tenant's existing thread is bumped; no row otherwise. */
 const BUMP_TENANTS_THREAD = 'UPDATE agent_thread SET last_seq = last_seq + @count, updated_at = @at WHERE id = @thread AND tenant_id = @tenant RETURNING last_seq';
-/** Rows per INSERT: 7 values each, well under SQLite's limit. */
-const INSERT_ROWS = 1000;
 
 /** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
 const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
 const sqliteValue = (arg: Arg) => (arg instanceof Date ? sqliteDate(arg) : arg);
 
 /**
- * One BEGIN IMMEDIATE transaction of two statements, as the raw driver's: the
- * thread's counter bumped (unscoped: the thread created, unless it was
- * deleted), then the messages inserted. Made once per connection.
+ * One BEGIN IMMEDIATE transaction, as the raw driver's: the thread's counter
+ * bumped (unscoped: the thread created, unless it was deleted), then the
+ * messages inserted (a long batch in several INSERTs). Made once per connection.
  */
 const appendTransactions = new WeakMap<Database.Database, Database.Transaction<(threadId: string, messages: Message[], at: string, tenantId?: string) => number | null>>();
 function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
@@ -66,12 +64,7 @@ function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
       if (!bumped && tenantId !== undefined) return null;
       if (!bumped) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
       assertSeqInRange(threadId, bumped.last_seq);
-      const first = bumped.last_seq - messages.length + 1;
-      // SQLite binds at most 32,766 values to a statement: a long batch goes in several INSERTs of the one transaction.
-      for (let from = 0; from < messages.length; from += INSERT_ROWS) {
-        const rows = messages.slice(from, from + INSERT_ROWS);
-        prepared(insertMessagesSql(rows.length)).run(...messageRows(threadId, first + from, rows).map(sqliteValue));
-      }
+      for (const { text, args } of messageInserts(threadId, bumped.last_seq - messages.length + 1, messages)) prepared(text).run(...args.map(sqliteValue));
       return bumped.last_seq;
     });
     appendTransactions.set(db, append);
