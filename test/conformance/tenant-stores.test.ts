@@ -356,7 +356,7 @@ eachBackend((backend) => {
       await a.transcripts.deleteTranscript(gone);
       const before = await stateOf(a, ids);
       const rowBefore = await rowsOf(root);
-      // A span that would overflow A's sequence counter, and a small one, answer alike: nothing runs on A's row first.
+      // The largest span a file may give (seq 1,000,000,000) and a small one answer alike: nothing runs on A's row first.
       const importOf = (seq: number) =>
         JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
         JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n';
@@ -364,7 +364,7 @@ eachBackend((backend) => {
         const answers = [
           await outcomeOf(() => b.sessions.create({ id }), { [id]: '<id>' }),
           await outcomeOf(() => b.sessions.importJsonl(importOf(1), { sessionId: id }), { [id]: '<id>' }),
-          await outcomeOf(() => b.sessions.importJsonl(importOf(2_147_483_647), { sessionId: id }), { [id]: '<id>' }),
+          await outcomeOf(() => b.sessions.importJsonl(importOf(1_000_000_000), { sessionId: id }), { [id]: '<id>' }),
           await outcomeOf(() => b.sessions.importJsonl(importOf(1) + JSON.stringify({ type: 'subsession', childId: id }) + '\n', { sessionId: unique('mine') }), { [id]: '<id>' }),
         ];
         expect(answers).toEqual(Array(4).fill({ threw: 'StoreConflictError', message: 'session id <id> is not available' }));
