@@ -136,7 +136,7 @@ describe('SerializedSqliteAdapterFactory with PrismaClient', () => {
     expect(await client.agentTombstone.count()).toBe(2);
   });
 
-  it('the client connection runs with journal_mode=wal, foreign_keys=1, synchronous=NORMAL and the busy timeout', async () => {
+  it('the client connection runs with journal_mode=wal, foreign_keys=1, synchronous=NORMAL and busy_timeout=0 (SQLite never sleeps inside a call)', async () => {
     const path = await migratedFile();
     const client = clientOn(path);
 
@@ -147,7 +147,7 @@ describe('SerializedSqliteAdapterFactory with PrismaClient', () => {
     expect(String(await pragma('journal_mode')).toLowerCase()).toBe('wal');
     expect(Number(await pragma('foreign_keys'))).toBe(1);
     expect(Number(await pragma('synchronous'))).toBe(1);
-    expect(Number(await pragma('busy_timeout'))).toBe(10_000);
+    expect(Number(await pragma('busy_timeout'))).toBe(0);
 
     // And they act: a message for a missing thread violates its foreign key.
     await expect(client.agentMessage.create({ data: { threadId: 'missing', seq: 1, role: 'user', content: 'x' } })).rejects.toMatchObject({
@@ -155,12 +155,32 @@ describe('SerializedSqliteAdapterFactory with PrismaClient', () => {
     });
   });
 
-  it('busyTimeoutMs sets the connection busy timeout', async () => {
+  it("a write that meets another connection's lock waits on timers, so a timer can release the lock, for busyTimeoutMs at most", async () => {
     const path = await migratedFile();
-    const client = new PrismaClient({ adapter: new SerializedSqliteAdapterFactory(`file:${path}`, { busyTimeoutMs: 1234 }) });
+    const client = new PrismaClient({ adapter: new SerializedSqliteAdapterFactory(`file:${path}`, { busyTimeoutMs: 1_500 }) });
     clients.push(client);
-    const rows = await client.$queryRawUnsafe<Record<string, unknown>[]>('PRAGMA busy_timeout');
-    expect(Number(Object.values(rows[0])[0])).toBe(1234);
+    const other = new Database(path, { timeout: 0 });
+    try {
+      // Released by a timer: a wait inside SQLite would hold the event loop, the timer would not run, and the write would fail.
+      other.exec('BEGIN IMMEDIATE');
+      const started = Date.now();
+      setTimeout(() => other.exec('COMMIT'), 200);
+      await client.agentTombstone.create({ data: { id: 'after-a-wait' } });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+
+      // Held past busyTimeoutMs: the write fails busy after the bound, and writes nothing.
+      other.exec('BEGIN IMMEDIATE');
+      const release = setTimeout(() => other.exec('COMMIT'), 5_000);
+      const refused = Date.now();
+      await expect(client.agentTombstone.create({ data: { id: 'refused' } })).rejects.toMatchObject({ code: 'P1008' });
+      expect(Date.now() - refused).toBeGreaterThanOrEqual(1_400);
+      expect(Date.now() - refused).toBeLessThan(4_000);
+      clearTimeout(release);
+      other.exec('COMMIT');
+    } finally {
+      other.close();
+    }
+    expect(tombstoneIds(path)).toEqual(['after-a-wait']);
   });
 
   it('plain writes and transactions issued concurrently all commit', async () => {

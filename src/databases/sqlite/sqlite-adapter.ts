@@ -9,12 +9,12 @@
 // lock up front (BEGIN IMMEDIATE) for transactions opened as Serializable; a
 // transaction opened with no isolation level is a deferred read snapshot.
 //
-// The lock belongs to the file, not the connection: better-sqlite3 waits for
-// SQLite's lock synchronously, blocking the event loop, so a second connection
-// to the same file in the same process would stall the first one's commit
-// until its busy timeout ran out. In-process connections queue here instead;
-// other processes are kept apart by SQLite's own locks and the busy timeout.
-import { resolve } from 'node:path';
+// The lock belongs to the file, not the connection or the path that named it
+// (a symlink, `..`, another spelling): a second connection of this process
+// would otherwise meet the first one's SQLite lock and fail. In-process
+// connections queue here; another process's lock is waited for on timers
+// (busy-wait.ts), never inside a call, so no store call blocks the event loop.
+import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type {
@@ -26,9 +26,10 @@ import type {
   SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
+import { isBusy, whenNotBusy } from './busy-wait.js';
 
 export interface SqliteOptions {
-  /** How long a statement waits for another process's write lock. */
+  /** How long a statement waits for another process's write lock, on timers. */
   busyTimeoutMs?: number;
 }
 
@@ -56,22 +57,33 @@ export class SerializedSqliteAdapterFactory implements SqlMigrationAwareDriverAd
   }
 
   async #open(url: string): Promise<SqlDriverAdapter> {
-    const inner = await new PrismaBetterSqlite3({ url, timeout: this.#busyTimeoutMs }).connect();
-    await inner.executeScript(this.#pragmas());
-    return new SerializedSqliteAdapter(inner, FileLocks.take(url), () => this.#direct(url));
+    // Opening creates the file, so the lock can be the file's.
+    const inner = await new PrismaBetterSqlite3({ url, timeout: 0 }).connect();
+    try {
+      await whenNotBusy(() => inner.executeScript(PRAGMAS), this.#busyTimeoutMs);
+      return new SerializedSqliteAdapter(inner, FileLocks.take(pathOf(url)), () => this.#direct(url), this.#busyTimeoutMs);
+    } catch (error) {
+      await inner.dispose();
+      throw error;
+    }
   }
 
   #direct(url: string): Database.Database {
-    const db = new Database(url.replace(/^file:/, ''), { timeout: this.#busyTimeoutMs });
-    db.exec(this.#pragmas());
+    const db = new Database(pathOf(url), { timeout: 0 });
+    try {
+      db.exec(PRAGMAS);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     return db;
   }
-
-  /** Every connection to the file runs with these. */
-  #pragmas(): string {
-    return `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${this.#busyTimeoutMs};`;
-  }
 }
+
+/** Every connection to the file runs with these. busy_timeout = 0: SQLite never sleeps inside a call, whenNotBusy waits. */
+const PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 0;';
+
+const pathOf = (url: string) => url.replace(/^file:/, '');
 
 export class SerializedSqliteAdapter implements SqlDriverAdapter {
   readonly provider = 'sqlite';
@@ -79,19 +91,23 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
   readonly #inner: SqlDriverAdapter;
   readonly #lock: FileLock;
   readonly #openDirect: () => Database.Database;
+  readonly #busyTimeoutMs: number;
   #direct: Database.Database | undefined;
   readonly #statements = new Map<string, Database.Statement>();
 
-  constructor(inner: SqlDriverAdapter, lock: FileLock, openDirect: () => Database.Database) {
+  constructor(inner: SqlDriverAdapter, lock: FileLock, openDirect: () => Database.Database, busyTimeoutMs: number) {
     this.#inner = inner;
     this.#lock = lock;
     this.#openDirect = openDirect;
+    this.#busyTimeoutMs = busyTimeoutMs;
   }
 
   /**
    * Runs synchronous `work` on a better-sqlite3 connection of its own, behind
    * the same lock as everything else, with `prepared` preparing each statement
    * once: the append and read paths skip the round through Prisma's adapter.
+   * `work` is one statement or one better-sqlite3 transaction, so a refusal
+   * for another process's lock changed nothing and it can run again.
    */
   direct<T>(work: (db: Database.Database, prepared: (sql: string) => Database.Statement) => T): Promise<T> {
     const run = () => {
@@ -107,33 +123,37 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
       try {
         return Promise.resolve(run());
       } catch (error) {
-        return Promise.reject(error);
+        if (!isBusy(error)) return Promise.reject(error);
       }
     }
-    return this.#lock.run(async () => run());
+    return this.#lock.run(() => this.#whenNotBusy(run));
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.#lock.run(() => this.#inner.queryRaw(query));
+    return this.#lock.run(() => this.#whenNotBusy(() => this.#inner.queryRaw(query)));
   }
 
   executeRaw(query: SqlQuery): Promise<number> {
-    return this.#lock.run(() => this.#inner.executeRaw(query));
+    return this.#lock.run(() => this.#whenNotBusy(() => this.#inner.executeRaw(query)));
   }
 
   executeScript(script: string): Promise<void> {
-    return this.#lock.run(() => this.#inner.executeScript(script));
+    return this.#lock.run(() => this.#whenNotBusy(() => this.#inner.executeScript(script)));
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
     const release = await this.#lock.acquire();
     try {
-      await this.#inner.executeRaw(statement(isolationLevel === 'SERIALIZABLE' ? 'BEGIN IMMEDIATE' : 'BEGIN'));
+      await this.#whenNotBusy(() => this.#inner.executeRaw(statement(isolationLevel === 'SERIALIZABLE' ? 'BEGIN IMMEDIATE' : 'BEGIN')));
     } catch (error) {
       release();
       throw error;
     }
-    return new SqliteTransaction(this.#inner, release);
+    return new SqliteTransaction(this.#inner, release, this.#busyTimeoutMs);
+  }
+
+  #whenNotBusy<T>(attempt: () => T | Promise<T>): Promise<T> {
+    return whenNotBusy(attempt, this.#busyTimeoutMs);
   }
 
   getConnectionInfo(): ConnectionInfo {
@@ -157,19 +177,22 @@ class SqliteTransaction implements Transaction {
   readonly options = { usePhantomQuery: false };
   readonly #inner: SqlDriverAdapter;
   readonly #release: () => void;
+  readonly #busyTimeoutMs: number;
   #open = true;
 
-  constructor(inner: SqlDriverAdapter, release: () => void) {
+  constructor(inner: SqlDriverAdapter, release: () => void, busyTimeoutMs: number) {
     this.#inner = inner;
     this.#release = release;
+    this.#busyTimeoutMs = busyTimeoutMs;
   }
 
+  // A deferred transaction's first read, or its first write, may meet another process's lock; so may COMMIT.
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.#inner.queryRaw(query);
+    return whenNotBusy(() => this.#inner.queryRaw(query), this.#busyTimeoutMs);
   }
 
   async executeRaw(query: SqlQuery): Promise<number> {
-    const changes = await this.#inner.executeRaw(query);
+    const changes = await whenNotBusy(() => this.#inner.executeRaw(query), this.#busyTimeoutMs);
     if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') this.#open = false;
     return changes;
   }
@@ -250,17 +273,18 @@ class FileLock {
 }
 
 const FileLocks = {
-  byPath: new Map<string, FileLock>(),
+  byFile: new Map<string, FileLock>(),
 
-  take(url: string): FileLock {
-    const path = url.replace(/^file:/, '');
+  /** The lock of the file at `path`, which exists: its device and inode, however the path spells it. */
+  take(path: string): FileLock {
     // Every in-memory database is a database of its own.
     if (path === ':memory:') return new FileLock(() => {}).take();
-    const key = resolve(path);
-    let lock = this.byPath.get(key);
+    const { dev, ino } = statSync(path);
+    const key = `${dev}:${ino}`;
+    let lock = this.byFile.get(key);
     if (!lock) {
-      lock = new FileLock(() => this.byPath.delete(key));
-      this.byPath.set(key, lock);
+      lock = new FileLock(() => this.byFile.delete(key));
+      this.byFile.set(key, lock);
     }
     return lock.take();
   },
