@@ -104,11 +104,13 @@ export class SessionRecords {
    * atomically, with its subsessions unless `omitSubsessions`.
    */
   async import(id: string, parsed: JsonlSession, omitSubsessions: boolean): Promise<void> {
-    const span = parsed.log.at(-1)?.seq ?? 0;
     await this.db.write(async (tx) => {
       const created = this.tenantId === undefined ? await tx.dialect.ensureThread(tx.prisma, id, new Date()) : await this.#claim(tx, id);
-      // Seqs shift past any the session handed out before it was emptied; they are never reused.
-      const offset = (await messages.reserveSeqs(tx, id, span)) - span;
+      // A session that never handed out a seq takes the file's. One emptied after it did numbers the file's entries
+      // after those, one each: seqs are never reused, and the file's gaps cannot add up, import after import, to the column's end.
+      const handedOut = await messages.reserveSeqs(tx, id, 0);
+      const log = handedOut === 0 ? parsed.log : renumbered(parsed.log, handedOut);
+      await messages.reserveSeqs(tx, id, (log.at(-1)?.seq ?? handedOut) - handedOut);
       // Checked under the lock: a session created or written meanwhile is seen.
       if ((await sessions.entriesOf(tx, id)).length > 0 || (await messages.latestBoundaryCounts(tx, id))) {
         throw new StoreConflictError(`session ${id} is not empty: import into a new or empty session`);
@@ -117,7 +119,7 @@ export class SessionRecords {
       // An existing session keeps its tenant (and its tree with it).
       const { title, metadata, createdAt } = parsed.header;
       await sessions.setHeader(tx, id, { ...(created && { tenantId: this.tenantId ?? parsed.header.tenantId }), title, metadata, createdAt });
-      await writeLog(tx, id, parsed.log, offset);
+      await writeLog(tx, id, log);
       for (const child of omitSubsessions ? [] : parsed.subsessions) {
         if (this.tenantId !== undefined) await this.#claim(tx, child);
         await attachChild(tx, id, child).catch((error: unknown) => {
@@ -149,20 +151,25 @@ export class SessionRecords {
 
 const unavailable = (id: string) => new StoreConflictError(`session id ${id} is not available`);
 
+/** The log numbered from `after` + 1 in its order, each boundary's cut moved with its message. */
+function renumbered(log: JsonlLogEntry[], after: number): JsonlLogEntry[] {
+  const seqs = new Map(log.map((entry, i) => [entry.seq, after + i + 1]));
+  const seqOf = (seq: number) => seqs.get(seq)!;
+  return log.map((entry) => (entry.type === 'compaction' || entry.type === 'repair' ? { ...entry, seq: seqOf(entry.seq), cutSeq: entry.cutSeq === 0 ? 0 : seqOf(entry.cutSeq) } : { ...entry, seq: seqOf(entry.seq) }));
+}
+
 /** The imported log in three statements plus one per boundary, whatever its length. */
-async function writeLog(tx: StoreTx, id: string, log: JsonlLogEntry[], offset: number): Promise<void> {
-  const shifted = log.map((entry) => ({ ...entry, seq: entry.seq + offset }));
-  await messages.insertStoredMessages(tx, id, shifted.flatMap((entry) => (entry.type === 'message' ? [{ ...entry.message, seq: entry.seq }] : [])));
+async function writeLog(tx: StoreTx, id: string, log: JsonlLogEntry[]): Promise<void> {
+  await messages.insertStoredMessages(tx, id, log.flatMap((entry) => (entry.type === 'message' ? [{ ...entry.message, seq: entry.seq }] : [])));
   await sessions.insertEvents(
     tx,
     id,
-    shifted.flatMap((entry) => (entry.type === 'event' ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, createdAt: entry.createdAt }] : [])),
+    log.flatMap((entry) => (entry.type === 'event' ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, createdAt: entry.createdAt }] : [])),
   );
-  for (const entry of shifted) {
+  for (const entry of log) {
     if (entry.type !== 'compaction' && entry.type !== 'repair') continue;
-    const cutSeq = entry.cutSeq === 0 ? 0 : entry.cutSeq + offset;
     const retainedCount = entry.type === 'compaction' ? entry.retainedMessageCount : null;
-    await messages.insertBoundary(tx, id, { seq: entry.seq, kind: entry.type, cutSeq, messages: entry.messages, sourceCount: entry.sourceMessageCount, retainedCount, createdAt: entry.createdAt });
+    await messages.insertBoundary(tx, id, { seq: entry.seq, kind: entry.type, cutSeq: entry.cutSeq, messages: entry.messages, sourceCount: entry.sourceMessageCount, retainedCount, createdAt: entry.createdAt });
     if (entry.type === 'repair') await messages.insertRepair(tx, id, entry.seq, entry.repairMessage);
   }
 }

@@ -388,6 +388,44 @@ eachBackend((backend) => {
       expect((await store.messages.append(id, { role: 'user', content: 'one more' })).seq).toBe(1_000_000_001);
       expect((await store.sessions.load(id)).map((entry) => entry.seq)).toEqual([1_000_000_000, 1_000_000_001]);
     });
+
+    test("imports into a session emptied again and again cost its counter one seq an entry, never the file's gaps", async () => {
+      const id = sid();
+      await store.sessions.importJsonl(lineOf(1_000_000_000), { sessionId: id });
+      // Once shifted past the seqs handed out, a second file at 1e9 and a third at 147,483,647 would have used up the column.
+      for (const [seq, stored] of [
+        [1_000_000_000, 1_000_000_001],
+        [147_483_647, 1_000_000_002],
+        [1_000_000_000, 1_000_000_003],
+      ]) {
+        await store.messages.clear(id);
+        expect(await store.sessions.importJsonl(lineOf(seq), { sessionId: id })).toEqual({ sessionId: id, entries: 1, warnings: [] });
+        expect((await store.sessions.load(id)).map((entry) => entry.seq)).toEqual([stored]);
+      }
+      expect((await store.messages.append(id, { role: 'user', content: 'one more' })).seq).toBe(1_000_000_004);
+    });
+
+    test("a file with gaps imported into an emptied session is numbered on from the session's last seq, its cuts moved with their messages", async () => {
+      const id = sid();
+      await store.messages.appendMany(id, ['a', 'b'].map(user));
+      await store.messages.clear(id);
+      const file =
+        JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
+        [10, 20, 30].map((seq) => JSON.stringify({ type: 'message', seq, message: { role: 'user', content: `m${seq}`, createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n').join('') +
+        JSON.stringify({ type: 'compaction', seq: 40, cutSeq: 20, messages: [{ role: 'system', content: 'summary', createdAt: '2026-01-01T00:00:00.000Z' }], sourceMessageCount: 2, retainedMessageCount: 0, createdAt: '2026-01-01T00:00:00.000Z' }) + '\n';
+
+      await store.sessions.importJsonl(file, { sessionId: id });
+
+      expect((await store.messages.getTranscript(id)).map((m) => [m.seq, m.content])).toEqual([
+        [3, 'm10'],
+        [4, 'm20'],
+        [5, 'm30'],
+      ]);
+      expect((await store.messages.getHistory(id)).map((m) => m.content)).toEqual(['summary', 'm30']);
+      const lines = (await exportLines(store, id)).map((line) => JSON.parse(line) as { type: string; seq?: number; cutSeq?: number });
+      expect(lines.filter((l) => l.type === 'compaction').map((l) => [l.seq, l.cutSeq])).toEqual([[6, 4]]);
+      expect((await store.messages.append(id, user('next'))).seq).toBe(7);
+    });
   });
 
   describe('import into an existing session', () => {
