@@ -8,12 +8,15 @@ const SECRET_NAME = /pass|pwd|secret|token|key|credential/i;
 const MASK = '***';
 
 const SCHEME = /^\s*([a-z][a-z0-9+.-]*:)(\/\/)?/i;
+const KEYWORDS = /^\s*[\w.-]+=/;
 // A `name=value` parameter after `?`, `&` or `;`. Its value runs on over an `&` or `;` that no `name=` follows,
 // so an unencoded `&` in a password does not end it early.
 const PARAMETER = /([?&;])([^=&;?#]*)=((?:[^&;]|[&;](?![^&;=]*=))*)/g;
 // In free text: a url up to the next whitespace, and a libpq-style `name=value` pair.
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
 const PAIR_IN_TEXT = /(^|[\s(,])([\w.-]+)=('[^']*'|"[^"]*"|[^\s&;,)]*)/g;
+// A url's `user:` and whatever follows it on the line up to an `@`: a password with a space in it, which URL_IN_TEXT cut short.
+const USERINFO_ON_LINE = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^@\n]*@/gi;
 
 /**
  * `url` with its password and every secret parameter masked; the scheme, user,
@@ -24,24 +27,31 @@ const PAIR_IN_TEXT = /(^|[\s(,])([\w.-]+)=('[^']*'|"[^"]*"|[^\s&;,)]*)/g;
  */
 export function redactUrl(url: string): string {
   const start = SCHEME.exec(url);
-  if (start?.[1].toLowerCase() === 'file:') return redactParameters(url);
-  const hostStart = start?.[0].length ?? 0;
+  // A libpq keyword string (host=db password=…) has no userinfo, only pairs.
+  if (!start && KEYWORDS.test(url)) return redactPairs(url);
+  if (!start) return redactUserinfo(url, 0, undefined);
+  if (start[1].toLowerCase() === 'file:') return redactParameters(url);
+  return redactUserinfo(url, start[0].length, start[2]);
+}
+
+/** `url` with what may be a password before its last `@` masked, from `hostStart` on (after `scheme:` and any `//`). */
+function redactUserinfo(url: string, hostStart: number, slashes: string | undefined): string {
   const at = url.lastIndexOf('@');
   if (at < hostStart) return redactParameters(url);
   const userinfo = url.slice(hostStart, at);
   const colon = userinfo.indexOf(':');
   // Without `//` the text is no url we can read: all of what precedes the `@` may be a password.
-  const user = start?.[2] === undefined ? '' : colon < 0 ? userinfo : `${userinfo.slice(0, colon)}:`;
+  const user = slashes === undefined ? '' : colon < 0 ? userinfo : `${userinfo.slice(0, colon)}:`;
   const masked = user === userinfo ? userinfo : `${user}${MASK}`;
   return redactParameters(`${url.slice(0, hostStart)}${masked}${url.slice(at)}`);
 }
 
 /** `text` (a log line, a driver's message) with every url in it redacted as redactUrl does, and every secret `name=value` pair masked. */
 export function redactText(text: string): string {
-  return text
-    .replace(URL_IN_TEXT, redactUrl)
-    .replace(PAIR_IN_TEXT, (pair, before: string, name: string) => (isSecretName(name) ? `${before}${name}=${MASK}` : pair));
+  return redactPairs(text.replace(USERINFO_ON_LINE, `$1${MASK}@`).replace(URL_IN_TEXT, redactUrl));
 }
+
+const redactPairs = (text: string) => text.replace(PAIR_IN_TEXT, (pair, before: string, name: string) => (isSecretName(name) ? `${before}${name}=${MASK}` : pair));
 
 const redactParameters = (url: string) =>
   url.replace(PARAMETER, (parameter, separator: string, name: string) => (isSecretName(name) ? `${separator}${name}=${MASK}` : parameter));

@@ -27,6 +27,9 @@ const HOSTILE_URLS: [string, string, string[]][] = [
   ['mysql://app:pa/ss@', 'mysql://app:***@', ['pa/ss']],
   ['postgresql://u:p@ss@/db?sslpassword=s5', 'postgresql://u:***@/db?sslpassword=***', ['p@ss', 's5']],
   ['mysql:app:pw@host/db', 'mysql:***@host/db', ['app:pw']],
+  // A libpq keyword string given where a url belongs.
+  ['host=db user=app password=s3cr3t dbname=agents', 'host=db user=app password=*** dbname=agents', ['s3cr3t']],
+  ["host=db password='a b@c' sslpassword=k3y", 'host=db password=*** sslpassword=***', ['a b', 'b@c', 'k3y']],
   ['app:pw@host/db', 'app:***@host/db', ['pw']],
   ['  mysql://app:pw@host/db', '  mysql://app:***@host/db', ['pw']],
   ['mysql://app:pw@h:port/db', 'mysql://app:***@h:port/db', ['pw']],
@@ -51,6 +54,11 @@ describe('redactText', () => {
       'cannot reach "mysql://app:***@db/agents": ECONNREFUSED, nor postgres://u:***@h/d?token=***',
     );
     expect(redactText('host=db user=app password=s3cret sslpassword="a b" dbname=agents')).toBe('host=db user=app password=*** sslpassword=*** dbname=agents');
+  });
+
+  test('a password with a space in it, which ends the url in the text, is masked to its @', () => {
+    const printed = redactText('cannot reach postgresql://app:s3 cr3t@db/agents (ECONNREFUSED)');
+    expect(printed).toBe('cannot reach postgresql://app:***@db/agents (ECONNREFUSED)');
   });
 
   test('leaves driver messages without secrets alone', () => {
@@ -81,5 +89,11 @@ describe('options errors print no secret', () => {
     expect(printed).not.toContain('s3cret');
     expect(printed).not.toContain('pw1');
     expect(printed).not.toContain('w1');
+  });
+
+  test('a libpq keyword string', () => {
+    expect(() => resolveOptions({ url: "host=db user=app password='s3 cret' dbname=agents" })).toThrow(
+      expect.objectContaining({ name: 'StoreConfigurationError', message: expect.stringContaining('"host=db user=app password=*** dbname=agents"') }),
+    );
   });
 });
