@@ -6,7 +6,8 @@
 import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StoreBusyError } from '../../src/index.js';
+import Database from 'better-sqlite3';
+import { StoreBusyError, StoreDatabaseError } from '../../src/index.js';
 import { holdWriteLock, withStallWatch } from '../support/sqlite-locks.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
@@ -99,4 +100,20 @@ test('past sqliteBusyTimeoutMs a call fails with StoreBusyError, without stallin
   expect(elapsedMs).toBeLessThan(HOLD_MS - 1_000);
   await holder.released;
   expect((await store.messages.getTranscript('thread')).map((m) => m.content)).toEqual(['kept']);
+});
+
+test("a driver's error on the read paths, which run on better-sqlite3 directly, leaves as a StoreError read by SQLite's classifier", async () => {
+  const store = await open(`file:${join(mkdtempSync(join(tmpdir(), 'agent-store-broken-')), 'store.db')}`);
+  await store.messages.append('thread', { role: 'user', content: 'kept' });
+  const other = new Database(store.url.slice('file:'.length));
+  try {
+    other.exec('DROP TABLE agent_boundary');
+  } finally {
+    other.close();
+  }
+  for (const read of [() => store.messages.getHistory('thread'), () => store.messages.count('thread')]) {
+    const error = await read().then(() => undefined, (failure: unknown) => failure);
+    expect(error).toBeInstanceOf(StoreDatabaseError);
+    expect(error).toMatchObject({ message: expect.stringContaining('no such table: agent_boundary'), cause: expect.objectContaining({ code: 'SQLITE_ERROR' }) });
+  }
 });
