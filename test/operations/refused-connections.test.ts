@@ -129,9 +129,13 @@ describeWith(mysqlServerUrl, 'MariaDB unavailable')('[MariaDB] refusals', () => 
     root = await mariadb.createConnection({ host: server().hostname, port: Number(server().port), user: 'root' });
     await root.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${RIGHT_PASSWORD}'`);
     await root.query(`GRANT ALL ON ${database}.* TO '${user}'@'%'`);
+    await root.query(`CREATE USER '${user}_locked'@'%' IDENTIFIED BY '${RIGHT_PASSWORD}' ACCOUNT LOCK`);
+    await root.query(`GRANT ALL ON ${database}.* TO '${user}_locked'@'%'`);
+    await root.query(`CREATE USER '${user}_expired'@'%' IDENTIFIED BY '${RIGHT_PASSWORD}' PASSWORD EXPIRE`);
+    await root.query(`GRANT ALL ON ${database}.* TO '${user}_expired'@'%'`);
   });
   afterAll(async () => {
-    await root.query(`DROP USER IF EXISTS '${user}'@'%'`);
+    for (const each of [user, `${user}_locked`, `${user}_expired`]) await root.query(`DROP USER IF EXISTS '${each}'@'%'`);
     await root.end();
   });
 
@@ -142,8 +146,11 @@ describeWith(mysqlServerUrl, 'MariaDB unavailable')('[MariaDB] refusals', () => 
       { name: 'a wrong password with an unencoded @', url: () => at(`${user}:Us3rinfo@Pa55`, database), reason: new RegExp(`Access denied for user '${user}'`) },
       { name: 'a database the user may not use', url: () => at(`${user}:${RIGHT_PASSWORD}`, 'mysql'), reason: new RegExp(`Access denied for user '${user}'@'[^']*' to database 'mysql'`) },
       { name: 'an unknown database', url: () => at('root', 'no_such_db'), reason: /Unknown database 'no_such_db'/ },
+      { name: 'a locked account', url: () => at(`${user}_locked:${RIGHT_PASSWORD}`, database), reason: /this account is locked/ },
+      // Let in, but only to change the password: every statement is refused.
+      { name: 'an expired password', url: () => at(`${user}_expired:${RIGHT_PASSWORD}`, database), reason: /You must SET PASSWORD before executing this statement/ },
     ],
-    ['a wrong password', 'a wrong password with an unencoded @', 'a database the user may not use', 'an unknown database'],
+    ['a wrong password', 'a wrong password with an unencoded @', 'a database the user may not use', 'an unknown database', 'a locked account', 'an expired password'],
   );
 
   test('a running store that loses access fails at once with the reason, and works again once access is back', async () => {

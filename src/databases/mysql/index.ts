@@ -22,7 +22,8 @@ const ERRNO_KINDS: Record<number, FailureKind> = {
   1062: 'conflict',
   1264: 'validation',
   ...Object.fromEntries(
-    [1040, 1203, 1053, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
+    // 1820: a login let in only to change its expired password; every statement is refused.
+    [1040, 1203, 1053, 1820, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
   ),
 };
 
