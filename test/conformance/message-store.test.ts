@@ -446,6 +446,12 @@ eachBackend((backend) => {
       ['a space for the T', '2024-05-01 12:00:00Z'],
       ['an offset without a colon', '2024-05-01T12:00:00+0200'],
       ['an RFC 2822 date', 'Wed, 01 May 2024 12:00:00 GMT'],
+      ['a leap second', '2016-12-31T23:59:60Z'],
+      ['an offset of 24 hours', '2024-05-01T12:00:00+24:00'],
+      ['a lowercase z', '2024-05-01T12:00:00z'],
+      ['a fraction of ten digits', '2024-05-01T12:00:00.1234567890Z'],
+      ['a fraction after a comma', '2024-05-01T12:00:00,5Z'],
+      ['an Invalid Date', new Date('nope')],
     ])('rejects a createdAt that is %s (%s) and writes nothing', async (_name, createdAt) => {
       await expect(store.messages.append('v', { role: 'user', content: 'a', createdAt })).rejects.toThrow(/createdAt must be a Date or an ISO-8601 date-time with Z or an offset/);
       expect(await store.sessions.get('v')).toBeNull();
@@ -457,6 +463,7 @@ eachBackend((backend) => {
       ['2024-05-01T12:00:00.5+02:00', '2024-05-01T10:00:00.500Z'],
       ['2024-05-01T00:30:00-01:30', '2024-05-01T02:00:00.000Z'],
       ['2024-05-01T12:00:00.123987Z', '2024-05-01T12:00:00.123Z'],
+      ['2024-05-01T12:00:00.123456789-00:00', '2024-05-01T12:00:00.123Z'],
     ])('takes createdAt %s as the instant %s', async (createdAt, instant) => {
       const id = thread();
       const stored = await store.messages.append(id, { role: 'user', content: 'a', createdAt });
