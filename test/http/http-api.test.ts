@@ -629,6 +629,21 @@ describe('export and import', () => {
     expect(far.body.message).toMatch(/line 2: seq must be an integer from 1 to 1000000000/);
   });
 
+  test('imports into a session cleared again and again (DELETE history) cost its counter one seq an entry: it can still take messages', async () => {
+    const id = unique('cleared');
+    const file = (seq: number) =>
+      jsonl(
+        { type: 'session', version: 1, id, tenantId: null, title: null, metadata: null, createdAt: '2024-01-01T00:00:00.000Z' },
+        { type: 'message', seq, message: { role: 'user', content: 'one', createdAt: '2024-01-01T00:00:01.000Z' } },
+      );
+    await ok(a.postText('/sessions/import', file(1_000_000_000), 'application/x-ndjson'), 201);
+    for (const seq of [1_000_000_000, 147_483_647]) {
+      await ok(a.delete(`/sessions/${id}/history`), 204);
+      await ok(a.postText(`/sessions/import?sessionId=${id}`, file(seq), 'application/x-ndjson'), 201);
+    }
+    expect((await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'more' }), 201)).body.seq).toBe(1_000_000_003);
+  });
+
   test('an import whose last line was cut short by a crash: 201, the line skipped with a warning', async () => {
     const id = unique('truncated');
     const complete = jsonl(
@@ -782,6 +797,19 @@ describe('400: bad input', () => {
     expectError(await a.get(`/sessions/${id}/transcript?cursor=${historyCursor}`), 400, /not a transcript cursor/);
     expectError(await a.get(`/sessions/${id}/history?cursor=${transcriptCursor}`), 400, /not a history cursor/);
     expectError(await a.get(`/sessions?cursor=${historyCursor}`), 400, /cursor is not one this store handed out/);
+  });
+
+  test("a forged history cursor into a compacted session's cut-off messages: 400, and the real cursors still read the history", async () => {
+    const compacted = await createSession();
+    await ok(a.post(`/sessions/${compacted}/messages/batch`, { messages: ['m1', 'm2', 'm3', 'm4'].map((content) => ({ role: 'user', content })) }), 201);
+    await ok(a.post(`/sessions/${compacted}/compactions`, { messages: [{ role: 'system', content: 'summary' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
+    // [boundary seq, summary messages read, last seq read]: a seq before the cut (2), the log under the summary, an index past the summary.
+    for (const position of [[5, 1, 1], [5, 0, 0], [5, 2, 3]]) {
+      expectError(await a.get(`/sessions/${compacted}/history?cursor=${forge('h', compacted, ...position)}`), 400, /not a history cursor this store handed out/);
+    }
+    const first = (await ok(a.get(`/sessions/${compacted}/history?limit=1`), 200)).body;
+    const rest = (await ok(a.get(`/sessions/${compacted}/history?cursor=${first.nextCursor}`), 200)).body;
+    expect([...first.messages, ...rest.messages].map((m: { content: string }) => m.content)).toEqual(['summary', 'm3', 'm4']);
   });
 
   test('a __proto__ property is refused like any property the body does not have, not dropped in silence', async () => {
