@@ -164,6 +164,32 @@ eachBackend((backend) => {
       expect(await state(id)).toEqual(before);
     });
 
+    test("afterRun: neither the request nor the response", async () => {
+      const id = sid();
+      await store.messages.appendMany(id, batch('kept', 2));
+      const before = await state(id);
+      await refused('run', () => store.histories.forThread(id).afterRun(batch('request', SEVERAL), poisoned('run')));
+      expect(await state(id)).toEqual(before);
+    });
+
+    test("a tenant's appendMany to its session: its log is as it was", async () => {
+      const tenant = store.tenants.forTenant(`${sid()}-tenant`);
+      const id = await tenant.sessions.create({ id: sid() });
+      await tenant.messages.appendMany(id, batch('kept', 2));
+      const before = await state(id);
+      await refused('scoped', () => tenant.messages.appendMany(id, poisoned('scoped')));
+      expect(await state(id)).toEqual(before);
+    });
+
+    test('saveTranscript: the old transcript and its subsessions are still there', async () => {
+      const id = sid();
+      await store.transcripts.saveTranscript(id, { messages: batch('kept', 2), subsessions: [`${id}-child`] });
+      const before = { ...(await state(id)), saved: await store.transcripts.getTranscript(id) };
+      await refused('save', () => store.transcripts.saveTranscript(id, { messages: poisoned('save'), subsessions: [`${id}-other`] }));
+      expect({ ...(await state(id)), saved: await store.transcripts.getTranscript(id) }).toEqual(before);
+      expect(await store.sessions.get(`${id}-other`)).toBeNull();
+    });
+
     test('importJsonl: no session', async () => {
       const id = sid();
       const jsonl = [{ type: 'session', version: 1, id, createdAt: '2026-01-02T03:04:05.006Z' }, ...poisoned('import').map((message, i) => ({ type: 'message', seq: i + 1, message }))]
