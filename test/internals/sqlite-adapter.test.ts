@@ -1,7 +1,7 @@
 // The store's SQLite adapter under a real Prisma client on a real file.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaClient } from '../../src/generated/sqlite/client.js';
@@ -160,17 +160,19 @@ describe('SerializedSqliteAdapterFactory with PrismaClient', () => {
     const client = new PrismaClient({ adapter: new SerializedSqliteAdapterFactory(`file:${path}`, { busyTimeoutMs: 1_500 }) });
     clients.push(client);
     const other = new Database(path, { timeout: 0 });
+    const timers: NodeJS.Timeout[] = [];
     try {
       // Released by a timer: a wait inside SQLite would hold the event loop, the timer would not run, and the write would fail.
       other.exec('BEGIN IMMEDIATE');
       const started = Date.now();
-      setTimeout(() => other.exec('COMMIT'), 200);
+      timers.push(setTimeout(() => other.exec('COMMIT'), 200));
       await client.agentTombstone.create({ data: { id: 'after-a-wait' } });
       expect(Date.now() - started).toBeGreaterThanOrEqual(150);
 
       // Held past busyTimeoutMs: the write fails busy after the bound, and writes nothing.
       other.exec('BEGIN IMMEDIATE');
       const release = setTimeout(() => other.exec('COMMIT'), 5_000);
+      timers.push(release);
       const refused = Date.now();
       await expect(client.agentTombstone.create({ data: { id: 'refused' } })).rejects.toMatchObject({ code: 'P1008' });
       expect(Date.now() - refused).toBeGreaterThanOrEqual(1_400);
@@ -178,9 +180,33 @@ describe('SerializedSqliteAdapterFactory with PrismaClient', () => {
       clearTimeout(release);
       other.exec('COMMIT');
     } finally {
+      timers.forEach(clearTimeout);
       other.close();
     }
     expect(tombstoneIds(path)).toEqual(['after-a-wait']);
+  });
+
+  it("a write after a read in a deferred transaction that meets another writer fails at once, as SQLite's own handler would: only the whole transaction can run again", async () => {
+    const path = await migratedFile();
+    const client = new PrismaClient({ adapter: new SerializedSqliteAdapterFactory(`file:${path}`, { busyTimeoutMs: 5_000 }) });
+    clients.push(client);
+    const other = new Database(path, { timeout: 0 });
+    try {
+      const started = Date.now();
+      await expect(
+        client.$transaction(async (tx) => {
+          await tx.agentTombstone.count();
+          other.exec('BEGIN IMMEDIATE');
+          await tx.agentTombstone.create({ data: { id: 'late' } });
+        }),
+      ).rejects.toThrow();
+      // Waiting out the 5 s could not help: the other writer's commit would leave this snapshot stale.
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(tombstoneIds(path)).toEqual([]);
   });
 
   it('plain writes and transactions issued concurrently all commit', async () => {
@@ -234,5 +260,31 @@ describe('several connections of one process to one file', () => {
     // A stalled connection would have waited out the 5 s busy timeout and failed.
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(tombstoneIds(path)).toEqual(['in-transaction', 'other-client']);
+  });
+
+  it('share that lock however they spell the path (a symlinked directory, a ..): a write queues behind the other spelling\'s transaction instead of failing busy', async () => {
+    const path = await migratedFile();
+    const linked = join(mkdtempSync(join(tmpdir(), 'agent-store-link-')), 'linked');
+    symlinkSync(dir, linked);
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    const holding = new PrismaClient({ adapter: new SerializedSqliteAdapterFactory(`file:${path}`) });
+    clients.push(holding);
+    for (const [n, spelling] of [join(linked, basename(path)), join(dir, 'sub', '..', basename(path))].entries()) {
+      // 100 ms of waiting for a lock SQLite holds: far less than the transaction lasts, so only the shared queue lets the write through.
+      const other = new PrismaClient({ adapter: new SerializedSqliteAdapterFactory(`file:${spelling}`, { busyTimeoutMs: 100 }) });
+      clients.push(other);
+      await other.agentTombstone.count();
+      await Promise.all([
+        holding.$transaction(
+          async (tx) => {
+            await tx.agentTombstone.create({ data: { id: `held-${n}` } });
+            await tick(1_000);
+          },
+          { isolationLevel: 'Serializable' },
+        ),
+        tick(50).then(() => other.agentTombstone.create({ data: { id: `queued-${n}` } })),
+      ]);
+    }
+    expect(tombstoneIds(path)).toEqual(['held-0', 'held-1', 'queued-0', 'queued-1']);
   });
 });

@@ -16,7 +16,10 @@ export async function holdWriteLock(path: string, holdMs: number): Promise<{ rel
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       stdout += chunk;

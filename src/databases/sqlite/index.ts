@@ -34,8 +34,10 @@ export const sqlite: ProviderKit = {
     return new SerializedSqliteAdapterFactory(options.url, { busyTimeoutMs: options.sqliteBusyTimeoutMs });
   },
 
-  // A transaction waits for the file's write lock as long as a statement would.
-  maxWaitMs: (options) => options.sqliteBusyTimeoutMs,
+  // Prisma's wait for a transaction to start covers the process's queue and then the file's lock, which the adapter
+  // waits for sqliteBusyTimeoutMs: it must be the longer, so a file that stays locked fails busy (and is retried),
+  // not as "no connection came free in time".
+  maxWaitMs: (options) => 2 * options.sqliteBusyTimeoutMs + 1_000,
 
   dialect: {
     // Serializable: BEGIN IMMEDIATE, the database's one write lock, so rows need no locks of their own.

@@ -13,7 +13,8 @@
 // (a symlink, `..`, another spelling): a second connection of this process
 // would otherwise meet the first one's SQLite lock and fail. In-process
 // connections queue here; another process's lock is waited for on timers
-// (busy-wait.ts), never inside a call, so no store call blocks the event loop.
+// (busy-wait.ts), never inside a call, so no store call blocks the event loop,
+// and outside the queue, so the process's other calls go on meanwhile.
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
@@ -126,34 +127,40 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
         if (!isBusy(error)) return Promise.reject(error);
       }
     }
-    return this.#lock.run(() => this.#whenNotBusy(run));
+    return this.#queued(async () => run());
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.#lock.run(() => this.#whenNotBusy(() => this.#inner.queryRaw(query)));
+    return this.#queued(() => this.#inner.queryRaw(query));
   }
 
   executeRaw(query: SqlQuery): Promise<number> {
-    return this.#lock.run(() => this.#whenNotBusy(() => this.#inner.executeRaw(query)));
+    return this.#queued(() => this.#inner.executeRaw(query));
   }
 
+  // Several statements, some of which may have committed before one was refused: never run again.
   executeScript(script: string): Promise<void> {
-    return this.#lock.run(() => this.#whenNotBusy(() => this.#inner.executeScript(script)));
+    return this.#lock.run(() => this.#inner.executeScript(script));
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    const release = await this.#lock.acquire();
-    try {
-      await this.#whenNotBusy(() => this.#inner.executeRaw(statement(isolationLevel === 'SERIALIZABLE' ? 'BEGIN IMMEDIATE' : 'BEGIN')));
-    } catch (error) {
-      release();
-      throw error;
-    }
+    const begin = statement(isolationLevel === 'SERIALIZABLE' ? 'BEGIN IMMEDIATE' : 'BEGIN');
+    const release = await whenNotBusy(async () => {
+      const release = await this.#lock.acquire();
+      try {
+        await this.#inner.executeRaw(begin);
+        return release;
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }, this.#busyTimeoutMs);
     return new SqliteTransaction(this.#inner, release, this.#busyTimeoutMs);
   }
 
-  #whenNotBusy<T>(attempt: () => T | Promise<T>): Promise<T> {
-    return whenNotBusy(attempt, this.#busyTimeoutMs);
+  /** `work` behind the lock; refused for another process's lock, it queues again after a pause, leaving the lock to the rest of the process meanwhile. */
+  #queued<T>(work: () => Promise<T>): Promise<T> {
+    return whenNotBusy(() => this.#lock.run(work), this.#busyTimeoutMs);
   }
 
   getConnectionInfo(): ConnectionInfo {
@@ -179,6 +186,8 @@ class SqliteTransaction implements Transaction {
   readonly #release: () => void;
   readonly #busyTimeoutMs: number;
   #open = true;
+  /** Whether a statement has run: the transaction holds its lock, read or write. */
+  #locked = false;
 
   constructor(inner: SqlDriverAdapter, release: () => void, busyTimeoutMs: number) {
     this.#inner = inner;
@@ -186,13 +195,12 @@ class SqliteTransaction implements Transaction {
     this.#busyTimeoutMs = busyTimeoutMs;
   }
 
-  // A deferred transaction's first read, or its first write, may meet another process's lock; so may COMMIT.
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return whenNotBusy(() => this.#inner.queryRaw(query), this.#busyTimeoutMs);
+    return this.#run(query, () => this.#inner.queryRaw(query));
   }
 
   async executeRaw(query: SqlQuery): Promise<number> {
-    const changes = await whenNotBusy(() => this.#inner.executeRaw(query), this.#busyTimeoutMs);
+    const changes = await this.#run(query, () => this.#inner.executeRaw(query));
     if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') this.#open = false;
     return changes;
   }
@@ -215,6 +223,16 @@ class SqliteTransaction implements Transaction {
 
   async releaseSavepoint(name: string): Promise<void> {
     await this.#inner.executeRaw(statement(`RELEASE SAVEPOINT ${name}`));
+  }
+
+  // Waiting helps where SQLite's own busy handler would wait: for the first statement, which takes the transaction's
+  // lock, and for COMMIT. A later write refused busy found another writer after this transaction read: its snapshot
+  // will be stale, only the whole transaction can run again (the store's retries do), and SQLite does not wait either.
+  async #run<T>(query: SqlQuery, statement: () => Promise<T>): Promise<T> {
+    const waits = !this.#locked || query.sql === 'COMMIT';
+    const result = await (waits ? whenNotBusy(statement, this.#busyTimeoutMs) : statement());
+    this.#locked = true;
+    return result;
   }
 
   // Prisma calls rollback() without sending ROLLBACK when COMMIT itself failed;
@@ -279,7 +297,7 @@ const FileLocks = {
   take(path: string): FileLock {
     // Every in-memory database is a database of its own.
     if (path === ':memory:') return new FileLock(() => {}).take();
-    const { dev, ino } = statSync(path);
+    const { dev, ino } = statSync(path, { bigint: true });
     const key = `${dev}:${ino}`;
     let lock = this.byFile.get(key);
     if (!lock) {
