@@ -8,15 +8,19 @@ const SECRET_NAME = /pass|pwd|secret|token|key|credential/i;
 const MASK = '***';
 
 const SCHEME = /^\s*([a-z][a-z0-9+.-]*:)(\/\/)?/i;
-const KEYWORDS = /^\s*[\w.-]+=/;
+// A keyword string: libpq's (host=db password='a b', spaces allowed around =) or the ;-separated kind (Server=db;Password=…).
+const KEYWORDS = /^\s*[\w.-]+\s*=/;
+const LIBPQ_PAIR = /(^|\s)([\w.-]+)(\s*=\s*)('(?:\\.|[^'\\])*'?|\S*)/g;
+const SEMICOLON_PAIR = /(^|;)([^=;]+)(=)([^;]*)/g;
 // A `name=value` parameter after `?`, `&` or `;`. Its value runs on over an `&` or `;` that no `name=` follows,
 // so an unencoded `&` in a password does not end it early.
 const PARAMETER = /([?&;])([^=&;?#]*)=((?:[^&;]|[&;](?![^&;=]*=))*)/g;
 // In free text: a url up to the next whitespace, and a libpq-style `name=value` pair.
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
 const PAIR_IN_TEXT = /(^|[\s(,])([\w.-]+)=('[^']*'|"[^"]*"|[^\s&;,)]*)/g;
-// A url's `user:` and whatever follows it on the line up to an `@`: a password with a space in it, which URL_IN_TEXT cut short.
-const USERINFO_ON_LINE = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^@\n]*@/gi;
+// A url's `user:` and what follows it on the line up to an `@`: a password with a space in it, which URL_IN_TEXT
+// cut short. Not a port (`host:5432/`), not past a quote, and bounded, so that no text takes long to scan.
+const USERINFO_ON_LINE = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)(?!\d+(?:[/\s]|$))[^@\n'"]{0,256}@/gi;
 
 /**
  * `url` with its password and every secret parameter masked; the scheme, user,
@@ -27,8 +31,8 @@ const USERINFO_ON_LINE = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^@\n]*@/gi;
  */
 export function redactUrl(url: string): string {
   const start = SCHEME.exec(url);
-  // A libpq keyword string (host=db password=…) has no userinfo, only pairs.
-  if (!start && KEYWORDS.test(url)) return redactPairs(url);
+  // A keyword string has no userinfo, only pairs.
+  if (!start && KEYWORDS.test(url)) return url.replace(url.includes(';') ? SEMICOLON_PAIR : LIBPQ_PAIR, maskPair);
   if (!start) return redactUserinfo(url, 0, undefined);
   if (start[1].toLowerCase() === 'file:') return redactParameters(url);
   return redactUserinfo(url, start[0].length, start[2]);
@@ -52,6 +56,7 @@ export function redactText(text: string): string {
 }
 
 const redactPairs = (text: string) => text.replace(PAIR_IN_TEXT, (pair, before: string, name: string) => (isSecretName(name) ? `${before}${name}=${MASK}` : pair));
+const maskPair = (pair: string, before: string, name: string, equals: string) => (isSecretName(name.trim()) ? `${before}${name}${equals}${MASK}` : pair);
 
 const redactParameters = (url: string) =>
   url.replace(PARAMETER, (parameter, separator: string, name: string) => (isSecretName(name) ? `${separator}${name}=${MASK}` : parameter));

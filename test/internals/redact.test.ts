@@ -30,6 +30,10 @@ const HOSTILE_URLS: [string, string, string[]][] = [
   // A libpq keyword string given where a url belongs.
   ['host=db user=app password=s3cr3t dbname=agents', 'host=db user=app password=*** dbname=agents', ['s3cr3t']],
   ["host=db password='a b@c' sslpassword=k3y", 'host=db password=*** sslpassword=***', ['a b', 'b@c', 'k3y']],
+  ['host = db password = s3cr3t', 'host = db password = ***', ['s3cr3t']],
+  ["host=db password='it\\'s s3cr3t' user=app", 'host=db password=*** user=app', ['it', 's3cr3t']],
+  ['host=db password=ab&cd,ef)gh', 'host=db password=***', ['ab', 'cd', 'ef', 'gh']],
+  ['Server=db;User=app;Password=s3 cr3t;Database=agents', 'Server=db;User=app;Password=***;Database=agents', ['s3', 'cr3t']],
   ['app:pw@host/db', 'app:***@host/db', ['pw']],
   ['  mysql://app:pw@host/db', '  mysql://app:***@host/db', ['pw']],
   ['mysql://app:pw@h:port/db', 'mysql://app:***@h:port/db', ['pw']],
@@ -59,6 +63,17 @@ describe('redactText', () => {
   test('a password with a space in it, which ends the url in the text, is masked to its @', () => {
     const printed = redactText('cannot reach postgresql://app:s3 cr3t@db/agents (ECONNREFUSED)');
     expect(printed).toBe('cannot reach postgresql://app:***@db/agents (ECONNREFUSED)');
+  });
+
+  test("a host's port is no password: the text after it, an @ in the server's words, stays", () => {
+    const message = "mysql://db:3306/agents: Access denied for user 'app'@'10.0.0.1'";
+    expect(redactText(message)).toBe(message);
+  });
+
+  test('a long line of url-like text is scanned in linear time', () => {
+    const started = Date.now();
+    redactText('a://b:'.repeat(50_000));
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   test('leaves driver messages without secrets alone', () => {
