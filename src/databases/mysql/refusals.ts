@@ -11,10 +11,10 @@ import { onPoolError } from './mariadb-pool.js';
 
 /**
  * Logins the server refuses, where waiting will not help: access denied to the database (1044), to the user (1045, 1698
- * without a password), unknown database (1049), a host not allowed (1130), an expired password (1862), a locked account
- * (MariaDB 4151, MySQL 3118).
+ * without a password), unknown database (1049), a host blocked after too many connection errors (1129, until FLUSH HOSTS)
+ * or not allowed (1130), an expired password (1862), a locked account (MariaDB 4151, MySQL 3118).
  */
-export const REFUSALS: ReadonlySet<number> = new Set([1044, 1045, 1049, 1130, 1698, 1862, 3118, 4151]);
+export const REFUSALS: ReadonlySet<number> = new Set([1044, 1045, 1049, 1129, 1130, 1698, 1862, 3118, 4151]);
 
 /** How often the calls that wait on an empty pool ask the server whether it refuses them: longer than a healthy pool takes to open its first connection. */
 const ASK_EVERY_MS = 250;
