@@ -17,7 +17,7 @@ const SEMICOLON_PAIR = /(^|;)([^=;]+)(=)([^;]*)/g;
 const PARAMETER = /([?&;])([^=&;?#]*)=((?:[^&;]|[&;](?![^&;=]*=))*)/g;
 // In free text: a url up to the next whitespace, and a libpq-style `name=value` pair.
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
-const PAIR_IN_TEXT = /(^|[\s(,])([\w.-]+)=('[^']*'|"[^"]*"|[^\s&;,)]*)/g;
+const PAIR_IN_TEXT = /(^|[\s(,])([\w.-]+)(=)('[^']*'|"[^"]*"|[^\s&;,)]*)/g;
 // A url's `user:` and what follows it on the line up to an `@`: a password with a space in it, which URL_IN_TEXT
 // cut short. Not a port (`host:5432/`), not past a quote, and bounded, so that no text takes long to scan.
 const USERINFO_ON_LINE = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)(?!\d+(?:[/\s]|$))[^@\n'"]{0,256}@/gi;
@@ -33,29 +33,24 @@ export function redactUrl(url: string): string {
   const start = SCHEME.exec(url);
   // A keyword string has no userinfo, only pairs.
   if (!start && KEYWORDS.test(url)) return url.replace(url.includes(';') ? SEMICOLON_PAIR : LIBPQ_PAIR, maskPair);
-  if (!start) return redactUserinfo(url, 0, undefined);
-  if (start[1].toLowerCase() === 'file:') return redactParameters(url);
-  return redactUserinfo(url, start[0].length, start[2]);
-}
-
-/** `url` with what may be a password before its last `@` masked, from `hostStart` on (after `scheme:` and any `//`). */
-function redactUserinfo(url: string, hostStart: number, slashes: string | undefined): string {
+  if (start?.[1].toLowerCase() === 'file:') return redactParameters(url);
+  const hostStart = start?.[0].length ?? 0;
   const at = url.lastIndexOf('@');
   if (at < hostStart) return redactParameters(url);
   const userinfo = url.slice(hostStart, at);
   const colon = userinfo.indexOf(':');
   // Without `//` the text is no url we can read: all of what precedes the `@` may be a password.
-  const user = slashes === undefined ? '' : colon < 0 ? userinfo : `${userinfo.slice(0, colon)}:`;
+  const user = start?.[2] === undefined ? '' : colon < 0 ? userinfo : `${userinfo.slice(0, colon)}:`;
   const masked = user === userinfo ? userinfo : `${user}${MASK}`;
   return redactParameters(`${url.slice(0, hostStart)}${masked}${url.slice(at)}`);
 }
 
 /** `text` (a log line, a driver's message) with every url in it redacted as redactUrl does, and every secret `name=value` pair masked. */
 export function redactText(text: string): string {
-  return redactPairs(text.replace(USERINFO_ON_LINE, `$1${MASK}@`).replace(URL_IN_TEXT, redactUrl));
+  return text.replace(USERINFO_ON_LINE, `$1${MASK}@`).replace(URL_IN_TEXT, redactUrl).replace(PAIR_IN_TEXT, maskPair);
 }
 
-const redactPairs = (text: string) => text.replace(PAIR_IN_TEXT, (pair, before: string, name: string) => (isSecretName(name) ? `${before}${name}=${MASK}` : pair));
+/** A `name=value` pair (the groups of the *_PAIR patterns), its value masked if its name may be a secret's. */
 const maskPair = (pair: string, before: string, name: string, equals: string) => (isSecretName(name.trim()) ? `${before}${name}${equals}${MASK}` : pair);
 
 const redactParameters = (url: string) =>

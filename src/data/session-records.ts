@@ -155,7 +155,11 @@ const unavailable = (id: string) => new StoreConflictError(`session id ${id} is 
 function renumbered(log: JsonlLogEntry[], after: number): JsonlLogEntry[] {
   const seqs = new Map(log.map((entry, i) => [entry.seq, after + i + 1]));
   const seqOf = (seq: number) => seqs.get(seq)!;
-  return log.map((entry) => (entry.type === 'compaction' || entry.type === 'repair' ? { ...entry, seq: seqOf(entry.seq), cutSeq: entry.cutSeq === 0 ? 0 : seqOf(entry.cutSeq) } : { ...entry, seq: seqOf(entry.seq) }));
+  return log.map((entry) =>
+    entry.type === 'compaction' || entry.type === 'repair'
+      ? { ...entry, seq: seqOf(entry.seq), cutSeq: entry.cutSeq === 0 ? 0 : seqOf(entry.cutSeq) }
+      : { ...entry, seq: seqOf(entry.seq) },
+  );
 }
 
 /** The imported log in three statements plus one per boundary, whatever its length. */
