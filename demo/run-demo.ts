@@ -26,11 +26,11 @@ try {
 
 function textOf(message: Message): string {
   if (typeof message.content === 'string') return message.content;
-  return (message.content as Record<string, unknown>[])
+  return message.content
     .map((part) => {
-      if (part.type === 'tool-call') return `-> ${String(part.toolName)}(${JSON.stringify(part.input)})`;
-      if (part.type === 'tool-result') return `<- ${String(part.toolName)}: ${JSON.stringify((part.output as { value?: unknown })?.value)}`;
-      return typeof part.text === 'string' ? part.text : `[${String(part.type)}]`;
+      if (part.type === 'tool-call') return `-> ${part.toolName}(${JSON.stringify(part.input)})`;
+      if (part.type === 'tool-result') return `<- ${part.toolName}: ${JSON.stringify('value' in part.output ? part.output.value : part.output.type)}`;
+      return 'text' in part ? part.text : `[${part.type}]`;
     })
     .join(' ');
 }

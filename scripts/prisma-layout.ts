@@ -13,7 +13,8 @@ export const migrationsDir = (provider: Provider) => join(ROOT, 'prisma', 'migra
 
 /** The full schema for one provider: generated header, datasource, client generator, models. */
 export function renderSchema(provider: Provider, models: string): string {
-  const body = provider === 'sqlite' ? models.replace(/[ \t]+@db\.\w+(\([^)]*\))?/g, '') : models;
+  const body =
+    provider === 'sqlite' ? models.replace(/[ \t]+@db\.\w+(\([^)]*\))?/g, '') : provider === 'postgresql' ? models.replaceAll('@db.LongText', '@db.Text') : models;
   return `// Generated from prisma/models.prisma by scripts/prisma-schemas.ts. Do not edit.
 
 generator client {

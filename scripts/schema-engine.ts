@@ -88,6 +88,9 @@ export async function sqlFromEmpty(engine: SchemaEngine, schemaPath: string): Pr
   return result.stdout ?? '';
 }
 
+/** What the engine prints for a diff with nothing to do. */
+export const EMPTY_MIGRATION = '-- This is an empty migration.\n';
+
 /** The shipped migrations of `provider`, as Prisma's engine takes them. */
 export function migrationsListOf(provider: Provider) {
   const dir = migrationsDir(provider);

@@ -16,3 +16,5 @@ export * from './store.errors.js';
 export { FailedMigrationError } from './data/migrator.js';
 export { SerializedSqliteAdapterFactory, type SqliteOptions } from './databases/sqlite/sqlite-adapter.js';
 export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './validation.js';
+export { balanceToolCalls, toolCallRepairMessage, type ToolCallRepair, type ToolCallRepairOptions, type ToolCallOrphan } from './tool-call-repair.js';
+export { VALUE_TYPES, type ValueType, type ValueTypes, type ValuePath } from './stored-values.js';

@@ -4,8 +4,9 @@ import { MessageLog } from './data/message-log.js';
 import type { MessageStore } from './message-store.js';
 import { decodeHistoryCursor, decodeTranscriptCursor, encodeHistoryCursor, encodeTranscriptCursor, pageOptionsOf } from './message-pages.js';
 import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
-import { StoreValidationError } from './store.errors.js';
-import { countOf, idOf, MAX_INTEGER, messageOf, messagesOf } from './validation.js';
+import { StoreConflictError, StoreValidationError } from './store.errors.js';
+import { balanceToolCalls, toolCallRepairMessage, type ToolCallRepairOptions } from './tool-call-repair.js';
+import { countOf, distinctIds, idOf, MAX_INTEGER, messageOf, messagesOf, textOf } from './validation.js';
 
 export class PrismaMessageStore implements MessageStore {
   readonly #log: MessageLog;
@@ -26,7 +27,7 @@ export class PrismaMessageStore implements MessageStore {
 
   async appendMany(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
     const id = idOf(threadId, 'threadId');
-    const valid = messagesOf(messages, 'messages');
+    const valid = distinctIds(messagesOf(messages, 'messages'), 'messages');
     if (valid.length > 0) return this.#log.append(id, valid);
     // Scoped, even an empty batch answers for a session that is not the tenant's.
     await this.#log.assertOwned(id);
@@ -55,7 +56,7 @@ export class PrismaMessageStore implements MessageStore {
 
   async replaceHistory(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
     const id = idOf(threadId, 'threadId');
-    return this.#log.replace(id, messagesOf(messages, 'messages'));
+    return this.#log.replace(id, distinctIds(messagesOf(messages, 'messages'), 'messages'));
   }
 
   async appendCompaction(
@@ -92,6 +93,26 @@ export class PrismaMessageStore implements MessageStore {
     await this.#log.appendBoundary(id, { kind: 'repair', replacement: balanced, source, retained: null, evidence, expectedStart });
   }
 
+  async repairToolCalls(threadId: string, options?: ToolCallRepairOptions): Promise<RepairRecord | null> {
+    const id = idOf(threadId, 'threadId');
+    const repairOptions = repairOptionsOf(options);
+    for (let attempt = 1; ; attempt++) {
+      const { messages, startSeq } = await this.#log.historyWithStart(id);
+      const repair = balanceToolCalls(messages, repairOptions);
+      if (repair === null) return null;
+      const now = new Date();
+      const evidence = messageOf(toolCallRepairMessage(repair), 'repairMessage', now);
+      const balanced = messagesOf(repair.messages, 'balancedMessages', now);
+      try {
+        const seq = await this.#log.appendBoundary(id, { kind: 'repair', replacement: balanced, source: repair.sourceMessageCount, retained: null, evidence, expectedStart: startSeq });
+        return { seq, repairMessage: evidence, sourceMessageCount: repair.sourceMessageCount, createdAt: evidence.createdAt };
+      } catch (error) {
+        // A compaction or repair came between the read and the write: repair what the history is now.
+        if (!(error instanceof StoreConflictError) || attempt === 3) throw error;
+      }
+    }
+  }
+
   async getRepairs(threadId: string): Promise<RepairRecord[]> {
     return this.#log.repairs(idOf(threadId, 'threadId'));
   }
@@ -107,6 +128,16 @@ export class PrismaMessageStore implements MessageStore {
     const messages = read.slice(0, limit);
     return { messages, nextCursor: read.length > limit ? encodeTranscriptCursor(id, messages[limit - 1].seq) : null };
   }
+}
+
+function repairOptionsOf(options: ToolCallRepairOptions | undefined): ToolCallRepairOptions | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new StoreValidationError('options must be an object { errorText? }');
+  for (const key of Object.keys(options)) {
+    if (key !== 'errorText') throw new StoreValidationError(`options have an unknown property "${key}"`);
+  }
+  if (options.errorText !== undefined) textOf(options.errorText, 'options.errorText');
+  return options;
 }
 
 /** BoundaryOptions' `expectedStartSeq`: undefined when not given (nothing is checked), null for an empty history. */

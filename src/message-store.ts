@@ -1,4 +1,5 @@
 // The MessageStore contract. Inject it by its token: `@Inject(MessageStore) store: MessageStore`.
+import type { ToolCallRepairOptions } from './tool-call-repair.js';
 import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
 
 /**
@@ -14,7 +15,17 @@ export interface MessageStore {
   /** Appends one message at the next sequence number, creating the thread if needed. */
   append(threadId: string, message: MessageInput): Promise<StoredMessage>;
 
-  /** Appends several messages atomically (all or none), at consecutive sequence numbers. */
+  /**
+   * Appends several messages atomically (all or none), at consecutive sequence numbers.
+   *
+   * Exactly once by id: a message whose `id` the thread already holds (in its
+   * transcript) is not stored again. `append` then returns the stored message,
+   * `appendMany` stores only the new ones and returns the batch as stored; the
+   * same id with another role, content, metadata or provider options is a
+   * StoreConflictError and nothing is written. A unique key on (thread, id)
+   * enforces it, so clients retrying one batch at once store it once. Ids in
+   * one batch must be distinct (StoreValidationError).
+   */
   appendMany(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]>;
 
   /**
@@ -70,6 +81,18 @@ export interface MessageStore {
    * `expectedStartSeq` is checked as appendCompaction checks it.
    */
   appendRepair(threadId: string, repairMessage: MessageInput, balancedMessages: MessageInput[], sourceMessageCount: number, options?: BoundaryOptions): Promise<void>;
+
+  /**
+   * Repairs every tool call of the effective history that has no result (a
+   * crash between a call and its result; provider-executed calls have theirs
+   * in the assistant message): one repair whose balanced messages place an
+   * error tool result right after each orphaned call, as the AI SDK requires.
+   * The evidence is a tool message holding those results. Returns the repair's
+   * record, or null when nothing is orphaned (a second call does nothing). The
+   * history is read and repaired as of one state: a compaction or repair that
+   * comes between is read again.
+   */
+  repairToolCalls(threadId: string, options?: ToolCallRepairOptions): Promise<RepairRecord | null>;
 
   /** The evidence of every repair, oldest first. */
   getRepairs(threadId: string): Promise<RepairRecord[]>;

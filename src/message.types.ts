@@ -1,53 +1,110 @@
 // The domain types: messages as agent loops hand them to the store and get them back.
+// Stored messages are shaped like the Vercel AI SDK's model messages (ai 6 and 7):
+// what the store returns is assignable to its ModelMessage, and its messages
+// (response.messages included) are taken as they are. The SDK is not a dependency:
+// the shapes below are its own, structurally.
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+/** Like JSON itself, a property whose value is undefined is absent. */
+export type JsonObject = { [key: string]: JsonValue | undefined };
+
+/**
+ * Values the store keeps besides JSON, as the AI SDK puts them in messages:
+ * they come back as the same types (a Buffer as a Uint8Array), byte for byte.
+ */
+export type StoredValue = JsonValue | URL | Uint8Array | ArrayBuffer | Date | StoredValue[] | { [key: string]: StoredValue | undefined };
 
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 export const MESSAGE_ROLES: readonly MessageRole[] = ['system', 'user', 'assistant', 'tool'];
 
-// Content parts in the shape of the Vercel AI SDK's model messages. Binary data
-// travels as base64 or data-URL strings: the store keeps JSON only.
-export interface TextPart { type: 'text'; text: string; providerOptions?: JsonObject }
-export interface ImagePart { type: 'image'; image: string; mediaType?: string; providerOptions?: JsonObject }
-export interface FilePart { type: 'file'; data: string; mediaType: string; filename?: string; providerOptions?: JsonObject }
-export interface ReasoningPart { type: 'reasoning'; text: string; providerOptions?: JsonObject }
-export interface ToolCallPart { type: 'tool-call'; toolCallId: string; toolName: string; input: JsonValue; providerOptions?: JsonObject }
-export interface ToolResultPart { type: 'tool-result'; toolCallId: string; toolName: string; output: JsonValue; providerOptions?: JsonObject }
-export type ContentPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart;
+/** Provider-specific options, by provider name. */
+export type ProviderOptions = Record<string, JsonObject>;
+/** Binary data: base64 text, or the bytes. */
+export type DataContent = string | Uint8Array | ArrayBuffer;
 
-/** A message as the caller gives it. */
-export interface MessageInput {
-  role: MessageRole;
-  /** Kept exactly as given. Parts are objects with a string `type`; unknown part types are kept too. */
-  content: string | ContentPart[] | JsonObject[];
-  /** The caller's own id (at most 191 characters). */
-  id?: string;
-  metadata?: JsonObject;
-  /** Defaults to the time of the write. */
-  createdAt?: Date | string;
+export interface TextPart { type: 'text'; text: string; providerOptions?: ProviderOptions }
+export interface ImagePart { type: 'image'; image: DataContent | URL; mediaType?: string; providerOptions?: ProviderOptions }
+export interface FilePart { type: 'file'; data: DataContent | URL; filename?: string; mediaType: string; providerOptions?: ProviderOptions }
+export interface ReasoningPart { type: 'reasoning'; text: string; providerOptions?: ProviderOptions }
+export interface ToolCallPart {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  providerOptions?: ProviderOptions;
+  /** Run by the provider: its result is in the same assistant message. */
+  providerExecuted?: boolean;
 }
+export interface ToolResultPart { type: 'tool-result'; toolCallId: string; toolName: string; output: ToolResultOutput; providerOptions?: ProviderOptions }
+/** A tool result's output, in the forms ai 6 and ai 7 share. */
+export type ToolResultOutput =
+  | { type: 'text' | 'error-text'; value: string; providerOptions?: ProviderOptions }
+  | { type: 'json' | 'error-json'; value: JsonValue; providerOptions?: ProviderOptions }
+  | { type: 'execution-denied'; reason?: string; providerOptions?: ProviderOptions }
+  | { type: 'content'; value: ToolResultContentPart[] };
+export type ToolResultContentPart =
+  | { type: 'text'; text: string; providerOptions?: ProviderOptions }
+  | { type: 'file-data'; data: string; mediaType: string; filename?: string; providerOptions?: ProviderOptions }
+  | { type: 'file-url'; url: string; mediaType?: string; providerOptions?: ProviderOptions }
+  | { type: 'file-id' | 'image-file-id'; fileId: string | Record<string, string>; providerOptions?: ProviderOptions }
+  | { type: 'image-data'; data: string; mediaType: string; providerOptions?: ProviderOptions }
+  | { type: 'image-url'; url: string; providerOptions?: ProviderOptions }
+  | { type: 'custom'; providerOptions?: ProviderOptions };
+export interface ToolApprovalRequest { type: 'tool-approval-request'; approvalId: string; toolCallId: string; signature?: string; inputSchemaInput?: unknown }
+export interface ToolApprovalResponse { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string; providerExecuted?: boolean }
 
-/** A message as the store returns it. */
-export interface Message {
-  role: MessageRole;
-  content: string | ContentPart[] | JsonObject[];
+export type UserPart = TextPart | ImagePart | FilePart;
+export type AssistantPart = TextPart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | ToolApprovalRequest;
+export type ToolPart = ToolResultPart | ToolApprovalResponse;
+export type ContentPart = UserPart | AssistantPart | ToolPart;
+
+/** What every message has besides its role and content. */
+interface MessageFields {
+  /** The caller's own id (at most 191 characters); unique in its thread. */
   id?: string;
   metadata?: JsonObject;
+  providerOptions?: ProviderOptions;
   createdAt: Date;
 }
 
+/** A message as the store returns it: one of the SDK's four model messages. */
+export type Message =
+  | (MessageFields & { role: 'system'; content: string })
+  | (MessageFields & { role: 'user'; content: string | UserPart[] })
+  | (MessageFields & { role: 'assistant'; content: string | AssistantPart[] })
+  | (MessageFields & { role: 'tool'; content: ToolPart[] });
+
 /** A committed message: `seq` is its place in the thread's log (increasing, never reused). */
-export interface StoredMessage extends Message {
-  seq: number;
-}
+export type StoredMessage = Message & { seq: number };
 
 /**
  * A message of the effective history. Messages that came from a compaction or
  * repair (a summary, a balanced projection) were never appended: their `seq` is null.
  */
-export interface HistoryMessage extends Message {
-  seq: number | null;
+export type HistoryMessage = Message & { seq: number | null };
+
+/**
+ * A content part as the caller gives it: an object with a string `type`.
+ * Unknown part types are kept too. (The first form takes the SDK's part
+ * interfaces, the second object literals with their other properties.)
+ */
+export type PartInput = { readonly type: string } | { readonly type: string; readonly [key: string]: unknown };
+
+/**
+ * A message as the caller gives it: the SDK's model messages as they are, and
+ * anything the store returned (its `seq` is ignored). Content, metadata and
+ * provider options are kept exactly as given: JSON, and the values of StoredValue.
+ */
+export interface MessageInput {
+  role: MessageRole;
+  content: string | readonly PartInput[];
+  id?: string;
+  metadata?: { readonly [key: string]: unknown };
+  providerOptions?: { readonly [provider: string]: { readonly [key: string]: unknown } };
+  /** Defaults to the time of the write. */
+  createdAt?: Date | string;
+  /** Read output carries it; on input it is ignored. */
+  seq?: number | null;
 }
 
 /** The evidence a repair left: the synthetic message it added, and where. */

@@ -6,7 +6,7 @@ import type { MessageInput, StoredMessage } from './message.types.js';
 import type { StoredTranscript, Transcript } from './session.types.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { StoreValidationError } from './store.errors.js';
-import { idOf, jsonObjectOf, messagesOf } from './validation.js';
+import { distinctIds, idOf, jsonObjectOf, messagesOf } from './validation.js';
 
 const TRANSCRIPT_KEYS = new Set(['messages', 'subsessions', 'metadata']);
 
@@ -65,7 +65,7 @@ function transcriptOf(transcript: Transcript) {
   for (const key of Object.keys(transcript)) {
     if (!TRANSCRIPT_KEYS.has(key)) throw new StoreValidationError(`transcript has an unknown property "${key}"`);
   }
-  const valid = messagesOf(transcript.messages, 'transcript.messages');
+  const valid = distinctIds(messagesOf(transcript.messages, 'transcript.messages'), 'transcript.messages');
   const subsessions = transcript.subsessions ?? [];
   if (!Array.isArray(subsessions)) throw new StoreValidationError('transcript.subsessions must be an array of session ids');
   const children = [...new Set(subsessions.map((child, i) => idOf(child, `transcript.subsessions[${i}]`)))];

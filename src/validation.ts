@@ -2,17 +2,17 @@
 // so bad input never reaches it and never changes anything.
 import { MESSAGE_ROLES, type JsonObject, type Message, type MessageRole } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
+import { checkValue, isWellFormed, type ValueTypes } from './stored-values.js';
 
 /** MySQL indexes at most 191 utf8mb4 characters of a string key. */
 export const MAX_ID_LENGTH = 191;
-/**
- * How deeply arrays and objects may nest in content and metadata. MariaDB's JSON
- * check refuses more than 31 levels, and a compaction stores its messages two
- * levels down (an array of message objects), so 28 fits every database.
- */
-export const MAX_JSON_DEPTH = 28;
+export { MAX_JSON_DEPTH } from './stored-values.js';
 
-const MESSAGE_KEYS = new Set(['role', 'content', 'id', 'metadata', 'createdAt']);
+// `seq` is read output's: ignored on input.
+const MESSAGE_KEYS = new Set(['role', 'content', 'id', 'metadata', 'providerOptions', 'createdAt', 'seq']);
+
+/** Where each validated message's non-JSON values are, from its validation (see messageValueTypes). */
+const VALUE_TYPES_OF = new WeakMap<Message, ValueTypes>();
 
 export function idOf(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
@@ -25,9 +25,6 @@ export function idOf(value: unknown, name: string): string {
   return value;
 }
 
-/** Lone surrogates cannot be encoded in UTF-8: databases replace or reject them. */
-const isWellFormed = (value: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
-
 /** MySQL's DATETIME holds the years 1000 to 9999. */
 const EARLIEST = Date.UTC(1000, 0, 1);
 const LATEST = Date.UTC(10000, 0, 1) - 1;
@@ -36,6 +33,8 @@ const LATEST = Date.UTC(10000, 0, 1) - 1;
 export function textOf(value: unknown, name: string): string {
   if (typeof value !== 'string') throw new StoreValidationError(`${name} must be a string`);
   assertJson(value, name);
+  // Unlike JSON text, which escapes it, a text column of PostgreSQL cannot hold U+0000.
+  if (value.includes('\u0000')) throw new StoreValidationError(`${name} must not contain NUL characters`);
   if (Buffer.byteLength(value, 'utf8') > 65_535) throw new StoreValidationError(`${name} is longer than 65,535 bytes`);
   return value;
 }
@@ -55,6 +54,18 @@ export function messagesOf(value: unknown, name: string, now = new Date()): Mess
   return value.map((message, i) => messageOf(message, `${name}[${i}]`, now));
 }
 
+/** Messages stored as rows of one thread: their ids must be distinct (a unique key holds them). */
+export function distinctIds<T extends { id?: string }>(messages: T[], name: string): T[] {
+  const first = new Map<string, number>();
+  messages.forEach((message, i) => {
+    if (message.id === undefined) return;
+    const earlier = first.get(message.id);
+    if (earlier !== undefined) throw new StoreValidationError(`${name}[${i}].id repeats ${name}[${earlier}].id (${JSON.stringify(message.id)}): a thread holds a message id once`);
+    first.set(message.id, i);
+  });
+  return messages;
+}
+
 export function messageOf(value: unknown, name: string, now = new Date()): Message {
   if (!isPlainObject(value)) throw new StoreValidationError(`${name} must be a message object`);
   for (const key of Object.keys(value)) {
@@ -62,17 +73,39 @@ export function messageOf(value: unknown, name: string, now = new Date()): Messa
       throw new StoreValidationError(`${name} has an unknown property "${key}"; put extra data in metadata`);
     }
   }
-  const { role, content, id, metadata, createdAt } = value;
+  const { role, content, id, metadata, providerOptions, createdAt } = value;
   if (!MESSAGE_ROLES.includes(role as MessageRole)) {
     throw new StoreValidationError(`${name}.role must be one of ${MESSAGE_ROLES.join(', ')}`);
   }
-  const message: Message = { role: role as MessageRole, content: contentOf(content, `${name}.content`), createdAt: dateOf(createdAt, `${name}.createdAt`, now) };
+  const types: ValueTypes = [];
+  const message = { role, content: contentOf(content, `${name}.content`, types), createdAt: dateOf(createdAt, `${name}.createdAt`, now) } as Message;
   if (id !== undefined) message.id = idOf(id, `${name}.id`);
-  if (metadata !== undefined) message.metadata = jsonObjectOf(metadata, `${name}.metadata`);
+  if (metadata !== undefined) message.metadata = objectOf(metadata, `${name}.metadata`, 'metadata', types) as JsonObject;
+  if (providerOptions !== undefined) message.providerOptions = objectOf(providerOptions, `${name}.providerOptions`, 'providerOptions', types) as Message['providerOptions'];
+  VALUE_TYPES_OF.set(message, types);
   return message;
 }
 
-function contentOf(value: unknown, name: string): Message['content'] {
+/**
+ * Where a message's non-JSON values are, each path led by its field
+ * ("content", "metadata" or "providerOptions"); [] when it is all JSON.
+ * Remembered from the message's validation, or found again.
+ */
+export function messageValueTypes(message: Message): ValueTypes {
+  let types = VALUE_TYPES_OF.get(message);
+  if (types === undefined) {
+    types = [];
+    for (const field of ['content', 'metadata', 'providerOptions'] as const) {
+      if (message[field] !== undefined) types.push(...prefixed(field, checkValue(message[field], field)));
+    }
+    VALUE_TYPES_OF.set(message, types);
+  }
+  return types;
+}
+
+const prefixed = (field: string, types: ValueTypes): ValueTypes => types.map(([path, type]) => [[field, ...path], type]);
+
+function contentOf(value: unknown, name: string, types: ValueTypes): Message['content'] {
   if (typeof value === 'string') {
     assertJson(value, name);
     return value;
@@ -83,8 +116,14 @@ function contentOf(value: unknown, name: string): Message['content'] {
       throw new StoreValidationError(`${name}[${i}] must be an object with a string "type"`);
     }
   });
-  assertJson(value, name);
+  types.push(...prefixed('content', checkValue(value, name)));
   return value as Message['content'];
+}
+
+function objectOf(value: unknown, name: string, field: string, types: ValueTypes): object {
+  if (!isPlainObject(value)) throw new StoreValidationError(`${name} must be an object`);
+  types.push(...prefixed(field, checkValue(value, name)));
+  return value;
 }
 
 export function jsonObjectOf(value: unknown, name: string): JsonObject {
@@ -134,41 +173,9 @@ function describe(value: unknown): string {
   return value === null ? 'null' : typeof value;
 }
 
-/** Throws unless `value` survives a JSON round trip unchanged on every supported database. */
-export function assertJson(value: unknown, name: string, depth = 0): void {
-  switch (typeof value) {
-    case 'string':
-      // PostgreSQL's jsonb cannot hold U+0000.
-      if (value.includes('\u0000')) throw new StoreValidationError(`${name} contains a NUL character, which databases cannot store in JSON`);
-      if (!isWellFormed(value)) throw new StoreValidationError(`${name} contains a lone UTF-16 surrogate`);
-      return;
-    case 'boolean':
-      return;
-    case 'number':
-      if (!Number.isFinite(value)) throw new StoreValidationError(`${name} must be a finite number`);
-      return;
-    case 'object':
-      if (value === null) return;
-      // `depth` counts the arrays and objects around this one.
-      if (depth >= MAX_JSON_DEPTH) throw new StoreValidationError(`${name} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) assertJson(value[i], `${name}[${i}]`, depth + 1);
-        return;
-      }
-      if (!isPlainObject(value)) {
-        throw new StoreValidationError(`${name} must be plain JSON (got ${value.constructor?.name ?? 'an object'}); encode binary data as base64`);
-      }
-      for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\u0000') || !isWellFormed(key)) throw new StoreValidationError(`${name} has a key with a NUL character or a lone surrogate`);
-        // Prisma leaves a "__proto__" key out of the JSON it writes: refused, rather than lost.
-        if (key === '__proto__') throw new StoreValidationError(`${name} has a "__proto__" key, which the database client cannot store`);
-        // Like JSON itself, an undefined property is absent.
-        if (item !== undefined) assertJson(item, `${name}.${key}`, depth + 1);
-      }
-      return;
-    default:
-      throw new StoreValidationError(`${name} must be JSON (got ${typeof value})`);
-  }
+/** Throws unless `value` is plain JSON (no non-JSON values, see stored-values.ts). */
+export function assertJson(value: unknown, name: string): void {
+  checkValue(value, name, true);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

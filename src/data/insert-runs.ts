@@ -4,7 +4,7 @@
 // PostgreSQL 65,535, and MySQL and MariaDB refuse a statement longer than
 // max_allowed_packet (16 MiB by default on MariaDB, 64 MiB on MySQL 8).
 
-/** Rows per INSERT: of at most seven values each, far below any database's limit on values. */
+/** Rows per INSERT: of at most eleven values each, far below any database's limit on values. */
 export const MAX_INSERT_ROWS = 1000;
 
 /** Characters of text per INSERT: even as 3-byte UTF-8, escaped, well inside a 16 MiB packet. */

@@ -6,7 +6,7 @@ import type { HistoryMessage, Message, RepairRecord, StoredMessage } from '../me
 import { StoreConflictError, StoreValidationError, type StoreError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 import * as repo from './message.repository.js';
-import { asHistory } from './row-codec.js';
+import { asHistory, messageFields } from './row-codec.js';
 import type { StoreTx } from './store-client.js';
 import { assertOwned, lockOwned, notFound, readOwned } from './tenancy.js';
 
@@ -34,12 +34,48 @@ export class MessageLog {
     private readonly tenantId?: string,
   ) {}
 
-  /** Appends `messages` (at least one) at consecutive sequence numbers, creating the thread when unscoped. */
+  /**
+   * Appends `messages` (at least one, their ids distinct) at consecutive
+   * sequence numbers, creating the thread when unscoped. A message whose id the
+   * thread holds is not stored again: the batch comes back as stored, the held
+   * ones as they were; the same id with other content is a StoreConflictError.
+   * The unique key on (thread, message id) settles a race: the losing write
+   * fails whole, and reading the ids again finds the winner's rows.
+   */
   async append(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
+    const ids = messages.flatMap((message) => (message.id === undefined ? [] : [message.id]));
+    if (ids.length === 0) return this.#appendNew(threadId, messages);
+    for (let attempt = 1; ; attempt++) {
+      const held = await this.#heldMessages(threadId, ids);
+      for (const message of messages) {
+        const stored = message.id === undefined ? undefined : held.get(message.id);
+        if (stored && !sameMessage(stored, message)) throw otherContent(threadId, stored);
+      }
+      const fresh = messages.filter((message) => message.id === undefined || !held.has(message.id));
+      try {
+        const appended = fresh.length === 0 ? [] : await this.#appendNew(threadId, fresh);
+        return messages.map((message) => (message.id !== undefined && held.get(message.id)) || appended.shift()!);
+      } catch (error) {
+        // Another writer stored one of these ids after the read: read them again.
+        if (!(error instanceof StoreConflictError) || attempt === MAX_ID_RACES) throw error;
+      }
+    }
+  }
+
+  async #appendNew(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
     const last = this.db.fast ? await this.db.fast.append(threadId, messages, new Date(), this.tenantId) : await this.#appendInTransaction(threadId, messages);
     // Only a scoped append finds no thread: the session is not the tenant's.
     if (last === null) throw notFound(threadId);
-    return messages.map((message, i) => ({ ...message, seq: last - messages.length + 1 + i }));
+    return messages.map((message, i) => ({ ...message, seq: last - messages.length + 1 + i }) as StoredMessage);
+  }
+
+  /** The thread's messages with these ids, by id, in one snapshot; none when the thread is not the tenant's. */
+  #heldMessages(threadId: string, ids: string[]): Promise<Map<string, StoredMessage>> {
+    return this.db.read(async (tx) => {
+      const held = new Map<string, StoredMessage>();
+      for (const message of await repo.messagesWithIds(tx, threadId, ids, this.tenantId)) held.set(message.id!, message);
+      return held;
+    });
   }
 
   /** Scoped: StoreNotFoundError unless the thread is the tenant's. */
@@ -54,6 +90,16 @@ export class MessageLog {
       const boundary = await repo.latestBoundary(tx, threadId);
       const after = await repo.messagesAfter(tx, threadId, boundary?.cutSeq ?? 0);
       return boundary ? [...asHistory(boundary.messages), ...after] : after;
+    });
+  }
+
+  /** The whole effective history and where it starts (see historyPage's startSeq), in one snapshot. */
+  historyWithStart(threadId: string): Promise<{ messages: HistoryMessage[]; startSeq: number | null }> {
+    return this.db.read(async (tx) => {
+      await assertOwned(tx, threadId, this.tenantId);
+      const boundary = await repo.latestBoundary(tx, threadId);
+      const after = await repo.messagesAfter(tx, threadId, boundary?.cutSeq ?? 0);
+      return { messages: boundary ? [...asHistory(boundary.messages), ...after] : after, startSeq: await startOf(tx, threadId, boundary) };
     });
   }
 
@@ -121,8 +167,9 @@ export class MessageLog {
    * expected start is compared under the thread's lock, in the transaction
    * that writes the boundary, so no boundary can come between check and write.
    */
-  async appendBoundary(threadId: string, { kind, replacement, source, retained, evidence, expectedStart }: BoundaryWrite): Promise<void> {
-    await this.db.write(async (tx) => {
+  /** Returns the boundary's seq. */
+  appendBoundary(threadId: string, { kind, replacement, source, retained, evidence, expectedStart }: BoundaryWrite): Promise<number> {
+    return this.db.write(async (tx) => {
       await lockOwned(tx, threadId, this.tenantId);
       const seq = await repo.reserveSeqs(tx, threadId, 1);
       const previous = await repo.latestBoundary(tx, threadId);
@@ -143,6 +190,7 @@ export class MessageLog {
           : { cutSeq: await repo.nthMessageSeqAfter(tx, threadId, previousCut, source - previousMessages.length), messages: replacement };
       await repo.insertBoundary(tx, threadId, { seq, kind, ...boundary, sourceCount: source, retainedCount: retained, createdAt: new Date() });
       if (evidence) await repo.insertRepair(tx, threadId, seq, evidence);
+      return seq;
     });
   }
 
@@ -182,6 +230,21 @@ export class MessageLog {
     return read;
   }
 }
+
+/** How many times an append reads its ids again after losing a race for one of them. */
+const MAX_ID_RACES = 3;
+
+/** Whether a held message is the one given again: the same role, content, metadata and provider options (its time aside). */
+function sameMessage(stored: Message, given: Message): boolean {
+  const [a, b] = [messageFields(stored), messageFields(given)];
+  return a.role === b.role && a.content === b.content && a.metadata === b.metadata && a.providerOptions === b.providerOptions && a.valueTypes === b.valueTypes;
+}
+
+const otherContent = (threadId: string, stored: StoredMessage) =>
+  new StoreConflictError(
+    `thread ${threadId} already holds message id ${JSON.stringify(stored.id)} (seq ${stored.seq}) with other content: ` +
+      'a message id is stored once; append the new content under a new id. Nothing was written',
+  );
 
 /**
  * Where the effective history starts in the log: the latest boundary's seq,

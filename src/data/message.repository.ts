@@ -3,9 +3,12 @@
 import type { Message, RepairRecord, StoredMessage } from '../message.types.js';
 import { StoreNotFoundError, StoreValidationError } from '../store.errors.js';
 import { MAX_INTEGER } from '../validation.js';
-import { insertRuns, textLength } from './insert-runs.js';
-import { boundaryMessages, deserializeMessage, messageFields, serializeMessage, toStoredMessage } from './row-codec.js';
+import { insertRuns, MAX_INSERT_ROWS, textLength } from './insert-runs.js';
+import { boundaryMessages, boundaryText, deserializeMessage, messageFields, serializeMessage, toStoredMessage } from './row-codec.js';
 import type { StoreTx } from './store-client.js';
+
+/** The columns of a message row (see MessageFields). */
+export const MESSAGE_SELECT = { seq: true, role: true, content: true, messageId: true, metadata: true, providerOptions: true, valueTypes: true, createdAt: true } as const;
 
 /** Selects messages, never a session's events. */
 const MESSAGES_ONLY = { eventType: null };
@@ -48,11 +51,8 @@ export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: nu
 /** Inserts messages at the sequence numbers they carry: one statement, or several for a long batch (see insertRuns). */
 export async function insertStoredMessages(tx: StoreTx, threadId: string, messages: StoredMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  const rows = messages.map((message) => {
-    const fields = messageFields(message);
-    return { threadId, seq: message.seq, ...fields, content: fields.content as never, metadata: (fields.metadata ?? undefined) as never };
-  });
-  for (const run of insertRuns(rows, (row) => textLength([row.role, row.messageId, JSON.stringify(row.content), row.metadata && JSON.stringify(row.metadata)]))) {
+  const rows = messages.map((message) => ({ threadId, seq: message.seq, ...messageFields(message) }));
+  for (const run of insertRuns(rows, (row) => textLength([row.role, row.messageId, row.content, row.metadata, row.providerOptions, row.valueTypes]))) {
     await tx.prisma.agentMessage.createMany({ data: run });
   }
 }
@@ -82,9 +82,22 @@ export async function messagesAfter(tx: StoreTx, threadId: string, afterSeq: num
     where: { threadId, seq: { gt: afterSeq }, ...MESSAGES_ONLY },
     orderBy: { seq: 'asc' },
     take: limit,
-    select: { seq: true, role: true, content: true, messageId: true, metadata: true, createdAt: true },
+    select: MESSAGE_SELECT,
   });
   return rows.map((row) => toStoredMessage({ ...row, role: row.role! }));
+}
+
+/** The thread's messages that have one of `ids` (with `tenantId`: only if the thread is that tenant's), in batches the database binds. */
+export async function messagesWithIds(tx: StoreTx, threadId: string, ids: string[], tenantId?: string): Promise<StoredMessage[]> {
+  const found: StoredMessage[] = [];
+  for (let i = 0; i < ids.length; i += MAX_INSERT_ROWS) {
+    const rows = await tx.prisma.agentMessage.findMany({
+      where: { threadId, messageId: { in: ids.slice(i, i + MAX_INSERT_ROWS) }, ...MESSAGES_ONLY, ...(tenantId !== undefined && { thread: { tenantId } }) },
+      select: MESSAGE_SELECT,
+    });
+    found.push(...rows.map((row) => toStoredMessage({ ...row, role: row.role! })));
+  }
+  return found;
 }
 
 export function countMessagesAfter(tx: StoreTx, threadId: string, cutSeq: number): Promise<number> {
@@ -120,7 +133,7 @@ export async function insertBoundary(tx: StoreTx, threadId: string, boundary: Ne
       seq: boundary.seq,
       kind: boundary.kind,
       cutSeq: boundary.cutSeq,
-      messages: boundary.messages.map(serializeMessage) as never,
+      messages: boundaryText(boundary.messages),
       messageCount: boundary.messages.length,
       sourceCount: boundary.sourceCount,
       retainedCount: boundary.retainedCount,
@@ -144,12 +157,12 @@ export async function boundariesOf(tx: StoreTx, threadId: string): Promise<(NewB
     sourceCount: row.sourceCount,
     retainedCount: row.retainedCount,
     createdAt: row.createdAt,
-    repairMessage: row.repair ? deserializeMessage(row.repair.message as never) : null,
+    repairMessage: row.repair ? deserializeMessage(JSON.parse(row.repair.message)) : null,
   }));
 }
 
 export async function insertRepair(tx: StoreTx, threadId: string, seq: number, repairMessage: Message): Promise<void> {
-  await tx.prisma.agentRepair.create({ data: { threadId, seq, message: serializeMessage(repairMessage) as never, createdAt: repairMessage.createdAt } });
+  await tx.prisma.agentRepair.create({ data: { threadId, seq, message: JSON.stringify(serializeMessage(repairMessage)), createdAt: repairMessage.createdAt } });
 }
 
 export async function repairsOf(tx: StoreTx, threadId: string): Promise<RepairRecord[]> {
@@ -160,7 +173,7 @@ export async function repairsOf(tx: StoreTx, threadId: string): Promise<RepairRe
   });
   return rows.map((row) => ({
     seq: row.seq,
-    repairMessage: deserializeMessage(row.message as never),
+    repairMessage: deserializeMessage(JSON.parse(row.message)),
     sourceMessageCount: row.boundary.sourceCount,
     createdAt: row.createdAt,
   }));

@@ -35,16 +35,23 @@ interface AppliedRow {
  * `_prisma_migrations` and blocks later runs until resolved.
  */
 export async function applyMigrations(adapter: SqlDriverAdapter, steps: MigrationSteps, files: MigrationFile[]): Promise<MigrationReport> {
-  const session = new Session(await adapter.startTransaction(steps.isolation), steps);
+  const setting = (sql: string) => adapter.executeRaw({ sql, args: [], argTypes: [] });
+  if (steps.around) await setting(steps.around.before);
   try {
-    await steps.lock(session.tx);
-    await session.run(steps.bookkeepingTable);
-    const report = await applyPending(session, files);
-    await session.end('COMMIT');
-    return report;
-  } catch (error) {
-    await session.end('ROLLBACK').catch(() => undefined);
-    throw error;
+    const session = new Session(await adapter.startTransaction(steps.isolation), steps);
+    try {
+      await steps.lock(session.tx);
+      await session.run(steps.bookkeepingTable);
+      const report = await applyPending(session, files);
+      await steps.verify?.(session.tx);
+      await session.end('COMMIT');
+      return report;
+    } catch (error) {
+      await session.end('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    if (steps.around) await setting(steps.around.after);
   }
 }
 

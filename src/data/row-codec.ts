@@ -1,67 +1,111 @@
 // How a message is written to and read from its row, for the Prisma path and
-// the fast paths alike: which fields, how dates and JSON travel. Drivers hand
-// JSON back as text or parsed, and dates as Date objects, ISO text (a date
-// without a zone is UTC, as the store writes them) or epoch milliseconds.
-import type { HistoryMessage, JsonObject, Message, MessageRole, StoredMessage } from '../message.types.js';
+// the fast paths alike: which fields, how dates and values travel. JSON is kept
+// as text (the columns are text, so key order, numbers and NUL characters come
+// back as written); non-JSON values travel in their JSON form (stored-values.ts)
+// with the list of where they were. Drivers hand dates back as Date objects, ISO
+// text (a date without a zone is UTC, as the store writes them) or epoch milliseconds.
+import type { HistoryMessage, JsonObject, Message, StoredMessage } from '../message.types.js';
+import { fromJsonForm, toJsonForm, type ValueTypes } from '../stored-values.js';
+import { messageValueTypes } from '../validation.js';
 
-/** A message's fields in agent_message, after (thread_id, seq). */
+/** A message's fields in agent_message, after (thread_id, seq): JSON as text. */
 export interface MessageFields {
   role: string;
-  content: unknown;
+  content: string;
   messageId: string | null;
-  metadata: unknown;
+  metadata: string | null;
+  providerOptions: string | null;
+  /** Where the non-JSON values of content, metadata and providerOptions are (JSON of ValueTypes); null when none. */
+  valueTypes: string | null;
   createdAt: Date;
 }
 
 /** agent_message's columns of MessageFields, in the order `messageColumns` gives values. */
-export const MESSAGE_COLUMNS = 'role, content, message_id, metadata, created_at';
+export const MESSAGE_COLUMNS = 'role, content, message_id, metadata, provider_options, value_types, created_at';
 
-export const messageFields = (message: Message): MessageFields => ({
-  role: message.role,
-  content: message.content,
-  messageId: message.id ?? null,
-  metadata: message.metadata ?? null,
-  createdAt: message.createdAt,
-});
+/** The JSON form of a message's content, metadata and provider options, and where their non-JSON values were. */
+function jsonForms(message: Message): { content: unknown; metadata: unknown; providerOptions: unknown; types: ValueTypes } {
+  const types = messageValueTypes(message);
+  const { content, metadata, providerOptions } = message;
+  if (types.length === 0) return { content, metadata, providerOptions, types };
+  return { ...(toJsonForm({ content, metadata, providerOptions }, types) as { content: unknown; metadata: unknown; providerOptions: unknown }), types };
+}
+
+export function messageFields(message: Message): MessageFields {
+  const { content, metadata, providerOptions, types } = jsonForms(message);
+  return {
+    role: message.role,
+    content: JSON.stringify(content),
+    messageId: message.id ?? null,
+    metadata: metadata === undefined ? null : JSON.stringify(metadata),
+    providerOptions: providerOptions === undefined ? null : JSON.stringify(providerOptions),
+    valueTypes: types.length === 0 ? null : JSON.stringify(types),
+    createdAt: message.createdAt,
+  };
+}
 
 /** A message's MESSAGE_COLUMNS as statement arguments: JSON as text, the date as a Date for the driver to write. */
-export const messageColumns = (message: Message): (string | Date | null)[] => [
-  message.role,
-  JSON.stringify(message.content),
-  message.id ?? null,
-  message.metadata === undefined ? null : JSON.stringify(message.metadata),
-  message.createdAt,
-];
+export function messageColumns(message: Message): (string | Date | null)[] {
+  const fields = messageFields(message);
+  return [fields.role, fields.content, fields.messageId, fields.metadata, fields.providerOptions, fields.valueTypes, fields.createdAt];
+}
 
-/** A log row (seq then MessageFields, JSON parsed) as the message it stores. */
+/** A log row (seq then MessageFields, JSON as text) as the message it stores. */
 export function toStoredMessage(row: { seq: number } & MessageFields): StoredMessage {
-  const message: StoredMessage = { seq: row.seq, role: row.role as MessageRole, content: row.content as Message['content'], createdAt: row.createdAt };
+  const values = {
+    content: JSON.parse(row.content),
+    metadata: row.metadata === null ? undefined : JSON.parse(row.metadata),
+    providerOptions: row.providerOptions === null ? undefined : JSON.parse(row.providerOptions),
+  };
+  if (row.valueTypes !== null) fromJsonForm(values, JSON.parse(row.valueTypes));
+  const message = { seq: row.seq, role: row.role, content: values.content, createdAt: row.createdAt } as StoredMessage;
   if (row.messageId !== null) message.id = row.messageId;
-  if (row.metadata !== null) message.metadata = row.metadata as JsonObject;
+  if (values.metadata !== undefined) message.metadata = values.metadata as JsonObject;
+  if (values.providerOptions !== undefined) message.providerOptions = values.providerOptions;
   return message;
 }
 
 /** A row of [seq, ...MESSAGE_COLUMNS] as a driver returns it: JSON as text, the date in any of its forms. */
-export const fromColumns = ([seq, role, content, messageId, metadata, createdAt]: unknown[]): StoredMessage =>
+export const fromColumns = ([seq, role, content, messageId, metadata, providerOptions, valueTypes, createdAt]: unknown[]): StoredMessage =>
   toStoredMessage({
     seq: Number(seq),
     role: role as string,
-    content: JSON.parse(content as string),
+    content: content as string,
     messageId: messageId as string | null,
-    metadata: metadata === null ? null : JSON.parse(metadata as string),
+    metadata: metadata as string | null,
+    providerOptions: providerOptions as string | null,
+    valueTypes: valueTypes as string | null,
     createdAt: driverDate(createdAt),
   });
 
-// Messages inside a boundary's JSON: dates travel as ISO strings.
-type SerializedMessage = Omit<Message, 'createdAt'> & { createdAt: string };
+/**
+ * A message as JSON: a boundary's messages and a repair's evidence in the
+ * database, a JSONL line's, an HTTP body's. The date is ISO text; non-JSON
+ * values are in their JSON form, listed in `valueTypes`.
+ */
+export type SerializedMessage = Omit<Message, 'createdAt' | 'content'> & { content: unknown; createdAt: string; valueTypes?: ValueTypes };
 
-export const serializeMessage = (message: Message): SerializedMessage => ({ ...message, createdAt: message.createdAt.toISOString() });
+export function serializeMessage(message: Message): SerializedMessage {
+  const { content, metadata, providerOptions, types } = jsonForms(message);
+  const serialized = { ...message, content, createdAt: message.createdAt.toISOString() } as SerializedMessage;
+  if (metadata !== undefined) serialized.metadata = metadata as JsonObject;
+  if (providerOptions !== undefined) serialized.providerOptions = providerOptions as Message['providerOptions'];
+  if (types.length > 0) serialized.valueTypes = types;
+  return serialized;
+}
 
-export const deserializeMessage = (message: SerializedMessage): Message => ({ ...message, createdAt: new Date(message.createdAt) });
+/** A message the store serialized (it is trusted: no validation). */
+export function deserializeMessage(serialized: SerializedMessage): Message {
+  const { valueTypes, ...message } = serialized;
+  if (valueTypes !== undefined) fromJsonForm(message, valueTypes);
+  return { ...message, createdAt: new Date(serialized.createdAt) } as Message;
+}
 
-/** A boundary's stored messages, an array parsed or as the JSON text a driver returns. */
-export const boundaryMessages = (stored: unknown): Message[] =>
-  ((typeof stored === 'string' ? JSON.parse(stored) : stored) as SerializedMessage[]).map(deserializeMessage);
+/** Messages as the JSON text a boundary keeps. */
+export const boundaryText = (messages: Message[]): string => JSON.stringify(messages.map(serializeMessage));
+
+/** A boundary's stored messages, from the JSON text a column holds. */
+export const boundaryMessages = (stored: unknown): Message[] => (JSON.parse(stored as string) as SerializedMessage[]).map(deserializeMessage);
 
 /** Replacement messages were never appended: their seq is null in a history. */
 export const asHistory = (messages: Message[]): HistoryMessage[] => messages.map((message) => ({ ...message, seq: null }));

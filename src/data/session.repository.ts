@@ -3,6 +3,7 @@
 import type { JsonObject, JsonValue } from '../message.types.js';
 import type { SessionEntry, SessionMeta, StoredSessionEvent } from '../session.types.js';
 import { insertRuns, textLength } from './insert-runs.js';
+import { MESSAGE_SELECT } from './message.repository.js';
 import { toStoredMessage } from './row-codec.js';
 import type { SessionListQuery } from './session-list.js';
 import type { StoreTx } from './store-client.js';
@@ -21,7 +22,7 @@ type MetaRow = {
   id: string;
   tenantId: string | null;
   title: string | null;
-  metadata: unknown;
+  metadata: string | null;
   createdAt: Date;
   updatedAt: Date;
   parentEdge: { parentId: string } | null;
@@ -32,10 +33,15 @@ const toMeta = (row: MetaRow): SessionMeta => ({
   tenantId: row.tenantId,
   title: row.title,
   parentId: row.parentEdge?.parentId ?? null,
-  metadata: (row.metadata ?? null) as JsonObject | null,
+  metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as JsonObject),
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
+
+/** JSON as its column keeps it; undefined (not given) and null (cleared) pass through. */
+function jsonText<T extends JsonObject | null | undefined>(value: T): string | Exclude<T, JsonObject> {
+  return value === null || value === undefined ? (value as Exclude<T, JsonObject>) : JSON.stringify(value);
+}
 
 /** The session's header; null when it does not exist, or (with `tenantId`) is another tenant's. */
 export async function metaOf(tx: StoreTx, id: string, tenantId?: string): Promise<SessionMeta | null> {
@@ -53,20 +59,20 @@ export async function insertSession(
   now: Date,
 ): Promise<void> {
   await tx.prisma.agentThread.create({
-    data: { id: session.id, tenantId: session.tenantId, title: session.title, metadata: (session.metadata ?? undefined) as never, createdAt: now, updatedAt: now },
+    data: { id: session.id, tenantId: session.tenantId, title: session.title, metadata: jsonText(session.metadata), createdAt: now, updatedAt: now },
   });
 }
 
 /** Sets the fields given; null clears one. */
 export async function updateHeader(tx: StoreTx, id: string, changes: { title?: string | null; metadata?: JsonObject | null }): Promise<void> {
-  await tx.prisma.agentThread.update({ where: { id }, data: { title: changes.title, metadata: changes.metadata as never } });
+  await tx.prisma.agentThread.update({ where: { id }, data: { title: changes.title, metadata: jsonText(changes.metadata) } });
 }
 
 /** Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRuns). */
 export async function insertEvents(tx: StoreTx, threadId: string, events: { seq: number; type: string; data: JsonValue; createdAt: Date }[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((event) => ({ threadId, seq: event.seq, eventType: event.type, content: event.data as never, createdAt: event.createdAt }));
-  for (const run of insertRuns(rows, (row) => textLength([row.eventType, JSON.stringify(row.content)]))) {
+  const rows = events.map((event) => ({ threadId, seq: event.seq, eventType: event.type, content: JSON.stringify(event.data), createdAt: event.createdAt }));
+  for (const run of insertRuns(rows, (row) => textLength([row.eventType, row.content]))) {
     await tx.prisma.agentMessage.createMany({ data: run });
   }
 }
@@ -76,12 +82,12 @@ export async function entriesOf(tx: StoreTx, threadId: string): Promise<SessionE
   const rows = await tx.prisma.agentMessage.findMany({
     where: { threadId },
     orderBy: { seq: 'asc' },
-    select: { seq: true, role: true, eventType: true, content: true, messageId: true, metadata: true, createdAt: true },
+    select: { ...MESSAGE_SELECT, eventType: true },
   });
   return rows.map((row) =>
     row.eventType === null
       ? toStoredMessage({ ...row, role: row.role! })
-      : ({ seq: row.seq, type: row.eventType, data: row.content as JsonValue, createdAt: row.createdAt } satisfies StoredSessionEvent),
+      : ({ seq: row.seq, type: row.eventType, data: JSON.parse(row.content) as JsonValue, createdAt: row.createdAt } satisfies StoredSessionEvent),
   );
 }
 
@@ -119,5 +125,5 @@ export async function setHeader(
   id: string,
   header: { tenantId?: string | null; title?: string | null; metadata?: JsonObject | null; createdAt?: Date },
 ): Promise<void> {
-  await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: header.metadata as never } });
+  await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: jsonText(header.metadata) } });
 }

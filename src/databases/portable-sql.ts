@@ -71,7 +71,7 @@ const INSERTS = new Map<number, string>();
 /** The INSERT of `rows` messages with `?` placeholders, its text made once per size (statement caches are keyed by it). */
 function insertMessagesSql(rows: number): string {
   let text = INSERTS.get(rows);
-  if (!text) INSERTS.set(rows, (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`));
+  if (!text) INSERTS.set(rows, (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill(`(?, ?, ${MESSAGE_COLUMNS.split(', ').map(() => '?').join(', ')})`).join(', ')}`));
   return text;
 }
 

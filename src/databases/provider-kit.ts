@@ -96,6 +96,14 @@ export interface MigrationSteps {
   lock(tx: Transaction): Promise<void>;
   /** Releases it before the transaction ends (a no-op where the lock ends with the transaction). */
   unlock(tx: Transaction): Promise<void>;
+  /**
+   * SQL run on the connection before the migrations' transaction and after it,
+   * for settings a transaction cannot change (SQLite's foreign keys, off while
+   * a migration redefines a table, as Prisma runs them).
+   */
+  readonly around?: { before: string; after: string };
+  /** Throws when the migrated schema's data breaks a rule the `around` setting suspended; run before COMMIT. */
+  verify?(tx: Transaction): Promise<void>;
 }
 
 export interface ProviderKit {

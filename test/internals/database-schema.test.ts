@@ -5,7 +5,8 @@ import { Logger } from '@nestjs/common';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import Database from 'better-sqlite3';
 import { MODELS_PATH, schemaPath } from '../../scripts/prisma-layout.js';
-import { sqlFromDatabase, withSchemaEngine } from '../../scripts/schema-engine.js';
+import { sqlFromDatabase, sqlFromEmpty, withSchemaEngine } from '../../scripts/schema-engine.js';
+import { PrismaPg } from '@prisma/adapter-pg';
 import { shippedMigrations } from '../../src/data/migration-files.js';
 import { migrateUrl as migrateOptions } from '../../src/data/open-database.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
@@ -34,15 +35,17 @@ eachDatabase((database) => {
   });
 });
 
-/** Columns whose Prisma type is String with @db.Text: MySQL makes them TEXT, every other String VARCHAR(191). */
-function textColumns(): Set<string> {
+/** Columns whose Prisma type is String with @db.Text or @db.LongText, and the MySQL type they make; every other String is VARCHAR(191). */
+function textColumns(): Map<string, string> {
   const models = readFileSync(MODELS_PATH, 'utf8');
-  const columns = new Set<string>();
+  const columns = new Map<string, string>();
   for (const [, body] of models.matchAll(/model \w+ \{([\s\S]*?)\n\}/g)) {
     const table = /@@map\("(\w+)"\)/.exec(body)![1];
-    for (const line of body.split('\n').filter((l) => l.includes('@db.Text'))) {
+    for (const line of body.split('\n')) {
+      const type = /@db\.(Text|LongText)\b/.exec(line)?.[1];
+      if (!type) continue;
       const [field] = line.trim().split(/\s+/);
-      columns.add(`${table}.${/@map\("(\w+)"\)/.exec(line)?.[1] ?? field}`);
+      columns.set(`${table}.${/@map\("(\w+)"\)/.exec(line)?.[1] ?? field}`, type.toLowerCase());
     }
   }
   return columns;
@@ -68,7 +71,9 @@ describe('the migrated schema is what the Prisma schema requires', () => {
       expect(await prismaDeploy(url)).toEqual(INIT);
       prismaDeployed = await postgresCatalog(url);
       // Not an empty comparison: every table, index and foreign key is there.
-      expect(Object.keys(prismaDeployed.columns)).toHaveLength(34);
+      expect(Object.keys(prismaDeployed.columns)).toHaveLength(36);
+      expect(prismaDeployed.indexes).toContain('agent_message: UNIQUE (thread_id, message_id)');
+      expect(prismaDeployed.columns['agent_message.content']).toBe('string not null default none');
       expect(prismaDeployed.indexes).toContain('agent_subsession: UNIQUE (child_id)');
       expect(prismaDeployed.indexes).toContain('agent_message: PRIMARY (thread_id, seq)');
       expect(prismaDeployed.foreignKeys).toHaveLength(5);
@@ -81,6 +86,16 @@ describe('the migrated schema is what the Prisma schema requires', () => {
       await migrateUrl(url);
       expect(await postgresCatalog(url)).toEqual(prismaDeployed);
       expect(await prismaDeploy(url)).toEqual([]);
+    });
+
+    test("the shipped migrations reach the schema: the same catalog as the schema's own DDL (prisma migrate diff --from-empty)", async () => {
+      const url = await freshPostgresUrl();
+      const ddl = await withSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }), (engine) => sqlFromEmpty(engine, schemaPath('postgresql')));
+      const pgClient = new (await import('pg')).default.Client({ connectionString: url });
+      await pgClient.connect();
+      await pgClient.query(ddl);
+      await pgClient.end();
+      expect(await postgresCatalog(url)).toEqual(prismaDeployed);
     });
 
     test('the comparison sees a difference', async () => {
@@ -98,14 +113,16 @@ describe('the migrated schema is what the Prisma schema requires', () => {
       test('MariaDB (which the engine cannot read): the same columns, nullability, defaults, indexes and foreign keys; VARCHAR(191) or TEXT as the schema says', async () => {
         const url = await database.freshUrl();
         await migrateUrl(url);
-        const mariadb = await mysqlCatalog(url);
+        const { checks, ...mariadb } = await mysqlCatalog(url);
         expect({ ...mariadb, declaredTypes: {} }).toEqual(prismaDeployed);
         const text = textColumns();
         expect(text.size).toBeGreaterThan(0);
         for (const [name, declared] of Object.entries(mariadb.declaredTypes)) {
           if (!prismaDeployed.columns[name].startsWith('string')) continue;
-          expect([name, declared]).toEqual([name, text.has(name) ? 'text' : 'varchar(191)']);
+          expect([name, declared]).toEqual([name, text.get(name) ?? 'varchar(191)']);
         }
+        // No column is left with MariaDB's JSON check (it is LONGTEXT with one).
+        expect(checks).toEqual([]);
       });
     });
   });

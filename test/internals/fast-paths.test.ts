@@ -22,7 +22,7 @@ eachDatabase((database) => {
 
   let n = 0;
   const unique = (name = 't') => `${name}-${++n}`;
-  const message = (text: string, extra: Partial<Message> = {}): Message => ({ role: 'user', content: text, createdAt: new Date('2026-11-29T10:00:00.123Z'), ...extra });
+  const message = (text: string, extra: Partial<Message> = {}): Message => ({ role: 'user', content: text, createdAt: new Date('2026-11-29T10:00:00.123Z'), ...extra }) as Message;
   const lastSeqOf = async (id: string) => (await store.db.client.agentThread.findUnique({ where: { id }, select: { lastSeq: true } }))?.lastSeq;
 
   test('scoped, a thread that does not exist gets nothing written, and no row', async () => {

@@ -20,6 +20,11 @@ const INIT = readdirSync(SQLITE_DIR, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort()[0];
 const INIT_SQL = readFileSync(join(SQLITE_DIR, INIT, 'migration.sql'), 'utf8');
+/** Every shipped migration's name, in order. */
+const SHIPPED = readdirSync(SQLITE_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
 
 let dir: string;
 beforeAll(() => {
@@ -77,11 +82,12 @@ async function migratedFile(): Promise<string> {
 }
 
 describe('shippedMigrations', () => {
-  it('reads the SQLite init migration with its SHA-256 checksum', () => {
+  it('reads the SQLite migrations in order, each with its SHA-256 checksum', () => {
     const files = shippedMigrations('sqlite');
-    expect(files.map((file) => file.name)).toEqual([INIT]);
+    expect(SHIPPED.length).toBeGreaterThan(1);
+    expect(files.map((file) => file.name)).toEqual(SHIPPED);
     expect(files[0].sql).toBe(INIT_SQL);
-    expect(files[0].checksum).toBe(createHash('sha256').update(readFileSync(join(SQLITE_DIR, INIT, 'migration.sql'))).digest('hex'));
+    for (const file of files) expect(file.checksum).toBe(createHash('sha256').update(readFileSync(join(SQLITE_DIR, file.name, 'migration.sql'))).digest('hex'));
   });
 });
 
@@ -90,11 +96,11 @@ describe('migrate on SQLite', () => {
     const path = freshFile();
     const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite);
 
-    expect(report).toEqual({ applied: [INIT], unchanged: [], modified: [] });
+    expect(report).toEqual({ applied: SHIPPED, unchanged: [], modified: [] });
     expect(tables(path)).toEqual(expect.arrayContaining([...AGENT_TABLES, '_prisma_migrations']));
     const rows = migrationRows(path);
-    expect(rows).toHaveLength(1);
-    const [row] = rows;
+    expect(rows.map((row) => row.migration_name).sort()).toEqual(SHIPPED);
+    const row = rows.find((r) => r.migration_name === INIT)!;
     expect(row.migration_name).toBe(INIT);
     expect(row.checksum).toBe(createHash('sha256').update(readFileSync(join(SQLITE_DIR, INIT, 'migration.sql'))).digest('hex'));
     expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
@@ -119,12 +125,40 @@ describe('migrate on SQLite', () => {
     });
   });
 
+  it('a later migration that redefines tables keeps every row of a database in use, and foreign keys stay on', async () => {
+    const path = freshFile();
+    const [init, ...later] = shippedMigrations('sqlite');
+    expect(later.some((file) => file.sql.includes('DROP TABLE "agent_thread"'))).toBe(true);
+    await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, [init]));
+    inspect(path, (db) => {
+      db.exec(`INSERT INTO agent_thread (id, metadata) VALUES ('p', '{"b":1,"a":2}'), ('c', NULL);
+        INSERT INTO agent_message (thread_id, seq, role, content, message_id) VALUES ('p', 1, 'user', '"hi"', 'm1'), ('p', 2, 'assistant', '[{"type":"text","text":"yo"}]', NULL);
+        INSERT INTO agent_boundary (thread_id, seq, kind, cut_seq, messages, message_count, source_count) VALUES ('p', 3, 'repair', 2, '[]', 0, 2);
+        INSERT INTO agent_repair (thread_id, seq, message) VALUES ('p', 3, '{}');
+        INSERT INTO agent_subsession (parent_id, child_id) VALUES ('p', 'c');`);
+    });
+    const counts = () => inspect(path, (db) => AGENT_TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
+    const before = counts();
+    await withAdapter(path, async (adapter) => {
+      expect(await applyMigrations(adapter, KITS.sqlite.migrations, [init, ...later])).toEqual({ applied: later.map((file) => file.name), unchanged: [init.name], modified: [] });
+      // The connection the migrator used has its foreign keys back on.
+      const pragma = await adapter.queryRaw({ sql: 'PRAGMA foreign_keys', args: [], argTypes: [] });
+      expect(Number(pragma.rows[0][0])).toBe(1);
+    });
+    expect(counts()).toEqual(before);
+    expect(before.filter(([, n]) => n === 0).map(([table]) => table)).toEqual(['agent_tombstone']);
+    inspect(path, (db) => {
+      expect(db.prepare("SELECT metadata FROM agent_thread WHERE id = 'p'").get()).toEqual({ metadata: '{"b":1,"a":2}' });
+      expect(db.prepare("SELECT content, value_types FROM agent_message WHERE seq = 2").get()).toEqual({ content: '[{"type":"text","text":"yo"}]', value_types: null });
+    });
+  });
+
   it('applying again is a no-op', async () => {
     const path = await migratedFile();
     const before = migrationRows(path);
     const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite);
 
-    expect(report).toEqual({ applied: [], unchanged: [INIT], modified: [] });
+    expect(report).toEqual({ applied: [], unchanged: SHIPPED, modified: [] });
     expect(migrationRows(path)).toEqual(before);
   });
 
@@ -139,9 +173,9 @@ describe('migrate on SQLite', () => {
       migrate(new SerializedSqliteAdapterFactory(urlOf(path), BUSY), KITS.sqlite),
     ]);
 
-    expect(reports.map((report) => report.applied).flat()).toEqual([INIT]);
-    expect(reports.map((report) => report.unchanged).flat()).toEqual([INIT]);
-    expect(migrationRows(path)).toHaveLength(1);
+    expect(reports.map((report) => report.applied).flat()).toEqual(SHIPPED);
+    expect(reports.map((report) => report.unchanged).flat()).toEqual(SHIPPED);
+    expect(migrationRows(path)).toHaveLength(SHIPPED.length);
     expect(tables(path)).toEqual(expect.arrayContaining(AGENT_TABLES));
     // Neither waited out the busy timeout.
     expect(Date.now() - started).toBeLessThan(BUSY.busyTimeoutMs);
@@ -152,8 +186,8 @@ describe('migrate on SQLite', () => {
     const factory = new SerializedSqliteAdapterFactory(urlOf(path), BUSY);
     const reports = await Promise.all([migrate(factory, KITS.sqlite), migrate(factory, KITS.sqlite)]);
 
-    expect(reports.map((report) => report.applied).flat()).toEqual([INIT]);
-    expect(migrationRows(path)).toHaveLength(1);
+    expect(reports.map((report) => report.applied).flat()).toEqual(SHIPPED);
+    expect(migrationRows(path)).toHaveLength(SHIPPED.length);
   });
 });
 
@@ -178,7 +212,7 @@ describe('applyMigrations on SQLite', () => {
 
     const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
 
-    expect(report).toEqual({ applied: ['20991231000000_extra'], unchanged: [INIT], modified: [] });
+    expect(report).toEqual({ applied: ['20991231000000_extra'], unchanged: SHIPPED, modified: [] });
     expect(tables(path)).toContain('agent_extra');
     expect(migrationRows(path).map((row) => [row.migration_name, row.checksum])).toEqual(
       expect.arrayContaining([
@@ -203,7 +237,7 @@ describe('applyMigrations on SQLite', () => {
     expect(migrationRows(path)).toEqual(before);
     // Nothing is left locked either: the shipped migrations still run cleanly afterwards.
     const report = await migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite);
-    expect(report).toEqual({ applied: [], unchanged: [INIT], modified: [] });
+    expect(report).toEqual({ applied: [], unchanged: SHIPPED, modified: [] });
   });
 
   it('on a fresh file a failure in a later migration rolls back the earlier ones of the same run', async () => {
@@ -236,7 +270,7 @@ describe('applyMigrations on SQLite', () => {
     await expect(attempt).rejects.toBeInstanceOf(FailedMigrationError);
     await expect(attempt).rejects.toThrow(/20991231000000_stuck/);
     expect(tables(path)).not.toContain('agent_after');
-    expect(migrationRows(path)).toHaveLength(2);
+    expect(migrationRows(path)).toHaveLength(SHIPPED.length + 1);
 
     // migrate() passes it through unchanged.
     await expect(migrate(new SerializedSqliteAdapterFactory(urlOf(path)), KITS.sqlite)).rejects.toBeInstanceOf(FailedMigrationError);
@@ -256,7 +290,7 @@ describe('applyMigrations on SQLite', () => {
 
     const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
 
-    expect(report).toEqual({ applied: ['20991231000000_retry'], unchanged: [INIT], modified: [] });
+    expect(report).toEqual({ applied: ['20991231000000_retry'], unchanged: SHIPPED, modified: [] });
     expect(tables(path)).toContain('agent_retry');
   });
 });
@@ -267,7 +301,7 @@ describe("takeover by Prisma's schema engine", () => {
     withSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url: urlOf(path) }), (engine) => deployWithPrisma(engine, 'sqlite'));
 
   it('the engine, given a fresh file, applies the shipped migration (the input is understood)', async () => {
-    expect(await prismaDeploy(freshFile())).toEqual([INIT]);
+    expect(await prismaDeploy(freshFile())).toEqual(SHIPPED);
   });
 
   it('after our runner migrated a file, the engine applies nothing', async () => {

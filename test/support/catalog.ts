@@ -20,7 +20,7 @@ const TYPE_CLASS: Record<string, string> = {
   text: 'string', varchar: 'string', 'character varying': 'string',
   integer: 'int', int: 'int',
   'timestamp without time zone': 'datetime', datetime: 'datetime',
-  jsonb: 'json', json: 'json', longtext: 'json',
+  jsonb: 'json', json: 'json', longtext: 'string',
 };
 
 function column(type: string, nullable: boolean, precision: number | null, defaultValue: string | null, autoIncrement: boolean): string {
@@ -73,7 +73,8 @@ export async function postgresCatalog(url: string): Promise<Catalog> {
   }
 }
 
-export async function mysqlCatalog(url: string): Promise<Catalog> {
+/** MySQL's catalog, and its CHECK constraints (`table: clause`): MariaDB's JSON columns carry one. */
+export async function mysqlCatalog(url: string): Promise<Catalog & { checks: string[] }> {
   const connection = await mariadb.createConnection(mariadbConnection(url));
   try {
     const columns = await connection.query(
@@ -119,6 +120,11 @@ export async function mysqlCatalog(url: string): Promise<Catalog> {
         .map((fk) => `${fk.table} (${fk.columns.join(', ')}) -> ${fk.ref} (${fk.refColumns.join(', ')}) ON DELETE ${fk.del} ON UPDATE ${fk.upd}`)
         .sort(),
       declaredTypes: Object.fromEntries(columns.map((row: Record<string, string>) => [`${row.t}.${row.c}`, row.ct])),
+      checks: (
+        await connection.query(
+          "SELECT TABLE_NAME t, CHECK_CLAUSE c FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'agent\\_%'",
+        )
+      ).map((row: Record<string, string>) => `${row.t}: ${row.c}`),
     };
   } finally {
     await connection.end();

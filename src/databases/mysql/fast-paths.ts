@@ -46,10 +46,10 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
 
     history: (threadId, tenantId) =>
       inTransaction(async (query) => {
-        const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, cut_seq', threadId, tenantId);
+        const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL, cut_seq', threadId, tenantId);
         if (boundary === null) return null;
         // created_at as milliseconds since the epoch: a DATETIME holding UTC, counted in SQL without a zone, reads faster than its text.
-        const log = await query(`SELECT 1, seq, role, content, message_id, metadata, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', created_at) DIV 1000 ${AFTER_CUT} ORDER BY seq`, [
+        const log = await query(`SELECT 1, seq, role, content, message_id, metadata, provider_options, value_types, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', created_at) DIV 1000 ${AFTER_CUT} ORDER BY seq`, [
           threadId,
           boundary.length > 0 ? Number(boundary.at(-1)) : 0,
         ]);

@@ -20,11 +20,15 @@ const gate = (scoped: boolean) => (scoped ? ' AND EXISTS (SELECT 1 FROM o)' : ''
 const ctes = (scoped: boolean, boundaryColumns: string, cut: string) =>
   `WITH ${scoped ? `${OWNED}, ` : ''}b AS (SELECT ${boundaryColumns} FROM agent_boundary WHERE thread_id = $1${gate(scoped)} ORDER BY seq DESC LIMIT 1), c AS (SELECT ${cut} FROM b)`;
 const afterCut = (scoped: boolean) => `agent_message m ON m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL${gate(scoped)}`;
+/** MESSAGE_COLUMNS of the table alias `alias`. */
+const prefixed = (alias: string) => MESSAGE_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
+/** Typed NULLs for the text columns of MESSAGE_COLUMNS a row of the UNION does not hold (all but created_at are text). */
+const nullTexts = (count: number) => Array(count).fill('NULL::text').join(', ');
 const history = (scoped: boolean) => `${ctes(scoped, 'cut_seq, messages', 'COALESCE(MAX(cut_seq), 0) AS cut')}
-  ${scoped ? 'SELECT -1 AS part, NULL::integer, NULL::text, NULL::jsonb, NULL::text, NULL::jsonb, NULL::timestamp(3) FROM o UNION ALL' : ''}
-  SELECT 0 AS part, NULL::integer, NULL::text, b.messages, NULL::text, NULL::jsonb, NULL::timestamp(3) FROM b
+  ${scoped ? `SELECT -1 AS part, NULL::integer, ${nullTexts(6)}, NULL::timestamp(3) FROM o UNION ALL` : ''}
+  SELECT 0 AS part, NULL::integer, NULL::text, b.messages, ${nullTexts(4)}, NULL::timestamp(3) FROM b
   UNION ALL
-  SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.created_at FROM c JOIN ${afterCut(scoped)}
+  SELECT 1, m.seq, ${prefixed('m')} FROM c JOIN ${afterCut(scoped)}
   ORDER BY 1, 2`;
 const count = (scoped: boolean) => `${ctes(scoped, 'cut_seq, message_count', 'COALESCE(MAX(cut_seq), 0) AS cut, COALESCE(MAX(message_count), 0) AS replaced')}
   SELECT ${scoped ? '(SELECT COUNT(*) FROM o)' : '1'}, c.replaced + COUNT(m.seq) FROM c LEFT JOIN ${afterCut(scoped)} GROUP BY c.replaced`;
@@ -42,7 +46,7 @@ function messageValues(run: Arg[][], args: Arg[]): string {
     .map((columns, i) => {
       const at = args.length;
       args.push(...columns);
-      return `(${i + 1}, $${at + 1}, $${at + 2}::jsonb, $${at + 3}, $${at + 4}::jsonb, $${at + 5}::timestamp(3))`;
+      return `(${i + 1}, ${columns.map((_, c) => `$${at + c + 1}${c === columns.length - 1 ? '::timestamp(3)' : ''}`).join(', ')})`;
     })
     .join(', ');
 }
@@ -50,15 +54,15 @@ function messageValues(run: Arg[][], args: Arg[]): string {
 /** Inserts the messages of `values` after the last_seq of `source` less $2 (the count), returning their seqs. */
 const insertFrom = (source: string, values: string) =>
   `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
-   SELECT $1, ${source}.last_seq - $2 + m.ord, m.role, m.content, m.message_id, m.metadata, m.created_at
-   FROM ${source}, (VALUES ${values}) AS m (ord, role, content, message_id, metadata, created_at)
+   SELECT $1, ${source}.last_seq - $2 + m.ord, ${prefixed('m')}
+   FROM ${source}, (VALUES ${values}) AS m (ord, ${MESSAGE_COLUMNS})
    RETURNING seq`;
 
 /** Inserts the messages of `values` after seq $2: the runs of a long batch after its first. */
 const insertAfter = (values: string) =>
   `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
-   SELECT $1, $2 + m.ord, m.role, m.content, m.message_id, m.metadata, m.created_at
-   FROM (VALUES ${values}) AS m (ord, role, content, message_id, metadata, created_at)`;
+   SELECT $1, $2 + m.ord, ${prefixed('m')}
+   FROM (VALUES ${values}) AS m (ord, ${MESSAGE_COLUMNS})`;
 
 /** Creates the thread holding $2, or bumps its counter by $2. */
 const UPSERT_THREAD = `upserted AS (INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, $2, $3, $3)

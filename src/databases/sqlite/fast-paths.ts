@@ -24,8 +24,8 @@ const afterCut = (scoped: boolean) =>
 
 // One statement, one snapshot. The cut is a scalar subquery: SQLite bounds the index range on (thread_id, seq) with it (a join makes it scan).
 // Scoped, a first row of part -1 says that the thread is the tenant's.
-const history = (scoped: boolean) => `${scoped ? `SELECT -1 AS part, NULL, NULL, NULL, NULL, NULL, NULL FROM (${OWNED}) UNION ALL ` : ''}
-  SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = @thread${gate(scoped)} ORDER BY seq DESC LIMIT 1)
+const history = (scoped: boolean) => `${scoped ? `SELECT -1 AS part, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM (${OWNED}) UNION ALL ` : ''}
+  SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = @thread${gate(scoped)} ORDER BY seq DESC LIMIT 1)
   UNION ALL
   SELECT 1, seq, ${MESSAGE_COLUMNS} ${afterCut(scoped)}
   ORDER BY 1, 2`;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
-import { StoreConfigurationError } from '../../store.errors.js';
+import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.js';
 import { insertIfMissing, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { sqliteFastPaths } from './fast-paths.js';
@@ -56,6 +56,8 @@ export const sqlite: ProviderKit = {
     const failure = adapterFailureOf(error);
     const code = failure ? failure.originalCode : (error as { code?: unknown })?.code;
     if (typeof code === 'string' && BUSY_CODE.test(code)) return 'transient';
+    // better-sqlite3's own code on the fast paths: a unique key (a message id the thread holds) that is taken.
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
     if (failure?.kind === 'sqlite' && [SQLITE_BUSY, SQLITE_LOCKED].includes((failure.extendedCode ?? 0) & 0xff)) return 'transient';
     return undefined;
   },
@@ -78,6 +80,13 @@ export const sqlite: ProviderKit = {
     placeholder: () => '?',
     lock: async (_tx: Transaction) => {},
     unlock: async (_tx: Transaction) => {},
+    // A migration that redefines a table drops the old one: with foreign keys on, that deletes
+    // its rows and cascades into the tables that refer to it. PRAGMA foreign_keys is a no-op in a transaction.
+    around: { before: 'PRAGMA foreign_keys = OFF', after: 'PRAGMA foreign_keys = ON' },
+    verify: async (tx: Transaction) => {
+      const broken = await tx.queryRaw({ sql: 'PRAGMA foreign_key_check', args: [], argTypes: [] });
+      if (broken.rows.length > 0) throw new StoreDatabaseError(`the migrated database breaks ${broken.rows.length} foreign key reference(s), first in table ${String(broken.rows[0][0])}`);
+    },
   },
 };
 

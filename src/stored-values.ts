@@ -1,0 +1,193 @@
+// The values the store keeps besides JSON (URL, bytes, Date), and their JSON form:
+// the JSON with each such value replaced by its text, plus a list saying where
+// they were and what they were. The list travels next to the JSON (a column, a
+// field of a JSONL line or an HTTP body), so no value of the caller's is ever
+// mistaken for an encoded one.
+import { StoreValidationError } from './store.errors.js';
+
+export const VALUE_TYPES = ['URL', 'Uint8Array', 'ArrayBuffer', 'Date'] as const;
+export type ValueType = (typeof VALUE_TYPES)[number];
+/** Where a non-JSON value was: keys and array indexes from the top of the value. */
+export type ValuePath = (string | number)[];
+/** Each non-JSON value of a JSON form: its path and its type. */
+export type ValueTypes = [path: ValuePath, type: ValueType][];
+
+/**
+ * How deeply arrays and objects may nest. MariaDB's JSON functions refuse more
+ * than 32 levels, and a compaction stores its messages two levels down (an
+ * array of message objects), so 28 fits everywhere.
+ */
+export const MAX_JSON_DEPTH = 28;
+
+/** The type of a non-JSON value the store keeps, or undefined. */
+function valueTypeOf(value: object): ValueType | undefined {
+  if (value instanceof Date) return 'Date';
+  if (value instanceof URL) return 'URL';
+  // Buffer is a Uint8Array; other typed arrays would come back as bytes of another length.
+  if (value instanceof Uint8Array && (Object.getPrototypeOf(value) === Uint8Array.prototype || Buffer.isBuffer(value))) return 'Uint8Array';
+  if (value instanceof ArrayBuffer && Object.getPrototypeOf(value) === ArrayBuffer.prototype) return 'ArrayBuffer';
+  return undefined;
+}
+
+/**
+ * Checks that `value` is JSON or holds only the non-JSON values the store keeps,
+ * and returns where those are ([] for plain JSON). `plainOnly`: JSON only.
+ * Throws StoreValidationError naming the first bad value.
+ */
+export function checkValue(value: unknown, name: string, plainOnly = false): ValueTypes {
+  const found: ValueTypes = [];
+  walk(value, name, [], found, plainOnly);
+  return found;
+}
+
+function walk(value: unknown, name: string, path: ValuePath, found: ValueTypes, plainOnly: boolean): void {
+  switch (typeof value) {
+    case 'string':
+      if (!isWellFormed(value)) throw new StoreValidationError(`${name} contains a lone UTF-16 surrogate`);
+      return;
+    case 'boolean':
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) throw new StoreValidationError(`${name} must be a finite number, got ${value}`);
+      return;
+    case 'object': {
+      if (value === null) return;
+      // `path.length` counts the arrays and objects around this one.
+      if (path.length >= MAX_JSON_DEPTH) throw new StoreValidationError(`${name} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (or refers to itself)`);
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          path.push(i);
+          walk(value[i], `${name}[${i}]`, path, found, plainOnly);
+          path.pop();
+        }
+        return;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        const type = plainOnly ? undefined : valueTypeOf(value);
+        if (type === undefined) {
+          const kept = plainOnly ? '' : ' (URL, Uint8Array, Buffer, ArrayBuffer and Date are kept too)';
+          throw new StoreValidationError(`${name} must be plain JSON${kept}, got ${value.constructor?.name ?? 'an object'}`);
+        }
+        if (type === 'Date' && Number.isNaN((value as Date).getTime())) throw new StoreValidationError(`${name} is an invalid Date`);
+        found.push([[...path], type]);
+        return;
+      }
+      for (const key of Object.keys(value)) {
+        const item = (value as Record<string, unknown>)[key];
+        if (!isWellFormed(key)) throw new StoreValidationError(`${name} has a key with a lone UTF-16 surrogate`);
+        // Assigning it would set the prototype of the object it is read into.
+        if (key === '__proto__') throw new StoreValidationError(`${name} has a "__proto__" key`);
+        // Like JSON itself, an undefined property is absent.
+        if (item === undefined) continue;
+        path.push(key);
+        walk(item, `${name}.${key}`, path, found, plainOnly);
+        path.pop();
+      }
+      return;
+    }
+    default:
+      throw new StoreValidationError(`${name} must be JSON, got ${typeof value}`);
+  }
+}
+
+/** Lone surrogates cannot be encoded in UTF-8: databases replace or reject them. */
+export const isWellFormed = (value: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+
+/** The text a non-JSON value is kept as. */
+function encode(value: object, type: ValueType): string {
+  switch (type) {
+    case 'Date':
+      return (value as Date).toISOString();
+    case 'URL':
+      return (value as URL).href;
+    case 'Uint8Array': {
+      const bytes = value as Uint8Array;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+    }
+    case 'ArrayBuffer':
+      return Buffer.from(value as ArrayBuffer).toString('base64');
+  }
+}
+
+function decode(text: unknown, type: ValueType, name: string): object {
+  if (typeof text !== 'string') throw new StoreValidationError(`${name}: a ${type} must be given as a string`);
+  switch (type) {
+    case 'Date': {
+      const date = new Date(text);
+      if (Number.isNaN(date.getTime()) || date.toISOString() !== text) throw new StoreValidationError(`${name}: "${text.slice(0, 40)}" is not a Date as toISOString() writes it`);
+      return date;
+    }
+    case 'URL':
+      if (!URL.canParse(text)) throw new StoreValidationError(`${name}: not a URL`);
+      return new URL(text);
+    case 'Uint8Array':
+    case 'ArrayBuffer': {
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) throw new StoreValidationError(`${name}: a ${type} must be given as base64`);
+      const bytes = Buffer.from(text, 'base64');
+      const copy = new Uint8Array(bytes.byteLength);
+      copy.set(bytes);
+      return type === 'Uint8Array' ? copy : copy.buffer;
+    }
+  }
+}
+
+/** `value` with the non-JSON values at `types` replaced by their text: a copy along those paths only. */
+export function toJsonForm(value: unknown, types: ValueTypes): unknown {
+  let root = value;
+  for (const [path, type] of types) {
+    if (path.length === 0) {
+      root = encode(root as object, type);
+      continue;
+    }
+    root = shallowCopy(root);
+    let holder = root as Record<string | number, unknown>;
+    for (const key of path.slice(0, -1)) {
+      holder[key] = shallowCopy(holder[key]);
+      holder = holder[key] as Record<string | number, unknown>;
+    }
+    const last = path[path.length - 1];
+    holder[last] = encode(holder[last] as object, type);
+  }
+  return root;
+}
+
+// Copies already made for an earlier path are copied again: cheap, and the caller's value is never touched.
+const shallowCopy = (value: unknown): unknown => (Array.isArray(value) ? [...value] : { ...(value as object) });
+
+/**
+ * The value a JSON form stands for: its texts at `types` turned back into
+ * their values, in place (the JSON form is the caller's fresh parse).
+ * `name` names the value in the errors of a hand-written list.
+ */
+export function fromJsonForm(json: unknown, types: unknown, name = 'value'): unknown {
+  if (types === undefined || types === null) return json;
+  if (!Array.isArray(types)) throw new StoreValidationError(`${name}'s valueTypes must be an array of [path, type] pairs`);
+  let root = json;
+  for (const entry of types) {
+    if (!Array.isArray(entry) || entry.length !== 2 || !Array.isArray(entry[0]) || !VALUE_TYPES.includes(entry[1] as ValueType)) {
+      throw new StoreValidationError(`${name}'s valueTypes must be [path, type] pairs, each type one of ${VALUE_TYPES.join(', ')}`);
+    }
+    const [path, type] = entry as [unknown[], ValueType];
+    if (path.length === 0) {
+      root = decode(root, type, name);
+      continue;
+    }
+    let holder: unknown = root;
+    for (const key of path.slice(0, -1)) holder = step(holder, key, name);
+    const last = path[path.length - 1];
+    const text = step(holder, last, name);
+    (holder as Record<string | number, unknown>)[last as string | number] = decode(text, type, name);
+  }
+  return root;
+}
+
+/** The item at `key` of an array or object of a JSON form; a path that leads nowhere is refused. */
+function step(holder: unknown, key: unknown, name: string): unknown {
+  const found =
+    typeof holder === 'object' &&
+    holder !== null &&
+    (Array.isArray(holder) ? Number.isInteger(key) && (key as number) >= 0 && (key as number) < holder.length : typeof key === 'string' && Object.hasOwn(holder, key) && key !== '__proto__');
+  if (!found) throw new StoreValidationError(`${name}'s valueTypes name a path that is not in the value`);
+  return (holder as Record<string | number, unknown>)[key as string | number];
+}
