@@ -1,14 +1,17 @@
 // The JSONL session format: a header line, then one entry per line.
 //   {"type":"session","version":1,"id":…,"tenantId":…,"title":…,"metadata":…,"createdAt":…}
-//   {"type":"message","seq":1,"message":{"role":…,"content":…,"id"?,"metadata"?,"createdAt":…}}
+//   {"type":"message","seq":1,"message":{"role":…,"content":…,"id"?,"metadata"?,"providerOptions"?,"createdAt":…,"valueTypes"?}}
 //   {"type":"event","seq":2,"event":{"type":…,"data":…},"createdAt":…}
 //   {"type":"compaction","seq":3,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"retainedMessageCount":…,"createdAt":…}
 //   {"type":"repair","seq":4,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"repairMessage":{…},"createdAt":…}
 //   {"type":"subsession","childId":…}
 // Log entries come in seq order; subsession lines last, in registration order.
+// Messages are in their JSON form (message-json.ts): URL, bytes and Dates as
+// text, listed in the message's `valueTypes`.
 import type { JsonObject, JsonValue, Message } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
-import { assertJson, countOf, dateOf as validDateOf, idOf, jsonObjectOf, messageOf, messagesOf, textOf } from './validation.js';
+import { messageFromJson, serializeMessage } from './message-json.js';
+import { assertJson, countOf, dateOf as validDateOf, idOf, jsonObjectOf, textOf } from './validation.js';
 
 export interface JsonlHeader {
   id: string;
@@ -33,7 +36,25 @@ export interface JsonlSession {
 }
 
 export const headerLine = (header: JsonlHeader) => line({ type: 'session', version: 1, ...header });
-export const logLine = (entry: JsonlLogEntry) => line(entry);
+export const logLine = (entry: JsonlLogEntry) => line(jsonOf(entry));
+
+function jsonOf(entry: JsonlLogEntry): object {
+  switch (entry.type) {
+    case 'message':
+      return { ...entry, message: serializeMessage(entry.message) };
+    case 'compaction':
+      return { ...entry, messages: entry.messages.map(serializeMessage) };
+    case 'repair':
+      return { ...entry, messages: entry.messages.map(serializeMessage), repairMessage: serializeMessage(entry.repairMessage) };
+    default:
+      return entry;
+  }
+}
+
+const messagesFromJson = (value: unknown, name: string): Message[] => {
+  if (!Array.isArray(value)) throw new StoreValidationError(`${name} must be an array of messages`);
+  return value.map((message, i) => messageFromJson(message, `${name}[${i}]`));
+};
 export const subsessionLine = (childId: string) => line({ type: 'subsession', childId });
 
 function line(value: object): string {
@@ -67,6 +88,8 @@ export function parseJsonl(text: string): JsonlSession {
   const header = at(first.number, () => headerOf(first.value));
   const log: JsonlLogEntry[] = [];
   const subsessions: string[] = [];
+  // The seq of the line that stored each message id: a thread holds an id once.
+  const ids = new Map<string, number>();
   for (const { value, number } of rest) {
     at(number, () => {
       const entry = record(value);
@@ -83,6 +106,11 @@ export function parseJsonl(text: string): JsonlSession {
       }
       if (parsed.type === 'compaction' && (parsed.retainedMessageCount > parsed.sourceMessageCount || parsed.retainedMessageCount > parsed.messages.length)) {
         throw new StoreValidationError('retainedMessageCount exceeds sourceMessageCount or the messages given');
+      }
+      if (parsed.type === 'message' && parsed.message.id !== undefined) {
+        const earlier = ids.get(parsed.message.id);
+        if (earlier !== undefined) throw new StoreValidationError(`message id ${JSON.stringify(parsed.message.id)} is the id of seq ${earlier} too: a session holds a message id once`);
+        ids.set(parsed.message.id, parsed.seq);
       }
       log.push(parsed);
     });
@@ -121,7 +149,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
   const seq = seqOf(entry.seq);
   switch (entry.type) {
     case 'message':
-      return { type: 'message', seq, message: messageOf(entry.message, 'message') };
+      return { type: 'message', seq, message: messageFromJson(entry.message, 'message') };
     case 'event': {
       const event = record(entry.event);
       assertJson(event.data ?? null, 'event.data');
@@ -132,7 +160,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
         type: 'compaction',
         seq,
         cutSeq: countOf(entry.cutSeq, 'cutSeq'),
-        messages: messagesOf(entry.messages, 'messages'),
+        messages: messagesFromJson(entry.messages, 'messages'),
         sourceMessageCount: countOf(entry.sourceMessageCount, 'sourceMessageCount'),
         retainedMessageCount: countOf(entry.retainedMessageCount, 'retainedMessageCount'),
         createdAt: validDateOf(entry.createdAt, 'createdAt'),
@@ -142,9 +170,9 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
         type: 'repair',
         seq,
         cutSeq: countOf(entry.cutSeq, 'cutSeq'),
-        messages: messagesOf(entry.messages, 'messages'),
+        messages: messagesFromJson(entry.messages, 'messages'),
         sourceMessageCount: countOf(entry.sourceMessageCount, 'sourceMessageCount'),
-        repairMessage: messageOf(entry.repairMessage, 'repairMessage'),
+        repairMessage: messageFromJson(entry.repairMessage, 'repairMessage'),
         createdAt: validDateOf(entry.createdAt, 'createdAt'),
       };
     default:

@@ -4,7 +4,8 @@ import type { Message, RepairRecord, StoredMessage } from '../message.types.js';
 import { StoreNotFoundError, StoreValidationError } from '../store.errors.js';
 import { MAX_INTEGER } from '../validation.js';
 import { insertRuns, MAX_INSERT_ROWS, textLength } from './insert-runs.js';
-import { boundaryMessages, boundaryText, deserializeMessage, messageFields, serializeMessage, toStoredMessage } from './row-codec.js';
+import { deserializeMessage, serializeMessage } from '../message-json.js';
+import { boundaryMessages, boundaryText, messageFields, toStoredMessage } from './row-codec.js';
 import type { StoreTx } from './store-client.js';
 
 /** The columns of a message row (see MessageFields). */

@@ -5,8 +5,8 @@
 // with the list of where they were. Drivers hand dates back as Date objects, ISO
 // text (a date without a zone is UTC, as the store writes them) or epoch milliseconds.
 import type { HistoryMessage, JsonObject, Message, StoredMessage } from '../message.types.js';
-import { fromJsonForm, toJsonForm, type ValueTypes } from '../stored-values.js';
-import { messageValueTypes } from '../validation.js';
+import { deserializeMessage, jsonForms, serializeMessage, type SerializedMessage } from '../message-json.js';
+import { fromJsonForm } from '../stored-values.js';
 
 /** A message's fields in agent_message, after (thread_id, seq): JSON as text. */
 export interface MessageFields {
@@ -22,14 +22,6 @@ export interface MessageFields {
 
 /** agent_message's columns of MessageFields, in the order `messageColumns` gives values. */
 export const MESSAGE_COLUMNS = 'role, content, message_id, metadata, provider_options, value_types, created_at';
-
-/** The JSON form of a message's content, metadata and provider options, and where their non-JSON values were. */
-function jsonForms(message: Message): { content: unknown; metadata: unknown; providerOptions: unknown; types: ValueTypes } {
-  const types = messageValueTypes(message);
-  const { content, metadata, providerOptions } = message;
-  if (types.length === 0) return { content, metadata, providerOptions, types };
-  return { ...(toJsonForm({ content, metadata, providerOptions }, types) as { content: unknown; metadata: unknown; providerOptions: unknown }), types };
-}
 
 export function messageFields(message: Message): MessageFields {
   const { content, metadata, providerOptions, types } = jsonForms(message);
@@ -77,29 +69,6 @@ export const fromColumns = ([seq, role, content, messageId, metadata, providerOp
     valueTypes: valueTypes as string | null,
     createdAt: driverDate(createdAt),
   });
-
-/**
- * A message as JSON: a boundary's messages and a repair's evidence in the
- * database, a JSONL line's, an HTTP body's. The date is ISO text; non-JSON
- * values are in their JSON form, listed in `valueTypes`.
- */
-export type SerializedMessage = Omit<Message, 'createdAt' | 'content'> & { content: unknown; createdAt: string; valueTypes?: ValueTypes };
-
-export function serializeMessage(message: Message): SerializedMessage {
-  const { content, metadata, providerOptions, types } = jsonForms(message);
-  const serialized = { ...message, content, createdAt: message.createdAt.toISOString() } as SerializedMessage;
-  if (metadata !== undefined) serialized.metadata = metadata as JsonObject;
-  if (providerOptions !== undefined) serialized.providerOptions = providerOptions as Message['providerOptions'];
-  if (types.length > 0) serialized.valueTypes = types;
-  return serialized;
-}
-
-/** A message the store serialized (it is trusted: no validation). */
-export function deserializeMessage(serialized: SerializedMessage): Message {
-  const { valueTypes, ...message } = serialized;
-  if (valueTypes !== undefined) fromJsonForm(message, valueTypes);
-  return { ...message, createdAt: new Date(serialized.createdAt) } as Message;
-}
 
 /** Messages as the JSON text a boundary keeps. */
 export const boundaryText = (messages: Message[]): string => JSON.stringify(messages.map(serializeMessage));

@@ -1,13 +1,13 @@
 // A session's messages: appends, the effective history, compactions and repairs.
 import { Body, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
-import type { HistoryPage, RepairRecord, StoredMessage } from '../message.types.js';
 import { TenantStores } from '../tenant-stores.js';
 import { CompactionBody, MessageBody, MessagesBody, PageQuery, RepairBody } from './dto/message.dto.js';
 import { CountResponse, HistoryPageResponse, MessagesResponse, RepairsResponse, StoredMessageResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';
 import { messageInput, messageInputs, plain } from './dto/store-inputs.js';
 import { validated, type Validated } from './dto/validated.pipe.js';
+import { wireMessage, wireMessages, wirePage, wireRepair } from './dto/wire.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
 
@@ -25,12 +25,12 @@ export class MessagesController {
   @Post('messages')
   @ApiBody({ type: MessageBody })
   @ApiCreatedResponse({ type: StoredMessageResponse })
-  append(
+  async append(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Body(validated(MessageBody)) message: Validated<MessageBody>,
-  ): Promise<StoredMessage> {
-    return this.tenants.forTenant(tenant).messages.append(id, messageInput(message));
+  ) {
+    return wireMessage(await this.tenants.forTenant(tenant).messages.append(id, messageInput(message)));
   }
 
   @Post('messages/batch')
@@ -40,20 +40,20 @@ export class MessagesController {
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Body(validated(MessagesBody)) body: Validated<MessagesBody>,
-  ): Promise<{ messages: StoredMessage[] }> {
-    return { messages: await this.tenants.forTenant(tenant).messages.appendMany(id, messageInputs(body.messages)) };
+  ) {
+    return { messages: wireMessages(await this.tenants.forTenant(tenant).messages.appendMany(id, messageInputs(body.messages))) };
   }
 
   @Get('history')
   @ApiQueryOf(PageQuery)
   @ApiOkResponse({ type: HistoryPageResponse, description: 'The effective history (what the model sees), a page at a time.' })
   @ApiConflictResponse({ description: 'A compaction or repair since the cursor was handed out: start again from the first page.' })
-  history(
+  async history(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Query(validated(PageQuery)) page: Validated<PageQuery>,
-  ): Promise<HistoryPage> {
-    return this.tenants.forTenant(tenant).messages.getHistoryPage(id, plain({ limit: page.limit, cursor: page.cursor }));
+  ) {
+    return wirePage(await this.tenants.forTenant(tenant).messages.getHistoryPage(id, plain({ limit: page.limit, cursor: page.cursor })));
   }
 
   @Put('history')
@@ -63,8 +63,8 @@ export class MessagesController {
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Body(validated(MessagesBody)) body: Validated<MessagesBody>,
-  ): Promise<{ messages: StoredMessage[] }> {
-    return { messages: await this.tenants.forTenant(tenant).messages.replaceHistory(id, messageInputs(body.messages)) };
+  ) {
+    return { messages: wireMessages(await this.tenants.forTenant(tenant).messages.replaceHistory(id, messageInputs(body.messages))) };
   }
 
   @Delete('history')
@@ -112,7 +112,7 @@ export class MessagesController {
 
   @Get('repairs')
   @ApiOkResponse({ type: RepairsResponse, description: 'The evidence of every repair, oldest first.' })
-  async repairs(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>): Promise<{ repairs: RepairRecord[] }> {
-    return { repairs: await this.tenants.forTenant(tenant).messages.getRepairs(id) };
+  async repairs(@RequestTenant() tenant: string, @Param(validated(SessionParams)) { id }: Validated<SessionParams>) {
+    return { repairs: (await this.tenants.forTenant(tenant).messages.getRepairs(id)).map(wireRepair) };
   }
 }

@@ -1,14 +1,13 @@
 // A session's transcript (every committed message) and its subsessions.
 import { Body, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
-import type { MessagePage, StoredMessage } from '../message.types.js';
-import type { StoredTranscript } from '../session.types.js';
 import { TenantStores } from '../tenant-stores.js';
 import { PageQuery, SubsessionBody, TranscriptBody } from './dto/message.dto.js';
 import { SubsessionsResponse, TranscriptPageResponse, TranscriptResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';
 import { messageInputs, plain } from './dto/store-inputs.js';
 import { validated, type Validated } from './dto/validated.pipe.js';
+import { wirePage } from './dto/wire.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
 
@@ -20,26 +19,26 @@ export class TranscriptController {
   @Get('transcript')
   @ApiQueryOf(PageQuery)
   @ApiOkResponse({ type: TranscriptPageResponse, description: 'Every committed message in append order, whatever was compacted or repaired, a page at a time.' })
-  transcript(
+  async transcript(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Query(validated(PageQuery)) page: Validated<PageQuery>,
-  ): Promise<MessagePage<StoredMessage>> {
-    return this.tenants.forTenant(tenant).messages.getTranscriptPage(id, plain({ limit: page.limit, cursor: page.cursor }));
+  ) {
+    return wirePage(await this.tenants.forTenant(tenant).messages.getTranscriptPage(id, plain({ limit: page.limit, cursor: page.cursor })));
   }
 
   @Put('transcript')
   @ApiBody({ type: TranscriptBody, description: 'Replaces the whole transcript atomically: messages, metadata and subsessions.' })
   @ApiOkResponse({ type: TranscriptResponse })
   @ApiConflictResponse({ description: 'A subsession already has another parent, or would close a cycle.' })
-  saveTranscript(
+  async saveTranscript(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Body(validated(TranscriptBody)) body: Validated<TranscriptBody>,
-  ): Promise<StoredTranscript> {
-    return this.tenants
-      .forTenant(tenant)
-      .transcripts.saveTranscript(id, plain({ messages: messageInputs(body.messages), subsessions: body.subsessions, metadata: body.metadata }));
+  ) {
+    return wirePage(
+      await this.tenants.forTenant(tenant).transcripts.saveTranscript(id, plain({ messages: messageInputs(body.messages), subsessions: body.subsessions, metadata: body.metadata })),
+    );
   }
 
   @Post('subsessions')

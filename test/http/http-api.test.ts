@@ -254,6 +254,33 @@ describe('messages', () => {
     expect((await ok(a.get(`/sessions/${id}/history`), 200)).body).toEqual({ messages: [first.body, second.body, third.body], nextCursor: null, startSeq: 1 });
   });
 
+  test('values JSON would lose travel as their text with valueTypes: bytes, URL and Dates, NUL characters and key order come back as sent, in responses, pages and exports', async () => {
+    const id = await createSession();
+    const bytes = Buffer.from([0, 137, 80, 78, 71, 255]).toString('base64');
+    const given = {
+      role: 'user',
+      content: [{ type: 'text', text: 'NUL \u0000 here', zeta: 1, alpha: 2 }, { type: 'image', image: bytes, mediaType: 'image/png' }, { type: 'file', data: 'https://example.com/a.pdf', mediaType: 'application/pdf' }],
+      metadata: { z: 1, a: { y: 2, b: 3 }, at: '2025-05-06T07:08:09.010Z' },
+      providerOptions: { openai: { reasoningEffort: 'low' } },
+      createdAt: '2025-05-06T07:08:09.010Z',
+      valueTypes: [[['content', 1, 'image'], 'Uint8Array'], [['content', 2, 'data'], 'URL'], [['metadata', 'at'], 'Date']],
+    };
+    const stored = await ok(a.post(`/sessions/${id}/messages`, given), 201);
+    // The response is the message as sent, key for key and in order.
+    expect(stored.body).toEqual({ ...given, seq: 1 });
+    expect(Object.keys(stored.body.content[0])).toEqual(['type', 'text', 'zeta', 'alpha']);
+    expect(Object.keys(stored.body.metadata)).toEqual(['z', 'a', 'at']);
+    expect((await ok(a.get(`/sessions/${id}/history`), 200)).body.messages).toEqual([stored.body]);
+    expect((await ok(a.get(`/sessions/${id}/transcript`), 200)).body.messages).toEqual([stored.body]);
+    const exported = (await ok(a.get(`/sessions/${id}/export`), 200)).text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(exported[1]).toEqual({ type: 'message', seq: 1, message: given });
+    // The same message appended again (a retried request) is the stored one, not a second row.
+    const retried = await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ ...given, id: 'm1' }] }), 201);
+    expect((await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ ...given, id: 'm1' }] }), 201)).body).toEqual(retried.body);
+    expect((await ok(a.get(`/sessions/${id}/count`), 200)).body).toEqual({ count: 2 });
+    expectError(await a.post(`/sessions/${id}/messages`, { role: 'user', content: 'other', id: 'm1' }), 409, /already holds message id "m1"/);
+  });
+
   test('POST /sessions/:id/messages/batch: 201 { messages } with consecutive seqs; an empty batch is 201 { messages: [] }', async () => {
     const id = await createSession();
     await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'zero' }), 201);
@@ -267,7 +294,7 @@ describe('messages', () => {
   test('a batch with one bad message stores none of it (400)', async () => {
     const id = await createSession();
     await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'kept' }), 201);
-    expectError(await a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'fine' }, { role: 'user', content: 'bad \u0000' }] }), 400, /NUL/);
+    expectError(await a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'fine' }, { role: 'user', content: 'bad \ud800' }] }), 400, /surrogate/);
     expectError(await a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'fine' }, { role: 'robot', content: 'x' }] }), 400);
     expect((await ok(a.get(`/sessions/${id}/transcript`), 200)).body.messages.map((m: { content: string }) => m.content)).toEqual(['kept']);
   });
@@ -738,8 +765,10 @@ describe('400: bad input', () => {
     ['metadata nested deeper than 28 levels', json('post', () => '/sessions', { metadata: { deep: nest(28) } }), /deeper than 28 levels/],
     ['event data nested deeper than 28 levels', json('post', session('/entries'), { type: 'deep', data: nest(29) }), /deeper than 28 levels/],
     ['a NUL character in a title', json('post', () => '/sessions', { title: 'a\u0000b' }), /NUL/],
-    ['a NUL character in content', json('post', session('/messages'), { role: 'user', content: 'a\u0000b' }), /NUL/],
-    ['a NUL character in a metadata key', json('patch', session(), { metadata: { 'a\u0000b': 1 } }), /NUL/],
+    ['a NUL character in a title', json('patch', session(), { title: 'a\u0000b' }), /NUL/],
+    ['valueTypes naming a path the message does not have', json('post', session('/messages'), { role: 'user', content: 'a', valueTypes: [[['content', 0], 'URL']] }), /valueTypes name a path/],
+    ['valueTypes with a type the store does not keep', json('post', session('/messages'), { role: 'user', content: [{ type: 'text', text: 'x' }], valueTypes: [[['content', 0, 'text'], 'Map']] }), /valueTypes must be/],
+    ['bytes that are not base64', json('post', session('/messages'), { role: 'user', content: [{ type: 'image', image: 'not base64!' }], valueTypes: [[['content', 0, 'image'], 'Uint8Array']] }), /base64/],
     ['a NUL character in an event type', json('post', session('/entries'), { type: 'a\u0000b' }), /NUL/],
     ['a NUL character in an id in the path', () => a.get('/sessions/a%00b'), /NUL/],
     ['a NUL character in an id in the body', json('post', () => '/sessions', { id: 'a\u0000b' }), /NUL/],

@@ -32,10 +32,29 @@ export class MessageBody {
   @AsSent()
   metadata?: JsonObject;
 
+  @ApiPropertyOptional({ ...JSON_OBJECT, description: "Provider-specific options, by provider (the AI SDK's providerOptions)." })
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  providerOptions?: JsonObject;
+
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'Default: the time of the write.' })
   @IsOptional()
   @IsInstant()
   createdAt?: string;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'array' },
+    example: [[['content', 0, 'image'], 'Uint8Array']],
+    description:
+      'Where content, metadata and providerOptions hold a URL, bytes or a Date, as [path, type] pairs (type: URL, Uint8Array, ArrayBuffer or Date); ' +
+      'the value at each path is its text: the URL, base64, or the ISO date. Responses carry the same.',
+  })
+  @IsOptional()
+  @IsArray()
+  @AsSent()
+  valueTypes?: unknown[];
 }
 
 export class MessagesBody {

@@ -1,13 +1,16 @@
 // Validated DTOs become the stores' inputs: plain objects (the stores refuse class instances) holding only what was sent.
 import type { MessageInput } from '../../message.types.js';
 import type { SessionEntryInput } from '../../session.types.js';
+import { revivedMessage } from '../../message-json.js';
 import { EventBody, MessageBody } from './message.dto.js';
 
 export function plain<T extends object>(dto: T): T {
   return Object.fromEntries(Object.entries(dto).filter(([, value]) => value !== undefined)) as T;
 }
 
-export const messageInput = ({ role, content, id, metadata, createdAt }: MessageBody): MessageInput => plain({ role, content, id, metadata, createdAt });
+/** A message body as the store's input: its valueTypes turned back into URL, bytes and Dates (the store validates the rest). */
+export const messageInput = ({ role, content, id, metadata, providerOptions, createdAt, valueTypes }: MessageBody): MessageInput =>
+  revivedMessage(plain({ role, content, id, metadata, providerOptions, createdAt, valueTypes }), 'message') as MessageInput;
 
 export const messageInputs = (messages: MessageBody[]): MessageInput[] => messages.map(messageInput);
 
