@@ -1,7 +1,10 @@
 // The demo app: the store on its embedded SQLite default with the HTTP API
-// mounted, and a scripted agent that works in the demo tenant.
-import { Module } from '@nestjs/common';
+// mounted, a scripted agent that works in the demo tenant, and a chat route
+// of the AI SDK's recipe.
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { json } from 'express';
 import { StoreModule } from 'nestjs-agent-store';
+import { ChatController } from './chat.controller.js';
 import { DemoAgentService } from './demo-agent.service.js';
 import { DEMO_TENANT, ScriptedAgent } from './scripted-agent.js';
 
@@ -11,6 +14,12 @@ export const DEMO_API_KEY = process.env.AGENT_STORE_API_KEY || DEFAULT_DEMO_API_
 
 @Module({
   imports: [StoreModule.forRoot({ http: { apiKeys: { [DEMO_API_KEY]: DEMO_TENANT } } })],
+  controllers: [ChatController],
   providers: [DemoAgentService, ScriptedAgent],
 })
-export class DemoModule {}
+export class DemoModule implements NestModule {
+  // The app leaves bodies to the store's routes (main.ts): the chat route parses its own.
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(json({ limit: '1mb' })).forRoutes(ChatController);
+  }
+}

@@ -4,6 +4,7 @@ export type { StoreModuleOptions } from './store.options.js';
 export { MessageStore } from './message-store.js';
 export { TranscriptStore } from './transcript-store.js';
 export { SessionStore } from './session-store.js';
+export { ChatStore, CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT, type ChatMessage, type ChatPart, type ChatRole } from './chat-store.js';
 export { TenantStores, type ScopedStores } from './tenant-stores.js';
 export type { StoreHttpOptions } from './http/store-http.options.js';
 export { setRequestTenant } from './http/request-tenant.js';

@@ -1,6 +1,8 @@
 // StoreCoreModule: the database and the stores of one StoreModule registration.
 // StoreModule imports and re-exports it; the HTTP module, when mounted, imports the same registration.
 import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { ChatStore } from './chat-store.js';
+import { PrismaChatStore } from './chat-store.service.js';
 import { StoreDatabase } from './data/database.js';
 import { openDatabase } from './data/open-database.js';
 import { HistoryProviders } from './history-provider.js';
@@ -47,6 +49,7 @@ class StoreShutdown implements OnApplicationShutdown {
       useFactory: (db: StoreDatabase, messages: PrismaMessageStore) => new PrismaTranscriptStore(db, messages),
     },
     { provide: SessionStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaSessionStore(db) },
+    { provide: ChatStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaChatStore(db) },
     { provide: TenantStores, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaTenantStores(db) },
     HistoryProviders,
     {
@@ -55,6 +58,6 @@ class StoreShutdown implements OnApplicationShutdown {
       useFactory: (db: StoreDatabase, options: StoreModuleOptions) => new StoreHealthIndicator(db, resolveOptions(options)),
     },
   ],
-  exports: [MessageStore, TranscriptStore, SessionStore, TenantStores, HistoryProviders, StoreHealthIndicator],
+  exports: [MessageStore, TranscriptStore, SessionStore, ChatStore, TenantStores, HistoryProviders, StoreHealthIndicator],
 })
 export class StoreCoreModule {}

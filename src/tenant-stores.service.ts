@@ -1,4 +1,5 @@
 // TenantStores over the Prisma schema: the same store classes, given a tenant.
+import { PrismaChatStore } from './chat-store.service.js';
 import { StoreDatabase } from './data/database.js';
 import { PrismaMessageStore } from './message-store.service.js';
 import { PrismaSessionStore } from './session-store.service.js';
@@ -17,6 +18,7 @@ export class PrismaTenantStores implements TenantStores {
       messages,
       transcripts: new PrismaTranscriptStore(this.db, messages, tenant),
       sessions: new PrismaSessionStore(this.db, tenant),
+      chats: new PrismaChatStore(this.db, tenant),
     };
   }
 }

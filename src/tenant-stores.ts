@@ -1,10 +1,11 @@
 // The TenantStores contract: the stores as one tenant sees them. Inject it by its token: `@Inject(TenantStores) tenants: TenantStores`.
+import type { ChatStore } from './chat-store.js';
 import type { MessageStore } from './message-store.js';
 import type { SessionStore } from './session-store.js';
 import type { TranscriptStore } from './transcript-store.js';
 
 /**
- * The three stores scoped to one tenant, with the same contracts and these
+ * The stores scoped to one tenant, with the same contracts and these
  * differences. A session belongs to the tenant that created it, for good.
  * - `sessions.create` and `sessions.importJsonl` create sessions in the tenant
  *   (a different `tenantId` given to `create` or `list` is a StoreValidationError;
@@ -28,6 +29,7 @@ export interface ScopedStores {
   readonly messages: MessageStore;
   readonly transcripts: TranscriptStore;
   readonly sessions: SessionStore;
+  readonly chats: ChatStore;
 }
 
 export interface TenantStores {

@@ -8,6 +8,7 @@ import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import {
+  ChatStore,
   HistoryProviders,
   MessageStore,
   SerializedSqliteAdapterFactory,
@@ -30,6 +31,7 @@ export interface StoreApp {
   messages: MessageStore;
   transcripts: TranscriptStore;
   sessions: SessionStore;
+  chats: ChatStore;
   tenants: TenantStores;
   histories: HistoryProviders;
   /** Another store on the same database, opened the same way through a connection pool of its own, as a second process would. */
@@ -118,6 +120,7 @@ async function boot(label: string, url: string, options: StoreModuleOptions, rel
       messages: app.get<MessageStore>(MessageStore),
       transcripts: app.get<TranscriptStore>(TranscriptStore),
       sessions: app.get<SessionStore>(SessionStore),
+      chats: app.get<ChatStore>(ChatStore),
       tenants: app.get<TenantStores>(TenantStores),
       histories: app.get(HistoryProviders),
       another,

@@ -1,0 +1,70 @@
+// POST /chat: the AI SDK's chat recipe over ChatStore, answered by a scripted
+// model (the SDK's mock, offline). The client sends its chat's id and its new
+// message; the chat as the SDK's onFinish leaves it is saved whole, and
+// ChatStore writes only what changed. GET /chat/:id loads it again.
+import { BadRequestException, Body, Controller, Get, Inject, Param, Post, Res } from '@nestjs/common';
+import { convertToModelMessages, createIdGenerator, safeValidateUIMessages, simulateReadableStream, streamText, type UIMessage } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import type { Response } from 'express';
+import { ChatStore, StoreValidationError } from 'nestjs-agent-store';
+
+@Controller('chat')
+export class ChatController {
+  constructor(@Inject(ChatStore) private readonly chats: ChatStore) {}
+
+  @Post()
+  async chat(@Body() { id, message }: { id: string; message: UIMessage }, @Res() response: Response): Promise<void> {
+    const previous = await badRequest(() => this.chats.loadChat<UIMessage>(id));
+    const validated = await safeValidateUIMessages<UIMessage>({ messages: [...previous, message] });
+    if (!validated.success) throw new BadRequestException(validated.error.message);
+    const result = streamText({ model: scriptedModel(), messages: await convertToModelMessages(validated.data) });
+    result.pipeUIMessageStreamToResponse(response, {
+      originalMessages: validated.data,
+      // Ids given on the server: the saved chat and the client's agree.
+      generateMessageId: createIdGenerator({ prefix: 'msg', size: 16 }),
+      onFinish: ({ messages }) => this.chats.saveChat(id, messages),
+    });
+  }
+
+  @Get(':id')
+  load(@Param('id') id: string): Promise<UIMessage[]> {
+    return badRequest(() => this.chats.loadChat<UIMessage>(id));
+  }
+}
+
+/** A chat id the store refuses is the client's mistake. */
+async function badRequest<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StoreValidationError) throw new BadRequestException(error.message);
+    throw error;
+  }
+}
+
+/** A model that answers the last user message by quoting it, a word at a time. */
+function scriptedModel(): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doStream: async ({ prompt }) => {
+      const last = prompt.findLast((message) => message.role === 'user');
+      const said = last?.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(' ') ?? '';
+      const words = `You said: "${said}". This reply is scripted.`.split(/(?<= )/);
+      return {
+        stream: simulateReadableStream({
+          chunkDelayInMs: 20,
+          chunks: [
+            { type: 'stream-start', warnings: [] },
+            { type: 'text-start', id: 'reply' },
+            ...words.map((delta) => ({ type: 'text-delta' as const, id: 'reply', delta })),
+            { type: 'text-end', id: 'reply' },
+            {
+              type: 'finish',
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage: { inputTokens: { total: said.length, noCache: said.length, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: words.length, text: words.length, reasoning: undefined } },
+            },
+          ],
+        }),
+      };
+    },
+  });
+}
