@@ -2,7 +2,7 @@
 // loop does: tool calls, a sub-agent registered as a subsession, a compaction,
 // and a crash between a tool call and its result that is repaired on reload.
 import { Inject, Injectable } from '@nestjs/common';
-import { HistoryProvider, TenantStores, type ContentPart, type Message, type MessageInput, type ScopedStores, type ToolCallPart } from 'nestjs-agent-store';
+import { HistoryProvider, TenantStores, type MessageInput, type ScopedStores } from 'nestjs-agent-store';
 
 const call = (toolCallId: string, toolName: string, input: Record<string, string>): MessageInput => ({
   role: 'assistant',
@@ -12,17 +12,6 @@ const result = (toolCallId: string, toolName: string, value: unknown): MessageIn
   role: 'tool',
   content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: value as never } }],
 });
-
-const partsOf = (message: Message): ContentPart[] => (Array.isArray(message.content) ? (message.content as ContentPart[]) : []);
-
-/** The tool calls in `messages` that no tool result answers: what a crash leaves behind. */
-export function orphanedToolCalls(messages: Message[]): ToolCallPart[] {
-  const parts = messages.flatMap(partsOf);
-  const answered = new Set(parts.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])));
-  return parts.filter((part): part is ToolCallPart => part.type === 'tool-call' && !answered.has(part.toolCallId));
-}
-
-const callsTool = (message: Message, toolCallId: string) => partsOf(message).some((part) => part.type === 'tool-call' && part.toolCallId === toolCallId);
 
 /** The demo's agent works for one tenant, as a multi-tenant agent service would: through that tenant's stores. */
 export const DEMO_TENANT = 'demo';
@@ -79,7 +68,7 @@ export class ScriptedAgent {
   /** The context grew: everything but the last tool exchange becomes a summary. */
   private async compact(threadId: string): Promise<void> {
     const seen = await this.stores.messages.getHistory(threadId);
-    const kept = seen.slice(-2).map(({ seq: _seq, ...message }) => message);
+    const kept = seen.slice(-2); // read output is valid input: its seq is ignored
     const summary: MessageInput = { role: 'system', content: 'Summary: flights TP 1337 on Friday; the user wants a weekend in Lisbon for two.' };
     await this.stores.messages.appendCompaction(threadId, [summary, ...kept], seen.length, kept.length);
   }
@@ -89,16 +78,8 @@ export class ScriptedAgent {
     await this.stores.messages.append(threadId, call('hotel-1', 'book_hotel', { area: 'Alfama', nights: '2' }));
   }
 
-  /** On reload, each orphaned tool call is answered by a synthetic result, kept as evidence. */
+  /** On reload, every orphaned tool call is answered by an error result, kept as evidence: the model can go on. */
   private async reload(threadId: string): Promise<void> {
-    for (;;) {
-      const history = await this.stores.messages.getHistory(threadId);
-      const [orphan] = orphanedToolCalls(history);
-      if (!orphan) return;
-      const answer = result(orphan.toolCallId, orphan.toolName, { error: 'interrupted: the process stopped before the tool answered' });
-      // The balanced projection: the history as it is, with the answer right after its call.
-      const balanced = history.flatMap(({ seq: _seq, ...message }) => (callsTool(message, orphan.toolCallId) ? [message, answer] : [message]));
-      await this.stores.messages.appendRepair(threadId, answer, balanced, history.length);
-    }
+    await this.stores.messages.repairToolCalls(threadId);
   }
 }

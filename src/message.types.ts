@@ -59,7 +59,7 @@ export type ToolPart = ToolResultPart | ToolApprovalResponse;
 export type ContentPart = UserPart | AssistantPart | ToolPart;
 
 /** What every message has besides its role and content. */
-interface MessageFields {
+export interface MessageBase {
   /** The caller's own id (at most 191 characters); unique in its thread. */
   id?: string;
   metadata?: JsonObject;
@@ -69,10 +69,10 @@ interface MessageFields {
 
 /** A message as the store returns it: one of the SDK's four model messages. */
 export type Message =
-  | (MessageFields & { role: 'system'; content: string })
-  | (MessageFields & { role: 'user'; content: string | UserPart[] })
-  | (MessageFields & { role: 'assistant'; content: string | AssistantPart[] })
-  | (MessageFields & { role: 'tool'; content: ToolPart[] });
+  | (MessageBase & { role: 'system'; content: string })
+  | (MessageBase & { role: 'user'; content: string | UserPart[] })
+  | (MessageBase & { role: 'assistant'; content: string | AssistantPart[] })
+  | (MessageBase & { role: 'tool'; content: ToolPart[] });
 
 /** A committed message: `seq` is its place in the thread's log (increasing, never reused). */
 export type StoredMessage = Message & { seq: number };

@@ -1,5 +1,6 @@
 // SessionStore: validates its input, then runs one data operation per call.
 import { randomUUID } from 'node:crypto';
+import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
 import type { StoreDatabase } from './data/database.js';
 import { SessionRecords, type EntryToAppend } from './data/session-records.js';
 import { decodeListCursor, type SessionListQuery } from './data/session-list.js';
@@ -153,6 +154,8 @@ function entryOf(entry: SessionEntryInput, now: Date): EntryToAppend {
     if (!EVENT_KEYS.has(key)) throw new StoreValidationError(`event has an unknown property "${key}"`);
   }
   const type = idOf((entry as { type?: unknown }).type, 'event.type');
+  // A chat's log is ChatStore's: an event of its types appended by hand would become part of the chat.
+  if (type === CHAT_MESSAGE_EVENT || type === CHAT_ORDER_EVENT) throw new StoreValidationError(`event type "${type}" is ChatStore's; save chats with ChatStore.saveChat`);
   const data = (entry as { data?: JsonValue }).data ?? null;
   assertJson(data, 'event.data');
   return { kind: 'event', type, data };

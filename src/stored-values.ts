@@ -19,13 +19,40 @@ export type ValueTypes = [path: ValuePath, type: ValueType][];
  */
 export const MAX_JSON_DEPTH = 28;
 
+// Values may come from another realm (a vm context; jest's structuredClone, which the
+// AI SDK calls on its messages): they are told by their internal slots, not instanceof.
+const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!;
+const arrayBufferLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')!.get!;
+
+/** Whether `test` accepts `value` (the brand checks throw on anything else). */
+function branded(test: () => unknown): boolean {
+  try {
+    test();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A plain object: of Object.prototype (this realm's or another's) or of none. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) return true;
+  return Object.getPrototypeOf(proto) === null && Object.prototype.toString.call(value) === '[object Object]' && Object.hasOwn(proto, 'hasOwnProperty');
+}
+
+/** A Date, of this realm or another. */
+export const isDate = (value: unknown): value is Date => value instanceof Date || (typeof value === 'object' && value !== null && branded(() => Date.prototype.getTime.call(value)));
+
 /** The type of a non-JSON value the store keeps, or undefined. */
 function valueTypeOf(value: object): ValueType | undefined {
-  if (value instanceof Date) return 'Date';
-  if (value instanceof URL) return 'URL';
+  if (isDate(value)) return 'Date';
+  if (value instanceof URL || (Object.prototype.toString.call(value) === '[object URL]' && typeof (value as URL).href === 'string')) return 'URL';
   // Buffer is a Uint8Array; other typed arrays would come back as bytes of another length.
-  if (value instanceof Uint8Array && (Object.getPrototypeOf(value) === Uint8Array.prototype || Buffer.isBuffer(value))) return 'Uint8Array';
-  if (value instanceof ArrayBuffer && Object.getPrototypeOf(value) === ArrayBuffer.prototype) return 'ArrayBuffer';
+  if (ArrayBuffer.isView(value)) return typedArrayName.call(value) === 'Uint8Array' ? 'Uint8Array' : undefined;
+  // A SharedArrayBuffer fails the brand check.
+  if (branded(() => arrayBufferLength.call(value))) return 'ArrayBuffer';
   return undefined;
 }
 
@@ -62,14 +89,13 @@ function walk(value: unknown, name: string, path: ValuePath, found: ValueTypes, 
         }
         return;
       }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) {
+      if (!isPlainObject(value)) {
         const type = plainOnly ? undefined : valueTypeOf(value);
         if (type === undefined) {
           const kept = plainOnly ? '' : ' (URL, Uint8Array, Buffer, ArrayBuffer and Date are kept too)';
           throw new StoreValidationError(`${name} must be plain JSON${kept}, got ${value.constructor?.name ?? 'an object'}`);
         }
-        if (type === 'Date' && Number.isNaN((value as Date).getTime())) throw new StoreValidationError(`${name} is an invalid Date`);
+        if (type === 'Date' && Number.isNaN(Date.prototype.getTime.call(value))) throw new StoreValidationError(`${name} is an invalid Date`);
         found.push([[...path], type]);
         return;
       }
@@ -98,9 +124,9 @@ export const isWellFormed = (value: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFF
 function encode(value: object, type: ValueType): string {
   switch (type) {
     case 'Date':
-      return (value as Date).toISOString();
+      return Date.prototype.toISOString.call(value);
     case 'URL':
-      return (value as URL).href;
+      return String((value as URL).href);
     case 'Uint8Array': {
       const bytes = value as Uint8Array;
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

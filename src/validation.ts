@@ -2,7 +2,7 @@
 // so bad input never reaches it and never changes anything.
 import { MESSAGE_ROLES, type JsonObject, type Message, type MessageRole } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
-import { checkValue, isWellFormed, type ValueTypes } from './stored-values.js';
+import { checkValue, isDate, isPlainObject, isWellFormed, type ValueTypes } from './stored-values.js';
 
 /** MySQL indexes at most 191 utf8mb4 characters of a string key. */
 export const MAX_ID_LENGTH = 191;
@@ -134,7 +134,7 @@ export function jsonObjectOf(value: unknown, name: string): JsonObject {
 
 export function dateOf(value: unknown, name: string, fallback?: Date): Date {
   if (value === undefined && fallback) return fallback;
-  const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? instantOf(value) : undefined;
+  const time = isDate(value) ? Date.prototype.getTime.call(value) : typeof value === 'string' ? instantOf(value) : undefined;
   if (time === undefined || Number.isNaN(time)) {
     throw new StoreValidationError(`${name} must be a Date or an ISO-8601 date-time with Z or an offset (2024-05-01T12:00:00Z), got ${describe(value)}`);
   }
@@ -169,7 +169,7 @@ const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year
 /** A short, safe rendering of a bad value for an error message. */
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (value instanceof Date) return 'an invalid Date';
+  if (isDate(value)) return 'an invalid Date';
   return value === null ? 'null' : typeof value;
 }
 
@@ -178,8 +178,4 @@ export function assertJson(value: unknown, name: string): void {
   checkValue(value, name, true);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+

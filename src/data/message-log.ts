@@ -6,7 +6,7 @@ import type { HistoryMessage, Message, RepairRecord, StoredMessage } from '../me
 import { StoreConflictError, StoreValidationError, type StoreError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 import * as repo from './message.repository.js';
-import { asHistory, messageFields } from './row-codec.js';
+import { asHistory, asStored } from './row-codec.js';
 import type { StoreTx } from './store-client.js';
 import { assertOwned, lockOwned, notFound, readOwned } from './tenancy.js';
 
@@ -49,7 +49,7 @@ export class MessageLog {
       const held = await this.#heldMessages(threadId, ids);
       for (const message of messages) {
         const stored = message.id === undefined ? undefined : held.get(message.id);
-        if (stored && !sameMessage(stored, message)) throw otherContent(threadId, stored);
+        if (stored && !repo.sameMessage(stored, message)) throw repo.otherContent(threadId, stored);
       }
       const fresh = messages.filter((message) => message.id === undefined || !held.has(message.id));
       try {
@@ -66,7 +66,7 @@ export class MessageLog {
     const last = this.db.fast ? await this.db.fast.append(threadId, messages, new Date(), this.tenantId) : await this.#appendInTransaction(threadId, messages);
     // Only a scoped append finds no thread: the session is not the tenant's.
     if (last === null) throw notFound(threadId);
-    return messages.map((message, i) => ({ ...message, seq: last - messages.length + 1 + i }) as StoredMessage);
+    return messages.map((message, i) => asStored(message, last - messages.length + 1 + i));
   }
 
   /** The thread's messages with these ids, by id, in one snapshot; none when the thread is not the tenant's. */
@@ -233,18 +233,6 @@ export class MessageLog {
 
 /** How many times an append reads its ids again after losing a race for one of them. */
 const MAX_ID_RACES = 3;
-
-/** Whether a held message is the one given again: the same role, content, metadata and provider options (its time aside). */
-function sameMessage(stored: Message, given: Message): boolean {
-  const [a, b] = [messageFields(stored), messageFields(given)];
-  return a.role === b.role && a.content === b.content && a.metadata === b.metadata && a.providerOptions === b.providerOptions && a.valueTypes === b.valueTypes;
-}
-
-const otherContent = (threadId: string, stored: StoredMessage) =>
-  new StoreConflictError(
-    `thread ${threadId} already holds message id ${JSON.stringify(stored.id)} (seq ${stored.seq}) with other content: ` +
-      'a message id is stored once; append the new content under a new id. Nothing was written',
-  );
 
 /**
  * Where the effective history starts in the log: the latest boundary's seq,

@@ -1,11 +1,11 @@
 // Reads and writes of messages and boundaries. Callers run these inside a
 // StoreDatabase transaction; every query is an index range scan on (thread_id, seq).
 import type { Message, RepairRecord, StoredMessage } from '../message.types.js';
-import { StoreNotFoundError, StoreValidationError } from '../store.errors.js';
+import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../store.errors.js';
 import { MAX_INTEGER } from '../validation.js';
 import { insertRuns, MAX_INSERT_ROWS, textLength } from './insert-runs.js';
 import { deserializeMessage, serializeMessage } from '../message-json.js';
-import { boundaryMessages, boundaryText, messageFields, toStoredMessage } from './row-codec.js';
+import { asStored, boundaryMessages, boundaryText, messageFields, toStoredMessage } from './row-codec.js';
 import type { StoreTx } from './store-client.js';
 
 /** The columns of a message row (see MessageFields). */
@@ -44,15 +44,19 @@ export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<v
 }
 
 export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: number, messages: Message[]): Promise<StoredMessage[]> {
-  const stored = messages.map((message, i) => ({ ...message, seq: firstSeq + i }));
-  await insertStoredMessages(tx, threadId, stored);
-  return stored;
+  await insertRows(tx, threadId, messages.map((message, i) => ({ seq: firstSeq + i, message })));
+  return messages.map((message, i) => asStored(message, firstSeq + i));
 }
 
-/** Inserts messages at the sequence numbers they carry: one statement, or several for a long batch (see insertRuns). */
+/** Inserts messages at the sequence numbers they carry. */
 export async function insertStoredMessages(tx: StoreTx, threadId: string, messages: StoredMessage[]): Promise<void> {
+  await insertRows(tx, threadId, messages.map((message) => ({ seq: message.seq, message })));
+}
+
+/** One statement, or several for a long batch (see insertRuns). */
+async function insertRows(tx: StoreTx, threadId: string, messages: { seq: number; message: Message }[]): Promise<void> {
   if (messages.length === 0) return;
-  const rows = messages.map((message) => ({ threadId, seq: message.seq, ...messageFields(message) }));
+  const rows = messages.map(({ seq, message }) => ({ threadId, seq, ...messageFields(message) }));
   for (const run of insertRuns(rows, (row) => textLength([row.role, row.messageId, row.content, row.metadata, row.providerOptions, row.valueTypes]))) {
     await tx.prisma.agentMessage.createMany({ data: run });
   }
@@ -87,6 +91,18 @@ export async function messagesAfter(tx: StoreTx, threadId: string, afterSeq: num
   });
   return rows.map((row) => toStoredMessage({ ...row, role: row.role! }));
 }
+
+/** Whether a held message is the one given again: the same role, content, metadata and provider options (its time aside). */
+export function sameMessage(stored: Message, given: Message): boolean {
+  const [a, b] = [messageFields(stored), messageFields(given)];
+  return a.role === b.role && a.content === b.content && a.metadata === b.metadata && a.providerOptions === b.providerOptions && a.valueTypes === b.valueTypes;
+}
+
+export const otherContent = (threadId: string, stored: StoredMessage) =>
+  new StoreConflictError(
+    `thread ${threadId} already holds message id ${JSON.stringify(stored.id)} (seq ${stored.seq}) with other content: ` +
+      'a message id is stored once; append the new content under a new id. Nothing was written',
+  );
 
 /** The thread's messages that have one of `ids` (with `tenantId`: only if the thread is that tenant's), in batches the database binds. */
 export async function messagesWithIds(tx: StoreTx, threadId: string, ids: string[], tenantId?: string): Promise<StoredMessage[]> {

@@ -23,7 +23,19 @@ export interface MessageFields {
 /** agent_message's columns of MessageFields, in the order `messageColumns` gives values. */
 export const MESSAGE_COLUMNS = 'role, content, message_id, metadata, provider_options, value_types, created_at';
 
+/** Each message's fields, made once: a write inserts them and returns the message they store. */
+const FIELDS = new WeakMap<Message, MessageFields>();
+
 export function messageFields(message: Message): MessageFields {
+  let fields = FIELDS.get(message);
+  if (fields === undefined) FIELDS.set(message, (fields = fieldsOf(message)));
+  return fields;
+}
+
+/** The message as a read will return it (a Buffer as a Uint8Array, no undefined properties, none of the caller's objects): what its row holds. */
+export const asStored = (message: Message, seq: number): StoredMessage => toStoredMessage({ seq, ...messageFields(message) });
+
+function fieldsOf(message: Message): MessageFields {
   const { content, metadata, providerOptions, types } = jsonForms(message);
   return {
     role: message.role,

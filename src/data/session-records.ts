@@ -71,6 +71,12 @@ export class SessionRecords {
   append(id: string, entry: EntryToAppend, now: Date): Promise<SessionEntry> {
     return this.db.write(async (tx) => {
       if (!(await messages.lockThread(tx, id, now, this.tenantId))) throw notFound(id);
+      // Exactly once by id, as MessageStore.append: under the lock, nothing can come between.
+      if (entry.kind === 'message' && entry.message.id !== undefined) {
+        const [held] = await messages.messagesWithIds(tx, id, [entry.message.id]);
+        if (held && !messages.sameMessage(held, entry.message)) throw messages.otherContent(id, held);
+        if (held) return held;
+      }
       const seq = await messages.reserveSeqs(tx, id, 1);
       if (entry.kind === 'message') return (await messages.insertMessages(tx, id, seq, [entry.message]))[0];
       const event = { seq, type: entry.type, data: entry.data, createdAt: now };

@@ -124,7 +124,7 @@ eachBackend((backend) => {
       await store.messages.append(existing, user('kept'));
       const before = await snapshot(existing);
       const provider = store.histories.forThread(existing);
-      await expect(provider.afterRun([user('q')], [{ ...assistant('a'), seq: 7 } as never])).rejects.toThrow(StoreValidationError);
+      await expect(provider.afterRun([user('q')], [{ ...assistant('a'), extra: 7 } as never])).rejects.toThrow(StoreValidationError);
       await expect(provider.afterRun([user('q')], 'not an array' as never)).rejects.toThrow(StoreValidationError);
       await expect(provider.afterRun([{ role: 'user' } as never], [assistant('a')])).rejects.toThrow(StoreValidationError);
       expect(await snapshot(existing)).toEqual(before);

@@ -60,6 +60,23 @@ eachBackend((backend) => {
   });
 
   describe('append and load', () => {
+    test('a message whose id the session holds is not stored again; the same id with other content is a conflict', async () => {
+      const id = await store.sessions.create();
+      const first = await store.sessions.append(id, { role: 'user', content: 'hi', id: 'm1' });
+      await store.sessions.append(id, { type: 'note', data: 1 });
+      expect(await store.sessions.append(id, { role: 'user', content: 'hi', id: 'm1' })).toEqual(first);
+      // MessageStore sees the same id: a retried append through it finds the row too.
+      expect(await store.messages.append(id, { role: 'user', content: 'hi', id: 'm1' })).toEqual(first);
+      await expect(store.sessions.append(id, { role: 'user', content: 'changed', id: 'm1' })).rejects.toThrow(StoreConflictError);
+      expect((await store.sessions.load(id)).map((entry) => entry.seq)).toEqual([1, 2]);
+    });
+
+    test.each(['ui-message', 'ui-message-order'])("an event of ChatStore's type %s is refused: it would become part of a chat", async (type) => {
+      const id = await store.sessions.create();
+      await expect(store.sessions.append(id, { type, data: { id: 'x', role: 'user', parts: [] } })).rejects.toThrow(/ChatStore/);
+      expect(await store.sessions.load(id)).toEqual([]);
+    });
+
     test('messages and events come back in append order', async () => {
       const id = await store.sessions.create();
       await store.sessions.append(id, { role: 'user', content: 'hi' });

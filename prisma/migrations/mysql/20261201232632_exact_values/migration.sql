@@ -1,5 +1,10 @@
 -- JSON is kept as text: MySQL's JSON type reorders keys, and MariaDB's is LONGTEXT
 -- with a JSON_VALID check. MODIFY replaces each column's definition, check included.
+-- MySQL commits each statement: the unique key comes first, so that a database
+-- holding a message id twice in a thread fails before anything has changed.
+-- CreateIndex
+CREATE UNIQUE INDEX `agent_message_thread_id_message_id_key` ON `agent_message`(`thread_id`, `message_id`);
+
 -- AlterTable
 ALTER TABLE `agent_thread` MODIFY `metadata` LONGTEXT NULL;
 
@@ -14,6 +19,3 @@ ALTER TABLE `agent_boundary` MODIFY `messages` LONGTEXT NOT NULL;
 
 -- AlterTable
 ALTER TABLE `agent_repair` MODIFY `message` LONGTEXT NOT NULL;
-
--- CreateIndex
-CREATE UNIQUE INDEX `agent_message_thread_id_message_id_key` ON `agent_message`(`thread_id`, `message_id`);
