@@ -45,14 +45,24 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /** A Date, of this realm or another. */
 export const isDate = (value: unknown): value is Date => value instanceof Date || (typeof value === 'object' && value !== null && branded(() => Date.prototype.getTime.call(value)));
 
-/** The type of a non-JSON value the store keeps, or undefined. */
+/** Whether `value` is an instance of the built-in class `name` itself (this realm's or another's), not of a subclass. */
+function ofClass(value: object, name: string): boolean {
+  const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
+  return proto !== null && Object.hasOwn(proto, 'constructor') && proto.constructor?.name === name;
+}
+
+/**
+ * The type of a non-JSON value the store keeps, or undefined. Subclasses are
+ * not kept (they would come back as their base class), except Buffer, which
+ * comes back as a Uint8Array.
+ */
 function valueTypeOf(value: object): ValueType | undefined {
-  if (isDate(value)) return 'Date';
-  if (value instanceof URL || (Object.prototype.toString.call(value) === '[object URL]' && typeof (value as URL).href === 'string')) return 'URL';
-  // Buffer is a Uint8Array; other typed arrays would come back as bytes of another length.
-  if (ArrayBuffer.isView(value)) return typedArrayName.call(value) === 'Uint8Array' ? 'Uint8Array' : undefined;
+  if (isDate(value)) return ofClass(value, 'Date') ? 'Date' : undefined;
+  if (value instanceof URL || Object.prototype.toString.call(value) === '[object URL]') return ofClass(value, 'URL') && typeof (value as URL).href === 'string' ? 'URL' : undefined;
+  // Other typed arrays would come back as bytes of another length.
+  if (ArrayBuffer.isView(value)) return typedArrayName.call(value) === 'Uint8Array' && (ofClass(value, 'Uint8Array') || Buffer.isBuffer(value)) ? 'Uint8Array' : undefined;
   // A SharedArrayBuffer fails the brand check.
-  if (branded(() => arrayBufferLength.call(value))) return 'ArrayBuffer';
+  if (branded(() => arrayBufferLength.call(value))) return ofClass(value, 'ArrayBuffer') ? 'ArrayBuffer' : undefined;
   return undefined;
 }
 
