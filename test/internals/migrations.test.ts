@@ -153,6 +153,22 @@ describe('migrate on SQLite', () => {
     });
   });
 
+  it('a database holding one message id twice in a thread fails the unique key and is left as it was', async () => {
+    const path = freshFile();
+    const [init, ...later] = shippedMigrations('sqlite');
+    await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, [init]));
+    inspect(path, (db) =>
+      db.exec(`INSERT INTO agent_thread (id) VALUES ('p');
+        INSERT INTO agent_message (thread_id, seq, role, content, message_id) VALUES ('p', 1, 'user', '"a"', 'twice'), ('p', 2, 'user', '"b"', 'twice');`),
+    );
+    const schema = () => inspect(path, (db) => db.prepare("SELECT sql FROM sqlite_master WHERE name LIKE 'agent_%' ORDER BY name").all());
+    const before = schema();
+    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, [init, ...later]))).rejects.toThrow(/unique/i);
+    expect(schema()).toEqual(before);
+    expect(migrationRows(path).map((row) => row.migration_name)).toEqual([init.name]);
+    expect(inspect(path, (db) => db.prepare('SELECT count(*) AS n FROM agent_message').get())).toEqual({ n: 2 });
+  });
+
   it('applying again is a no-op', async () => {
     const path = await migratedFile();
     const before = migrationRows(path);

@@ -24,7 +24,10 @@ abstract class MessageResponse {
   @ApiProperty(MESSAGE_CONTENT) content!: unknown;
   @ApiPropertyOptional({ type: String }) id?: string;
   @ApiPropertyOptional(JSON_OBJECT) metadata?: object;
+  @ApiPropertyOptional(JSON_OBJECT) providerOptions?: object;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'array' }, description: 'Present when content, metadata or providerOptions hold a URL, bytes or a Date: [path, type] pairs, the value at each path its text.' })
+  valueTypes?: unknown[];
 }
 
 export class StoredMessageResponse extends MessageResponse {
