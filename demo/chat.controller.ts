@@ -1,8 +1,9 @@
 // POST /chat: the AI SDK's chat recipe over ChatStore, answered by a scripted
 // model (the SDK's mock, offline). The client sends its chat's id and its new
-// message; the chat as the SDK's onFinish leaves it is saved whole, and
-// ChatStore writes only what changed. GET /chat/:id loads it again.
-import { BadRequestException, Body, Controller, Get, Inject, Param, Post, Res } from '@nestjs/common';
+// message. The chat with that message is saved before the model runs (so bad
+// input is a 400, not a failure after the reply streamed), and again whole as
+// the SDK's onFinish leaves it; ChatStore writes only what changed. GET /chat/:id loads it again.
+import { BadRequestException, Body, Controller, Get, Inject, Logger, Param, Post, Res } from '@nestjs/common';
 import { convertToModelMessages, createIdGenerator, safeValidateUIMessages, simulateReadableStream, streamText, type UIMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { Response } from 'express';
@@ -10,6 +11,8 @@ import { ChatStore, StoreValidationError } from 'nestjs-agent-store';
 
 @Controller('chat')
 export class ChatController {
+  private readonly logger = new Logger(ChatController.name);
+
   constructor(@Inject(ChatStore) private readonly chats: ChatStore) {}
 
   @Post()
@@ -17,12 +20,15 @@ export class ChatController {
     const previous = await badRequest(() => this.chats.loadChat<UIMessage>(id));
     const validated = await safeValidateUIMessages<UIMessage>({ messages: [...previous, message] });
     if (!validated.success) throw new BadRequestException(validated.error.message);
+    // The user's turn is kept even if the model fails; the store's checks (ids, values) answer 400 here.
+    await badRequest(() => this.chats.saveChat(id, validated.data));
     const result = streamText({ model: scriptedModel(), messages: await convertToModelMessages(validated.data) });
     result.pipeUIMessageStreamToResponse(response, {
       originalMessages: validated.data,
       // Ids given on the server: the saved chat and the client's agree.
       generateMessageId: createIdGenerator({ prefix: 'msg', size: 16 }),
-      onFinish: ({ messages }) => this.chats.saveChat(id, messages),
+      // After the reply streamed, a failure can only be logged: an unhandled rejection would stop the process.
+      onFinish: ({ messages }) => this.chats.saveChat(id, messages).catch((error: unknown) => this.logger.error(`chat ${id} was not saved`, error)),
     });
   }
 

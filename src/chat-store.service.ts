@@ -31,12 +31,13 @@ export class PrismaChatStore implements ChatStore {
 function chatMessagesOf(value: unknown): ChatMessage[] {
   if (!Array.isArray(value)) throw new StoreValidationError('messages must be an array of UI messages');
   return distinctIds(
-    value.map((message, i) => chatMessageOf(message, `messages[${i}]`)),
+    Array.from(value, (message, i) => chatMessageOf(message, `messages[${i}]`)),
     'messages',
   );
 }
 
-function chatMessageOf(value: unknown, name: string): ChatMessage {
+/** A UI message as ChatStore keeps it (also checked on a JSONL import of a chat). */
+export function chatMessageOf(value: unknown, name: string): ChatMessage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreValidationError(`${name} must be a UI message { id, role, parts, metadata? }`);
   const { id, role, parts } = value as Record<string, unknown>;
   if (id === '') {

@@ -97,17 +97,17 @@ export class PrismaMessageStore implements MessageStore {
     const id = idOf(threadId, 'threadId');
     const repairOptions = repairOptionsOf(options);
     for (let attempt = 1; ; attempt++) {
-      const { messages, startSeq } = await this.#log.historyWithStart(id);
+      const { messages, startSeq, lastSeq } = await this.#log.historyWithStart(id);
       const repair = balanceToolCalls(messages, repairOptions);
       if (repair === null) return null;
       const now = new Date();
       const evidence = messageOf(toolCallRepairMessage(repair), 'repairMessage', now);
       const balanced = messagesOf(repair.messages, 'balancedMessages', now);
       try {
-        const seq = await this.#log.appendBoundary(id, { kind: 'repair', replacement: balanced, source: repair.sourceMessageCount, retained: null, evidence, expectedStart: startSeq });
+        const seq = await this.#log.appendBoundary(id, { kind: 'repair', replacement: balanced, source: repair.sourceMessageCount, retained: null, evidence, expectedStart: startSeq, expectedLastSeq: lastSeq });
         return { seq, repairMessage: evidence, sourceMessageCount: repair.sourceMessageCount, createdAt: evidence.createdAt };
       } catch (error) {
-        // A compaction or repair came between the read and the write: repair what the history is now.
+        // Something was written between the read and the write (a tool's real result, say): repair what the history is now.
         if (!(error instanceof StoreConflictError) || attempt === 3) throw error;
       }
     }

@@ -89,8 +89,10 @@ export interface MessageStore {
    * error tool result right after each orphaned call, as the AI SDK requires.
    * The evidence is a tool message holding those results. Returns the repair's
    * record, or null when nothing is orphaned (a second call does nothing). The
-   * history is read and repaired as of one state: a compaction or repair that
-   * comes between is read again.
+   * repair is written only if nothing was written to the thread since its read
+   * (else it reads again): a result that lands meanwhile is not answered twice.
+   * A call whose tool is still running looks orphaned: repair on reload, before
+   * the agent runs, not while its tools run.
    */
   repairToolCalls(threadId: string, options?: ToolCallRepairOptions): Promise<RepairRecord | null>;
 

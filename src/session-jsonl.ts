@@ -11,7 +11,9 @@
 import type { JsonObject, JsonValue, Message } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
 import { messageFromJson, serializeMessage } from './message-json.js';
-import { assertJson, countOf, dateOf as validDateOf, idOf, jsonObjectOf, textOf } from './validation.js';
+import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
+import { chatMessageOf } from './chat-store.service.js';
+import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, textOf } from './validation.js';
 
 export interface JsonlHeader {
   id: string;
@@ -90,6 +92,8 @@ export function parseJsonl(text: string): JsonlSession {
   const subsessions: string[] = [];
   // The seq of the line that stored each message id: a thread holds an id once.
   const ids = new Map<string, number>();
+  // The ids of the chat's UI messages so far: an order names only those.
+  const chatIds = new Set<string>();
   for (const { value, number } of rest) {
     at(number, () => {
       const entry = record(value);
@@ -111,6 +115,11 @@ export function parseJsonl(text: string): JsonlSession {
         const earlier = ids.get(parsed.message.id);
         if (earlier !== undefined) throw new StoreValidationError(`message id ${JSON.stringify(parsed.message.id)} is the id of seq ${earlier} too: a session holds a message id once`);
         ids.set(parsed.message.id, parsed.seq);
+      }
+      if (parsed.type === 'event' && parsed.event.type === CHAT_MESSAGE_EVENT) chatIds.add((parsed.event.data as { id: string }).id);
+      if (parsed.type === 'event' && parsed.event.type === CHAT_ORDER_EVENT) {
+        const unknown = chatOrderOf(parsed.event.data).find((id) => !chatIds.has(id));
+        if (unknown !== undefined) throw new StoreValidationError(`the chat order names ${JSON.stringify(unknown)}, which no earlier ${CHAT_MESSAGE_EVENT} event holds`);
       }
       log.push(parsed);
     });
@@ -153,6 +162,9 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
     case 'event': {
       const event = record(entry.event);
       assertJson(event.data ?? null, 'event.data');
+      // A chat's events are ChatStore's: loadChat reads them back as they are.
+      if (event.type === CHAT_MESSAGE_EVENT) chatMessageOf(event.data, 'event.data');
+      if (event.type === CHAT_ORDER_EVENT) chatOrderOf(event.data);
       return { type: 'event', seq, event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue }, createdAt: validDateOf(entry.createdAt, 'createdAt') };
     }
     case 'compaction':
@@ -178,6 +190,13 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
     default:
       throw new StoreValidationError(`unknown entry type ${JSON.stringify(entry.type)}`);
   }
+}
+
+/** A chat's order event's ids. */
+function chatOrderOf(data: unknown): string[] {
+  const ids = (data as { ids?: unknown } | null)?.ids;
+  if (!Array.isArray(ids) || Object.keys(data as object).length !== 1) throw new StoreValidationError(`a ${CHAT_ORDER_EVENT} event's data must be { ids: [...] }`);
+  return distinctIds(Array.from(ids, (id, i) => ({ id: idOf(id, `ids[${i}]`) })), 'ids').map(({ id }) => id);
 }
 
 /**

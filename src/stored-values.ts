@@ -23,6 +23,8 @@ export const MAX_JSON_DEPTH = 28;
 // AI SDK calls on its messages): they are told by their internal slots, not instanceof.
 const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!;
 const arrayBufferLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')!.get!;
+// URL's own getter: it reads the URL's private state, so an object posing as a URL fails it.
+const urlHref = Object.getOwnPropertyDescriptor(URL.prototype, 'href')!.get!;
 
 /** Whether `test` accepts `value` (the brand checks throw on anything else). */
 function branded(test: () => unknown): boolean {
@@ -58,7 +60,7 @@ function ofClass(value: object, name: string): boolean {
  */
 function valueTypeOf(value: object): ValueType | undefined {
   if (isDate(value)) return ofClass(value, 'Date') ? 'Date' : undefined;
-  if (value instanceof URL || Object.prototype.toString.call(value) === '[object URL]') return ofClass(value, 'URL') && typeof (value as URL).href === 'string' ? 'URL' : undefined;
+  if (branded(() => urlHref.call(value))) return ofClass(value, 'URL') ? 'URL' : undefined;
   // Other typed arrays would come back as bytes of another length.
   if (ArrayBuffer.isView(value)) return typedArrayName.call(value) === 'Uint8Array' && (ofClass(value, 'Uint8Array') || Buffer.isBuffer(value)) ? 'Uint8Array' : undefined;
   // A SharedArrayBuffer fails the brand check.
@@ -73,7 +75,13 @@ function valueTypeOf(value: object): ValueType | undefined {
  */
 export function checkValue(value: unknown, name: string, plainOnly = false): ValueTypes {
   const found: ValueTypes = [];
-  walk(value, name, [], found, plainOnly);
+  try {
+    walk(value, name, [], found, plainOnly);
+  } catch (error) {
+    // A getter or Proxy trap that throws, a revoked Proxy: the value cannot be read, so it is not stored.
+    if (error instanceof StoreValidationError) throw error;
+    throw new StoreValidationError(`${name} cannot be read as JSON: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
   return found;
 }
 
@@ -136,7 +144,7 @@ function encode(value: object, type: ValueType): string {
     case 'Date':
       return Date.prototype.toISOString.call(value);
     case 'URL':
-      return String((value as URL).href);
+      return urlHref.call(value) as string;
     case 'Uint8Array': {
       const bytes = value as Uint8Array;
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
@@ -168,28 +176,35 @@ function decode(text: unknown, type: ValueType, name: string): object {
   }
 }
 
-/** `value` with the non-JSON values at `types` replaced by their text: a copy along those paths only. */
+/** `value` with the non-JSON values at `types` replaced by their text: a copy along those paths only, each container copied once. */
 export function toJsonForm(value: unknown, types: ValueTypes): unknown {
+  const copies = new Map<object, Record<string | number, unknown>>();
+  const copyOf = (container: object) => {
+    let copy = copies.get(container);
+    if (copy === undefined) copies.set(container, (copy = (Array.isArray(container) ? [...container] : { ...container }) as Record<string | number, unknown>));
+    return copy;
+  };
   let root = value;
   for (const [path, type] of types) {
     if (path.length === 0) {
       root = encode(root as object, type);
       continue;
     }
-    root = shallowCopy(root);
-    let holder = root as Record<string | number, unknown>;
+    // Walk the originals and write into their copies: a copy's items are still the originals.
+    let original = value as Record<string | number, unknown>;
+    let holder = copyOf(original);
+    root = holder;
     for (const key of path.slice(0, -1)) {
-      holder[key] = shallowCopy(holder[key]);
+      const next = original[key] as Record<string | number, unknown>;
+      holder[key] = copyOf(next);
       holder = holder[key] as Record<string | number, unknown>;
+      original = next;
     }
     const last = path[path.length - 1];
-    holder[last] = encode(holder[last] as object, type);
+    holder[last] = encode(original[last] as object, type);
   }
   return root;
 }
-
-// Copies already made for an earlier path are copied again: cheap, and the caller's value is never touched.
-const shallowCopy = (value: unknown): unknown => (Array.isArray(value) ? [...value] : { ...(value as object) });
 
 /**
  * The value a JSON form stands for: its texts at `types` turned back into

@@ -2,7 +2,7 @@
 // so bad input never reaches it and never changes anything.
 import { MESSAGE_ROLES, type JsonObject, type Message, type MessageRole } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
-import { checkValue, isDate, isPlainObject, isWellFormed, type ValueTypes } from './stored-values.js';
+import { checkValue, isDate, isPlainObject, isWellFormed, toJsonForm, type ValueTypes } from './stored-values.js';
 
 /** MySQL indexes at most 191 utf8mb4 characters of a string key. */
 export const MAX_ID_LENGTH = 191;
@@ -13,6 +13,18 @@ const MESSAGE_KEYS = new Set(['role', 'content', 'id', 'metadata', 'providerOpti
 
 /** Where each validated message's non-JSON values are, from its validation (see messageValueTypes). */
 const VALUE_TYPES_OF = new WeakMap<Message, ValueTypes>();
+
+/** A message's content, metadata and provider options as the JSON text its row keeps, and where their non-JSON values are. */
+export interface MessageTexts {
+  content: string;
+  metadata: string | null;
+  providerOptions: string | null;
+  /** JSON of ValueTypes; null when all is JSON. */
+  valueTypes: string | null;
+}
+
+/** Each validated message's texts, made as it was validated: what the caller changes afterwards is not stored. */
+const TEXTS_OF = new WeakMap<Message, MessageTexts>();
 
 export function idOf(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
@@ -51,7 +63,8 @@ export function countOf(value: unknown, name: string): number {
 
 export function messagesOf(value: unknown, name: string, now = new Date()): Message[] {
   if (!Array.isArray(value)) throw new StoreValidationError(`${name} must be an array of messages`);
-  return value.map((message, i) => messageOf(message, `${name}[${i}]`, now));
+  // Array.from, not map: a hole in a sparse array is a missing message, not one skipped.
+  return Array.from(value, (message, i) => messageOf(message, `${name}[${i}]`, now));
 }
 
 /** Messages stored as rows of one thread: their ids must be distinct (a unique key holds them). */
@@ -78,12 +91,36 @@ export function messageOf(value: unknown, name: string, now = new Date()): Messa
     throw new StoreValidationError(`${name}.role must be one of ${MESSAGE_ROLES.join(', ')}`);
   }
   const types: ValueTypes = [];
-  const message = { role, content: contentOf(content, `${name}.content`, types), createdAt: dateOf(createdAt, `${name}.createdAt`, now) } as Message;
+  // A copy of the caller's date: the message keeps none of the caller's objects it could change.
+  const message = { role, content: contentOf(content, role as MessageRole, `${name}.content`, types), createdAt: new Date(dateOf(createdAt, `${name}.createdAt`, now)) } as Message;
   if (id !== undefined) message.id = idOf(id, `${name}.id`);
   if (metadata !== undefined) message.metadata = objectOf(metadata, `${name}.metadata`, 'metadata', types) as JsonObject;
-  if (providerOptions !== undefined) message.providerOptions = objectOf(providerOptions, `${name}.providerOptions`, 'providerOptions', types) as Message['providerOptions'];
+  if (providerOptions !== undefined) message.providerOptions = providerOptionsOf(providerOptions, `${name}.providerOptions`, types);
   VALUE_TYPES_OF.set(message, types);
+  TEXTS_OF.set(message, textsOf(message, types, name));
   return message;
+}
+
+/** The message's texts (see MessageTexts): made at its validation, or now. */
+export function messageTexts(message: Message): MessageTexts {
+  let texts = TEXTS_OF.get(message);
+  if (texts === undefined) TEXTS_OF.set(message, (texts = textsOf(message, messageValueTypes(message), 'message')));
+  return texts;
+}
+
+function textsOf(message: Message, types: ValueTypes, name: string): MessageTexts {
+  const { content, metadata, providerOptions } = message;
+  const json = (types.length === 0 ? { content, metadata, providerOptions } : toJsonForm({ content, metadata, providerOptions }, types)) as Record<string, unknown>;
+  try {
+    return {
+      content: JSON.stringify(json.content),
+      metadata: json.metadata === undefined ? null : JSON.stringify(json.metadata),
+      providerOptions: json.providerOptions === undefined ? null : JSON.stringify(json.providerOptions),
+      valueTypes: types.length === 0 ? null : JSON.stringify(types),
+    };
+  } catch (error) {
+    throw new StoreValidationError(`${name} cannot be written as JSON: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
 }
 
 /**
@@ -105,12 +142,15 @@ export function messageValueTypes(message: Message): ValueTypes {
 
 const prefixed = (field: string, types: ValueTypes): ValueTypes => types.map(([path, type]) => [[field, ...path], type]);
 
-function contentOf(value: unknown, name: string, types: ValueTypes): Message['content'] {
+function contentOf(value: unknown, role: MessageRole, name: string, types: ValueTypes): Message['content'] {
+  // The AI SDK's shapes: a system message's content is text, a tool message's parts.
   if (typeof value === 'string') {
+    if (role === 'tool') throw new StoreValidationError(`${name} of a tool message must be an array of parts (tool results)`);
     assertJson(value, name);
     return value;
   }
   if (!Array.isArray(value)) throw new StoreValidationError(`${name} must be a string or an array of parts`);
+  if (role === 'system') throw new StoreValidationError(`${name} of a system message must be a string`);
   value.forEach((part, i) => {
     if (!isPlainObject(part) || typeof part.type !== 'string') {
       throw new StoreValidationError(`${name}[${i}] must be an object with a string "type"`);
@@ -118,6 +158,16 @@ function contentOf(value: unknown, name: string, types: ValueTypes): Message['co
   });
   types.push(...prefixed('content', checkValue(value, name)));
   return value as Message['content'];
+}
+
+/** Provider options: an object of objects, one per provider. */
+function providerOptionsOf(value: unknown, name: string, types: ValueTypes): Message['providerOptions'] {
+  if (isPlainObject(value)) {
+    for (const [provider, options] of Object.entries(value)) {
+      if (options !== undefined && !isPlainObject(options)) throw new StoreValidationError(`${name}.${provider} must be an object of that provider's options`);
+    }
+  }
+  return objectOf(value, name, 'providerOptions', types) as Message['providerOptions'];
 }
 
 function objectOf(value: unknown, name: string, field: string, types: ValueTypes): object {

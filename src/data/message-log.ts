@@ -25,6 +25,8 @@ export interface BoundaryWrite {
   evidence?: Message;
   /** When given, the effective history must still start there (see historyPage's startSeq). */
   expectedStart?: number | null;
+  /** When given, nothing may have been appended since the log's last seq was this (0: none). */
+  expectedLastSeq?: number;
 }
 
 export class MessageLog {
@@ -93,13 +95,14 @@ export class MessageLog {
     });
   }
 
-  /** The whole effective history and where it starts (see historyPage's startSeq), in one snapshot. */
-  historyWithStart(threadId: string): Promise<{ messages: HistoryMessage[]; startSeq: number | null }> {
+  /** The whole effective history, where it starts (see historyPage's startSeq) and the log's last seq (0: none), in one snapshot. */
+  historyWithStart(threadId: string): Promise<{ messages: HistoryMessage[]; startSeq: number | null; lastSeq: number }> {
     return this.db.read(async (tx) => {
       await assertOwned(tx, threadId, this.tenantId);
       const boundary = await repo.latestBoundary(tx, threadId);
       const after = await repo.messagesAfter(tx, threadId, boundary?.cutSeq ?? 0);
-      return { messages: boundary ? [...asHistory(boundary.messages), ...after] : after, startSeq: await startOf(tx, threadId, boundary) };
+      const messages = boundary ? [...asHistory(boundary.messages), ...after] : after;
+      return { messages, startSeq: await startOf(tx, threadId, boundary), lastSeq: (await repo.lastSeqOf(tx, threadId)) ?? 0 };
     });
   }
 
@@ -168,10 +171,13 @@ export class MessageLog {
    * that writes the boundary, so no boundary can come between check and write.
    */
   /** Returns the boundary's seq. */
-  appendBoundary(threadId: string, { kind, replacement, source, retained, evidence, expectedStart }: BoundaryWrite): Promise<number> {
+  appendBoundary(threadId: string, { kind, replacement, source, retained, evidence, expectedStart, expectedLastSeq }: BoundaryWrite): Promise<number> {
     return this.db.write(async (tx) => {
       await lockOwned(tx, threadId, this.tenantId);
       const seq = await repo.reserveSeqs(tx, threadId, 1);
+      if (expectedLastSeq !== undefined && seq - 1 !== expectedLastSeq) {
+        throw new StoreConflictError(`${threadId} was written after its history was read for the ${kind}: nothing was written, read it again`);
+      }
       const previous = await repo.latestBoundary(tx, threadId);
       if (expectedStart !== undefined) {
         const start = await startOf(tx, threadId, previous);

@@ -1,5 +1,6 @@
 // Reads and writes of messages and boundaries. Callers run these inside a
 // StoreDatabase transaction; every query is an index range scan on (thread_id, seq).
+import { isDeepStrictEqual } from 'node:util';
 import type { Message, RepairRecord, StoredMessage } from '../message.types.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../store.errors.js';
 import { MAX_INTEGER } from '../validation.js';
@@ -92,10 +93,19 @@ export async function messagesAfter(tx: StoreTx, threadId: string, afterSeq: num
   return rows.map((row) => toStoredMessage({ ...row, role: row.role! }));
 }
 
-/** Whether a held message is the one given again: the same role, content, metadata and provider options (its time aside). */
+/**
+ * Whether a held message is the one given again: the same role, content, metadata
+ * and provider options (its time aside), key order aside (a row written before
+ * the text columns, or a client whose JSON reorders keys, is the same message).
+ */
 export function sameMessage(stored: Message, given: Message): boolean {
-  const [a, b] = [messageFields(stored), messageFields(given)];
-  return a.role === b.role && a.content === b.content && a.metadata === b.metadata && a.providerOptions === b.providerOptions && a.valueTypes === b.valueTypes;
+  // Compared in their JSON form: URLs and bytes as their text (a URL object has no properties to compare).
+  const [a, b] = [stored, given].map((message) => {
+    const fields = messageFields(message);
+    const types = fields.valueTypes === null ? [] : (JSON.parse(fields.valueTypes) as unknown[]).map((type) => JSON.stringify(type)).sort();
+    return [fields.role, ...[fields.content, fields.metadata, fields.providerOptions].map((text) => text && JSON.parse(text)), types];
+  });
+  return isDeepStrictEqual(a, b);
 }
 
 export const otherContent = (threadId: string, stored: StoredMessage) =>

@@ -5,7 +5,8 @@
 // with the list of where they were. Drivers hand dates back as Date objects, ISO
 // text (a date without a zone is UTC, as the store writes them) or epoch milliseconds.
 import type { HistoryMessage, JsonObject, Message, StoredMessage } from '../message.types.js';
-import { deserializeMessage, jsonForms, serializeMessage, type SerializedMessage } from '../message-json.js';
+import { deserializeMessage, serializeMessage, type SerializedMessage } from '../message-json.js';
+import { messageTexts } from '../validation.js';
 import { fromJsonForm } from '../stored-values.js';
 
 /** A message's fields in agent_message, after (thread_id, seq): JSON as text. */
@@ -23,30 +24,14 @@ export interface MessageFields {
 /** agent_message's columns of MessageFields, in the order `messageColumns` gives values. */
 export const MESSAGE_COLUMNS = 'role, content, message_id, metadata, provider_options, value_types, created_at';
 
-/** Each message's fields, made once: a write inserts them and returns the message they store. */
-const FIELDS = new WeakMap<Message, MessageFields>();
-
+/** The message's fields; its texts were made as it was validated (see messageTexts). */
 export function messageFields(message: Message): MessageFields {
-  let fields = FIELDS.get(message);
-  if (fields === undefined) FIELDS.set(message, (fields = fieldsOf(message)));
-  return fields;
+  return { role: message.role, messageId: message.id ?? null, ...messageTexts(message), createdAt: message.createdAt };
 }
 
 /** The message as a read will return it (a Buffer as a Uint8Array, no undefined properties, none of the caller's objects): what its row holds. */
 export const asStored = (message: Message, seq: number): StoredMessage => toStoredMessage({ seq, ...messageFields(message) });
 
-function fieldsOf(message: Message): MessageFields {
-  const { content, metadata, providerOptions, types } = jsonForms(message);
-  return {
-    role: message.role,
-    content: JSON.stringify(content),
-    messageId: message.id ?? null,
-    metadata: metadata === undefined ? null : JSON.stringify(metadata),
-    providerOptions: providerOptions === undefined ? null : JSON.stringify(providerOptions),
-    valueTypes: types.length === 0 ? null : JSON.stringify(types),
-    createdAt: message.createdAt,
-  };
-}
 
 /** A message's MESSAGE_COLUMNS as statement arguments: JSON as text, the date as a Date for the driver to write. */
 export function messageColumns(message: Message): (string | Date | null)[] {

@@ -390,7 +390,7 @@ describe('messages', () => {
     await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }] }), 201);
     await ok(a.post(`/sessions/${id}/entries`, { type: 'note' }), 201);
     await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 's' }], sourceMessageCount: 1, retainedMessageCount: 0 }), 204);
-    await ok(a.post(`/sessions/${id}/repairs`, { repairMessage: { role: 'tool', content: 'r' }, balancedMessages: [], sourceMessageCount: 0 }), 204);
+    await ok(a.post(`/sessions/${id}/repairs`, { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'r' }] }, balancedMessages: [], sourceMessageCount: 0 }), 204);
     const historyCursor = (await ok(a.get(`/sessions/${id}/history?limit=1`), 200)).body.nextCursor;
 
     const cleared = await ok(a.delete(`/sessions/${id}/history`), 204);
@@ -443,7 +443,7 @@ describe('compactions and repairs from a history read before another one (expect
 
   test.each([
     ['compactions', (text: string, source: number, expectedStartSeq: unknown) => ({ messages: [{ role: 'system', content: text }], sourceMessageCount: source, retainedMessageCount: 0, expectedStartSeq })],
-    ['repairs', (text: string, source: number, expectedStartSeq: unknown) => ({ repairMessage: { role: 'tool', content: 'r' }, balancedMessages: [{ role: 'system', content: text }], sourceMessageCount: source, expectedStartSeq })],
+    ['repairs', (text: string, source: number, expectedStartSeq: unknown) => ({ repairMessage: { role: 'tool', content: [{ type: 'text', text: 'r' }] }, balancedMessages: [{ role: 'system', content: text }], sourceMessageCount: source, expectedStartSeq })],
   ])('POST %s with the startSeq of a read that another boundary followed: 409, and nothing changes', async (route, body) => {
     const id = await createSession();
     await ok(a.post(`/sessions/${id}/messages/batch`, batch('m')), 201);
@@ -724,7 +724,7 @@ describe('400: bad input', () => {
     ['messages that are not an array', json('post', session('/messages/batch'), { messages: 'x' }), /messages must be an array/],
     ['a message that is not an object', json('put', session('/history'), { messages: ['x'] }), /./],
     ['a count given as a string', json('post', session('/compactions'), { messages: [], sourceMessageCount: '1', retainedMessageCount: 0 }), /sourceMessageCount must be an integer/],
-    ['a count that is not an integer', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: 'x' }, balancedMessages: [], sourceMessageCount: 1.5 }), /sourceMessageCount must be an integer/],
+    ['a count that is not an integer', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: 1.5 }), /sourceMessageCount must be an integer/],
     ['a repair message that is not an object', json('post', session('/repairs'), { repairMessage: 'x', balancedMessages: [], sourceMessageCount: 0 }), /repairMessage/],
     ['an event type that is not a string', json('post', session('/entries'), { type: 5 }), /type must be a string/],
     ['subsessions that are not an array of strings', json('put', session('/transcript'), { messages: [], subsessions: 'x' }), /subsessions/],
@@ -781,12 +781,12 @@ describe('400: bad input', () => {
     ['a createdAt before the year 1000', json('post', session('/messages'), { role: 'user', content: 'x', createdAt: '0999-12-31T00:00:00.000Z' }), /years 1000 to 9999/],
     ['a compaction of more messages than the history has', json('post', session('/compactions'), { messages: [], sourceMessageCount: 4, retainedMessageCount: 0 }), /exceeds the 3 messages/],
     ['a compaction that retains more than it replaces', json('post', session('/compactions'), { messages: [{ role: 'system', content: 's' }], sourceMessageCount: 0, retainedMessageCount: 1 }), /retainedMessageCount/],
-    ['a negative count', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: 'x' }, balancedMessages: [], sourceMessageCount: -1 }), /sourceMessageCount/],
+    ['a negative count', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: -1 }), /sourceMessageCount/],
     ['a count past what the database stores', json('post', session('/compactions'), { messages: [], sourceMessageCount: 2 ** 31, retainedMessageCount: 0 }), /sourceMessageCount/],
     ['an expectedStartSeq given as a string', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: '1' }), /expectedStartSeq must be an integer/],
     ['an expectedStartSeq of 0', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 0 }), /expectedStartSeq must not be less than 1/],
-    ['an expectedStartSeq that is not an integer', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: 'x' }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: 1.5 }), /expectedStartSeq must be an integer/],
-    ['an expectedStartSeq that is an object', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: 'x' }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: { gt: 0 } }), /expectedStartSeq must be an integer/],
+    ['an expectedStartSeq that is not an integer', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: 1.5 }), /expectedStartSeq must be an integer/],
+    ['an expectedStartSeq that is an object', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: { gt: 0 } }), /expectedStartSeq must be an integer/],
     ['an expectedStartSeq past the integers', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 2 ** 53 }), /expectedStartSeq/],
     ['a history cursor into a summary the session does not have', () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 1, 0)}`), /not a history cursor this store handed out/],
     ['a history cursor past the last seq', () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 0, 99)}`), /not a history cursor this store handed out/],

@@ -102,7 +102,7 @@ beforeAll(async () => {
   await ok(a.post(`/sessions/${A_ROOT}/messages/batch`, { messages: [{ role: 'assistant', content: 'a2' }, { role: 'user', content: 'a3' }] }), 201);
   await ok(a.post(`/sessions/${A_ROOT}/entries`, { type: 'note', data: { n: 1 } }), 201);
   await ok(a.post(`/sessions/${A_ROOT}/compactions`, { messages: [{ role: 'system', content: 'A summary' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
-  await ok(a.post(`/sessions/${A_ROOT}/repairs`, { repairMessage: { role: 'tool', content: 'A repair' }, balancedMessages: [{ role: 'system', content: 'A balanced' }], sourceMessageCount: 1 }), 204);
+  await ok(a.post(`/sessions/${A_ROOT}/repairs`, { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'A repair' }] }, balancedMessages: [{ role: 'system', content: 'A balanced' }], sourceMessageCount: 1 }), 204);
   await ok(a.post(`/sessions/${A_ROOT}/messages`, { role: 'assistant', content: 'a4' }), 201);
   await ok(a.post('/sessions', { id: A_KID, title: 'A kid', parentId: A_ROOT }), 201);
   await ok(a.post(`/sessions/${A_KID}/messages`, { role: 'user', content: 'kid' }), 201);
@@ -128,7 +128,7 @@ test("A's data as set up: what the isolation tests compare against", () => {
   expect(before.root.header).toMatchObject({ status: 200, body: { id: A_ROOT, tenantId: TENANT_A, title: 'A root' } });
   expect(before.root.count).toEqual({ status: 200, body: { count: 3 } });
   expect(before.root.transcript.body).toMatchObject({ messages: [{ content: 'a1' }, { content: 'a2' }, { content: 'a3' }, { content: 'a4' }] });
-  expect(before.root.repairs.body).toMatchObject({ repairs: [{ repairMessage: { content: 'A repair' } }] });
+  expect(before.root.repairs.body).toMatchObject({ repairs: [{ repairMessage: { content: [{ type: 'text', text: 'A repair' }] } }] });
   expect(before.root.subsessions).toEqual({ status: 200, body: { subsessions: [A_KID] } });
   expect(before.kid.header).toMatchObject({ status: 200, body: { parentId: A_ROOT } });
   expect((before.list as { sessions: unknown[] }).sessions).toHaveLength(aSessions.length);

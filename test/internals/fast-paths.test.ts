@@ -123,7 +123,7 @@ eachDatabase((database) => {
     await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary', createdAt: '2026-01-02T03:04:05.678Z' }], 1, 0);
     await store.messages.append(id, { role: 'user', content: 'after' });
     await agree();
-    await store.messages.appendRepair(id, { role: 'tool', content: 'repair' }, [{ role: 'user', content: 'balanced' }], 2);
+    await store.messages.appendRepair(id, { role: 'tool', content: [{ type: 'text', text: 'repair' }] }, [{ role: 'user', content: 'balanced' }], 2);
     await agree();
     expect((await store.messages.getHistory(id)).map((m) => [m.seq, m.content])).toEqual([
       [null, 'balanced'],

@@ -43,7 +43,7 @@ async function planOf({ query, params }: Captured): Promise<string> {
 test('reads search the primary key (thread_id, seq); none scans a table', async () => {
   await store.appendMany('planned', Array.from({ length: 50 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
   await store.appendCompaction('planned', [{ role: 'system', content: 'summary' }], 40, 0);
-  await store.appendRepair('planned', { role: 'tool', content: 'r' }, [{ role: 'system', content: 'balanced' }], 2);
+  await store.appendRepair('planned', { role: 'tool', content: [{ type: 'text', text: 'r' }] }, [{ role: 'system', content: 'balanced' }], 2);
 
   const reads = [
     ...(await selectsOf(() => store.getHistory('planned'))),

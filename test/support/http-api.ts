@@ -223,7 +223,7 @@ export const ROUTES: RouteCase[] = [
   { route: 'DELETE /sessions/:id/history', status: 204 },
   { route: 'GET /sessions/:id/count', status: 200 },
   { route: 'POST /sessions/:id/compactions', body: () => ({ messages: [summary], sourceMessageCount: 0, retainedMessageCount: 0 }), status: 204 },
-  { route: 'POST /sessions/:id/repairs', body: () => ({ repairMessage: { role: 'tool', content: 'repaired' }, balancedMessages: [], sourceMessageCount: 0 }), status: 204 },
+  { route: 'POST /sessions/:id/repairs', body: () => ({ repairMessage: { role: 'tool', content: [{ type: 'text', text: 'repaired' }] }, balancedMessages: [], sourceMessageCount: 0 }), status: 204 },
   { route: 'GET /sessions/:id/repairs', status: 200 },
   { route: 'GET /sessions/:id/transcript', status: 200 },
   { route: 'GET /sessions/:id/transcript', variant: 'page', query: 'limit=1', status: 200 },
