@@ -192,14 +192,17 @@ interface Snapshot {
   tombstones: { id: string }[];
 }
 
+/** The rows as the tables hold them, their JSON text columns parsed. */
 async function snapshot(store: InternalStoreApp): Promise<Snapshot> {
   return store.db.read(async (tx) => ({
     threads: await tx.prisma.agentThread.findMany({ select: { id: true, lastSeq: true } }),
-    messages: await tx.prisma.agentMessage.findMany({ select: { threadId: true, seq: true, role: true, eventType: true, content: true } }),
-    boundaries: await tx.prisma.agentBoundary.findMany({
-      select: { threadId: true, seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true },
-    }),
-    repairs: await tx.prisma.agentRepair.findMany({ select: { threadId: true, seq: true, message: true } }),
+    messages: (await tx.prisma.agentMessage.findMany({ select: { threadId: true, seq: true, role: true, eventType: true, content: true } })).map((m) => ({ ...m, content: JSON.parse(m.content) })),
+    boundaries: (
+      await tx.prisma.agentBoundary.findMany({
+        select: { threadId: true, seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true },
+      })
+    ).map((b) => ({ ...b, messages: JSON.parse(b.messages) })),
+    repairs: (await tx.prisma.agentRepair.findMany({ select: { threadId: true, seq: true, message: true } })).map((r) => ({ ...r, message: JSON.parse(r.message) })),
     edges: await tx.prisma.agentSubsession.findMany({ select: { id: true, parentId: true, childId: true } }),
     tombstones: await tx.prisma.agentTombstone.findMany({ select: { id: true } }),
   }));
