@@ -43,7 +43,7 @@ const DIALECTS: Record<Engine, Dialect> = {
     numbers: (ranges) => ({ with: '', from: ranges.map(([c, from, to]) => `generate_series(${from}, ${to}) AS ${c}`).join(' CROSS JOIN ') }),
     at: (ms) => `TIMESTAMP '${BASE_DATETIME}' + ${ms} * INTERVAL '1 millisecond'`,
     concat: (...parts) => parts.map((part) => `(${part})::text`).join(' || '),
-    jsonString: (text) => `to_jsonb(${text})`,
+    jsonString: (text) => `to_json(${text})::text`,
   },
   mysql: {
     numbers: (ranges) => ({ with: '', from: ranges.map(([c, from, to]) => `(SELECT seq AS ${c} FROM seq_${from}_to_${to}) AS n_${c}`).join(' CROSS JOIN ') }),

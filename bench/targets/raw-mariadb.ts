@@ -11,7 +11,7 @@ import {
   boundaryOf,
   contentJson,
   latestBoundary,
-  parsedJson,
+  parseJson,
   SESSION_SELECT,
   subtree,
   THREAD_INSERT,
@@ -94,8 +94,8 @@ export class RawMariaDb implements Target {
         'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq',
         [threadId, boundary?.cut_seq ?? 0],
       )) as Row<MessageRow>[];
-      const messages = rows.map((row) => toMessage({ ...row, created_at: dateOf(row.created_at) }, parsedJson));
-      return boundary ? [...boundaryMessages(boundary.messages, parsedJson), ...messages] : messages;
+      const messages = rows.map((row) => toMessage({ ...row, created_at: dateOf(row.created_at) }, parseJson));
+      return boundary ? [...boundaryMessages(boundary.messages, parseJson), ...messages] : messages;
     });
   }
 
@@ -135,7 +135,7 @@ export class RawMariaDb implements Target {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      sessions: page.map((row) => toSession({ ...row, created_at: dateOf(row.created_at), updated_at: dateOf(row.updated_at) }, parsedJson)),
+      sessions: page.map((row) => toSession({ ...row, created_at: dateOf(row.created_at), updated_at: dateOf(row.updated_at) }, parseJson)),
       next: rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : null,
     };
   }

@@ -9,7 +9,7 @@ import {
   boundaryOf,
   contentJson,
   latestBoundary,
-  parsedJson,
+  parseJson,
   SESSION_SELECT,
   subtree,
   THREAD_INSERT,
@@ -86,8 +86,8 @@ export class RawPostgres implements Target {
         'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL ORDER BY seq',
         [threadId, boundary?.cut_seq ?? 0],
       );
-      const messages = rows.map((row) => toMessage(row, parsedJson));
-      return boundary ? [...boundaryMessages(boundary.messages, parsedJson), ...messages] : messages;
+      const messages = rows.map((row) => toMessage(row, parseJson));
+      return boundary ? [...boundaryMessages(boundary.messages, parseJson), ...messages] : messages;
     });
   }
 
@@ -122,7 +122,7 @@ export class RawPostgres implements Target {
       : await this.#pool.query<SessionRow>(`${SESSION_SELECT} ORDER BY t.created_at DESC, t.id DESC LIMIT $1`, [limit + 1]);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { sessions: page.map((row) => toSession(row, parsedJson)), next: rows.length > limit && last ? { createdAt: timestamp(last.created_at), id: last.id } : null };
+    return { sessions: page.map((row) => toSession(row, parseJson)), next: rows.length > limit && last ? { createdAt: timestamp(last.created_at), id: last.id } : null };
   }
 
   /** For seeding: one statement with its parameters. */

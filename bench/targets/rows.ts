@@ -53,13 +53,9 @@ export function boundaryOf<T extends { cut_seq: number | null }>(rows: T[], thre
 /** The thread row as prepareThread and a first append insert it, with its tenant (or NULL): id, tenant_id, last_seq, created_at, updated_at. */
 export const THREAD_INSERT = (placeholders: string) => `INSERT INTO agent_thread (id, tenant_id, last_seq, created_at, updated_at) VALUES (${placeholders})`;
 
-/**
- * How a driver hands back JSON columns: text to parse (better-sqlite3), or
- * parsed already (node-postgres for jsonb, the mariadb connector for MariaDB's JSON).
- */
+/** How a driver hands back the JSON text columns: text to parse, on every database. */
 export type JsonColumn = (value: unknown) => unknown;
 export const parseJson: JsonColumn = (value) => JSON.parse(value as string);
-export const parsedJson: JsonColumn = (value) => value;
 
 export function toMessage(row: MessageRow, json: JsonColumn) {
   const message: Record<string, unknown> = { seq: row.seq, role: row.role, content: json(row.content), createdAt: row.created_at };
