@@ -11,11 +11,15 @@ export class PrismaChatStore implements ChatStore {
   readonly #log: ChatLog;
 
   constructor(
-    db: StoreDatabase,
+    private readonly db: StoreDatabase,
     /** Set: the store sees only this tenant's sessions (see TenantStores). */
-    tenantId?: string,
+    private readonly tenantId?: string,
   ) {
     this.#log = new ChatLog(db, tenantId);
+  }
+
+  withTransaction(tx: object): ChatStore {
+    return new PrismaChatStore(this.db.joining(tx), this.tenantId);
   }
 
   async loadChat<M extends ChatMessage = ChatMessage>(chatId: string): Promise<M[]> {

@@ -61,6 +61,9 @@ export interface ChatStore {
    * `onFinish: ({ messages }) => chats.saveChat(id, messages)` type-checks.
    */
   saveChat(chatId: string, messages: readonly ChatMessage[]): Promise<void>;
+
+  /** The same store, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
+  withTransaction(tx: object): ChatStore;
 }
 
 export const ChatStore = Symbol('ChatStore');

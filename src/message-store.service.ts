@@ -12,11 +12,15 @@ export class PrismaMessageStore implements MessageStore {
   readonly #log: MessageLog;
 
   constructor(
-    db: StoreDatabase,
+    private readonly db: StoreDatabase,
     /** Set: the store sees only this tenant's sessions (see TenantStores). */
-    tenantId?: string,
+    private readonly tenantId?: string,
   ) {
     this.#log = new MessageLog(db, tenantId);
+  }
+
+  withTransaction(tx: object): MessageStore {
+    return new PrismaMessageStore(this.db.joining(tx), this.tenantId);
   }
 
   async append(threadId: string, message: MessageInput): Promise<StoredMessage> {

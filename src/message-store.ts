@@ -108,6 +108,16 @@ export interface MessageStore {
    * or naming a seq the thread never handed out, is a StoreValidationError.
    */
   getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>>;
+
+  /**
+   * The same store, every call of which runs in `tx`: a transaction of your own
+   * PrismaClient on the store's database, as `prisma.$transaction(async (tx) => …)`
+   * hands it to its callback. Its writes commit or roll back with yours, and
+   * its reads see your transaction's writes. A call that fails changes nothing
+   * and leaves `tx` usable (it runs in a savepoint); it is never retried there
+   * (a conflict is a StoreBusyError: run your whole transaction again).
+   */
+  withTransaction(tx: object): MessageStore;
 }
 
 export const MessageStore = Symbol('MessageStore');

@@ -22,11 +22,15 @@ export class PrismaSessionStore implements SessionStore {
   readonly #records: SessionRecords;
 
   constructor(
-    db: StoreDatabase,
+    private readonly db: StoreDatabase,
     /** Set: the store sees only this tenant's sessions (see TenantStores). */
     private readonly tenantId?: string,
   ) {
     this.#records = new SessionRecords(db, tenantId);
+  }
+
+  withTransaction(tx: object): SessionStore {
+    return new PrismaSessionStore(this.db.joining(tx), this.tenantId);
   }
 
   async create(meta: NewSession = {}): Promise<string> {

@@ -55,6 +55,9 @@ export interface SessionStore {
    * any order: a child created empty by its parent's file takes its own file.
    */
   importJsonl(input: string | AsyncIterable<string | Uint8Array>, options?: JsonlImportOptions): Promise<JsonlImport>;
+
+  /** The same store, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
+  withTransaction(tx: object): SessionStore;
 }
 
 export const SessionStore = Symbol('SessionStore');

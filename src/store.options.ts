@@ -16,6 +16,12 @@ export interface StoreModuleOptions {
    * and never migrates it (your schema's migrations are yours to run).
    */
   prisma?: object;
+  /**
+   * nestjs-cls's `TransactionHost` (from `@nestjs-cls/transactional` with its
+   * Prisma adapter) on the same client as `prisma`: a store call made while it
+   * has a transaction open runs in that transaction. Needs `prisma`.
+   */
+  transactionHost?: TransactionHostLike;
   /** Apply pending migrations at start-up. Default: true for the embedded SQLite default, false otherwise. */
   migrate?: boolean;
   /** PostgreSQL and MySQL connection pool. */
@@ -29,11 +35,17 @@ export interface StoreModuleOptions {
   sqliteBusyTimeoutMs?: number;
 }
 
+/** What the store reads of nestjs-cls's TransactionHost (typed by shape: nestjs-cls is never imported). */
+export interface TransactionHostLike {
+  isTransactionActive(): boolean;
+  readonly tx: unknown;
+}
+
 export const DEFAULT_URL = 'file:./data/agent-store.db';
 
-export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit } & UrlOptions) | { source: 'client'; client: object; kit: ProviderKit };
+export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit } & UrlOptions) | { source: 'client'; client: object; kit: ProviderKit; transactionHost?: TransactionHostLike };
 
-const KNOWN_OPTIONS = new Set(['url', 'prisma', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
+const KNOWN_OPTIONS = new Set(['url', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
 // The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.
 const STATIC_OPTIONS = new Set(['isGlobal', 'http']);
 
@@ -51,6 +63,11 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
     throw new StoreConfigurationError('StoreModule option "migrate" must be true or false');
   }
   if (options.prisma !== undefined) return resolveClient(options);
+  if (options.transactionHost !== undefined) {
+    throw new StoreConfigurationError(
+      'StoreModule option "transactionHost" needs "prisma": the store joins transactions of your own PrismaClient, the one your TransactionHost\'s adapter uses',
+    );
+  }
 
   const url = options.url ?? DEFAULT_URL;
   const kit = kitOf(url);
@@ -83,7 +100,13 @@ function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
   }
   const kit = Object.values(KITS).find((candidate) => candidate.provider === client._activeProvider);
   if (!kit) throw new StoreConfigurationError(`StoreModule supports ${listed(Object.values(KITS).map((each) => each.label))} clients, not "${String(client._activeProvider)}"`);
-  return { source: 'client', client, kit };
+  const host = options.transactionHost as Partial<TransactionHostLike> | undefined;
+  if (host !== undefined && (typeof host !== 'object' || host === null || typeof host.isTransactionActive !== 'function' || !('tx' in host))) {
+    throw new StoreConfigurationError(
+      'StoreModule option "transactionHost" must be the TransactionHost of @nestjs-cls/transactional (inject it in forRootAsync: inject: [PrismaService, TransactionHost])',
+    );
+  }
+  return { source: 'client', client, kit, transactionHost: options.transactionHost };
 }
 
 function kitOf(url: unknown): ProviderKit {

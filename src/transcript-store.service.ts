@@ -14,13 +14,17 @@ export class PrismaTranscriptStore implements TranscriptStore {
   readonly #records: TranscriptRecords;
 
   constructor(
-    db: StoreDatabase,
+    private readonly db: StoreDatabase,
     /** The message store of the same scope: appends go through it. */
     private readonly messageStore: MessageStore,
     /** Set: the store sees only this tenant's sessions (see TenantStores). */
-    tenantId?: string,
+    private readonly tenantId?: string,
   ) {
     this.#records = new TranscriptRecords(db, tenantId);
+  }
+
+  withTransaction(tx: object): TranscriptStore {
+    return new PrismaTranscriptStore(this.db.joining(tx), this.messageStore.withTransaction(tx), this.tenantId);
   }
 
   async saveTranscript(sessionId: string, transcript: Transcript): Promise<StoredTranscript> {

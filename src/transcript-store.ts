@@ -51,6 +51,9 @@ export interface TranscriptStore {
    * Returns how many sessions were deleted (0 when it did not exist).
    */
   deleteTranscript(sessionId: string): Promise<number>;
+
+  /** The same store, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
+  withTransaction(tx: object): TranscriptStore;
 }
 
 export const TranscriptStore = Symbol('TranscriptStore');

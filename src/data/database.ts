@@ -1,7 +1,10 @@
 // The one door to the database: transactions with the right isolation for its
 // kit, retries of transient conflicts, errors turned into StoreErrors, and the
-// kit's fast paths when the store opened the connection itself.
+// kit's fast paths. Inside the application's own transaction (a host
+// transaction) every call runs in it instead, and is never retried there.
 import type { FastPaths, ProviderKit } from '../databases/provider-kit.js';
+import { StoreBusyError, StoreConfigurationError } from '../store.errors.js';
+import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { PrismaTx, StoreClient, StoreTx } from './store-client.js';
 
@@ -16,9 +19,11 @@ export interface DatabaseOptions {
   /** Releases what the store opened (client, adapter, pool); absent for a caller's own client, which is never closed here. */
   close?: () => Promise<void>;
   limits?: TransactionLimits;
-  /** Present when the store opened the connection itself. */
-  fast?: FastPaths;
+  /** The fast paths on the adapter Prisma runs on now; absent (or undefined while the client is not connected) when they cannot run on it. */
+  fast?: () => FastPaths | undefined;
   retry?: RetryPolicy;
+  /** The host transaction a call runs in, if one is open now (nestjs-cls's TransactionHost, or a client given to withTransaction). */
+  hostTransaction?: () => PrismaTx | undefined;
 }
 
 const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
@@ -29,11 +34,13 @@ const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 const MS_PER_ROW = 1;
 
 export class StoreDatabase {
-  /** The kit's fast paths, with retries and errors turned into StoreErrors like every other call; absent on a caller's own client. */
-  readonly fast?: FastPaths;
+  readonly #fast?: () => FastPaths | undefined;
+  /** Each adapter's fast paths, retrying and turning errors into StoreErrors like every other call. */
+  readonly #retryingFast = new WeakMap<FastPaths, FastPaths>();
   readonly #close?: () => Promise<void>;
   readonly #limits: TransactionLimits;
   readonly #retry: RetryPolicy;
+  readonly #hostTransaction?: () => PrismaTx | undefined;
 
   constructor(
     readonly client: StoreClient,
@@ -43,13 +50,47 @@ export class StoreDatabase {
     this.#close = options.close;
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#retry = options.retry ?? DEFAULT_RETRY;
-    const { fast } = options;
-    this.fast = fast && {
-      append: (...args) => this.#retrying(() => fast.append(...args)),
-      history: (...args) => this.#retrying(() => fast.history(...args)),
-      count: (...args) => this.#retrying(() => fast.count(...args)),
-      listSessions: (...args) => this.#retrying(() => fast.listSessions(...args)),
-    };
+    this.#hostTransaction = options.hostTransaction;
+    this.#fast = options.fast;
+  }
+
+  /**
+   * The kit's fast paths, with retries and errors turned into StoreErrors like
+   * every other call; absent when the driver is not reachable under Prisma, and
+   * inside a host transaction, whose connection they do not use.
+   */
+  get fast(): FastPaths | undefined {
+    const fast = this.#fast?.();
+    if (!fast || this.#hostTransaction?.()) return undefined;
+    let retrying = this.#retryingFast.get(fast);
+    if (!retrying) {
+      retrying = {
+        append: (...args) => this.#retrying(() => fast.append(...args)),
+        history: (...args) => this.#retrying(() => fast.history(...args)),
+        count: (...args) => this.#retrying(() => fast.count(...args)),
+        listSessions: (...args) => this.#retrying(() => fast.listSessions(...args)),
+      };
+      this.#retryingFast.set(fast, retrying);
+    }
+    return retrying;
+  }
+
+  /** The same database, every call of which runs in the host transaction `tx`, a Prisma interactive transaction's client. */
+  joining(tx: unknown): StoreDatabase {
+    const candidate = tx as { $queryRawUnsafe?: unknown; $connect?: unknown; agentThread?: unknown; _activeProvider?: unknown } | null;
+    if (typeof candidate !== 'object' || candidate === null || typeof candidate.$queryRawUnsafe !== 'function' || !candidate.agentThread) {
+      throw new StoreConfigurationError(
+        'withTransaction takes the transaction client that prisma.$transaction(async (tx) => …) hands its callback, of a PrismaClient whose schema includes the store\'s models',
+      );
+    }
+    // The root client has $connect; a transaction's client has not. Its calls would commit one by one.
+    if (typeof candidate.$connect === 'function') {
+      throw new StoreConfigurationError('withTransaction takes the transaction client that prisma.$transaction(async (tx) => …) hands its callback, not the PrismaClient itself');
+    }
+    if (candidate._activeProvider !== undefined && candidate._activeProvider !== this.kit.provider) {
+      throw new StoreConfigurationError(`withTransaction was given a ${String(candidate._activeProvider)} transaction; the store's database is ${this.kit.label}`);
+    }
+    return new StoreDatabase(this.client, this.kit, { limits: this.#limits, retry: this.#retry, hostTransaction: () => candidate as unknown as PrismaTx });
   }
 
   /**
@@ -67,6 +108,8 @@ export class StoreDatabase {
 
   /** One statement, which is atomic by itself. */
   query<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const host = this.#hostTransaction?.();
+    if (host) return this.#inHost(() => work(this.#context(host)));
     return this.#retrying(() => work(this.#context(this.client)));
   }
 
@@ -78,7 +121,27 @@ export class StoreDatabase {
     // The client is typed as SQLite's, whose only level is Serializable; the others exist on their providers.
     const limits = { maxWait: this.#limits.maxWait, timeout: this.#limits.timeout + extraMs };
     const options = { ...limits, ...(isolationLevel && { isolationLevel }) } as { isolationLevel?: 'Serializable' };
+    const host = this.#hostTransaction?.();
+    // In the host's transaction, a savepoint (Prisma's nested transaction) makes the call all or nothing
+    // without ending the host's: a call that fails leaves the transaction as it found it.
+    if (host) return this.#inHost(() => (host as unknown as StoreClient).$transaction((prisma) => work(this.#context(prisma))));
     return this.#retrying(() => this.client.$transaction((prisma) => work(this.#context(prisma)), options));
+  }
+
+  /**
+   * Runs `work` in the host's transaction, once: its statements are the host's, which a retry could not
+   * run again (a deadlock may have ended the whole transaction). A conflict is for the host to retry.
+   */
+  async #inHost<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const failure = toStoreError(error, this.kit);
+      if (!(failure instanceof StoreBusyError)) throw failure;
+      throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: run the whole transaction again)`, {
+        cause: failure.cause ?? error,
+      });
+    }
   }
 
   #context(prisma: PrismaTx): StoreTx {

@@ -2,17 +2,18 @@
 // client generated for it, pending migrations if asked, and the fast paths.
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import type { ProviderKit, UrlOptions } from '../databases/provider-kit.js';
+import type { FastPaths, ProviderKit, UrlOptions } from '../databases/provider-kit.js';
 import type { ResolvedStoreOptions } from '../store.options.js';
 import { StoreDatabase } from './database.js';
 import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
-import type { StoreClient } from './store-client.js';
+import { watchClientAdapter } from './client-adapter.js';
+import type { PrismaTx, StoreClient } from './store-client.js';
 
 export async function openDatabase(options: ResolvedStoreOptions, logger: Logger): Promise<StoreDatabase> {
   const { kit } = options;
-  if (options.source === 'client') return new StoreDatabase(options.client as StoreClient, kit, {});
+  if (options.source === 'client') return openClient(options, logger);
 
   const factory = await kit.adapterFactory(options, logger);
   if (options.migrate) {
@@ -27,14 +28,36 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
   const client = new PrismaClient({ adapter: shared.factory }) as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = kit.maxWaitMs(options);
+  const fast = kit.fastPaths(adapter, true);
   return new StoreDatabase(client, kit, {
     limits: { maxWait, timeout: Math.max(30_000, maxWait) },
-    fast: kit.fastPaths(adapter),
+    fast: () => fast,
     close: async () => {
       await client.$disconnect();
       await shared.disposeUnlessTaken();
     },
   });
+}
+
+/**
+ * The application's own client: the fast paths on the adapter it runs on, and
+ * its host transactions joined when a TransactionHost was given.
+ */
+async function openClient(options: Extract<ResolvedStoreOptions, { source: 'client' }>, logger: Logger): Promise<StoreDatabase> {
+  const { kit, transactionHost } = options;
+  const client = options.client as StoreClient;
+  const adapter = await watchClientAdapter(client).catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
+  if (!adapter) logger.warn('the PrismaClient was connected before the store started: every call goes through Prisma, without the fast paths');
+  // One FastPaths for each adapter Prisma connects (a new one after a $disconnect).
+  const fastOf = new WeakMap<SqlDriverAdapter, FastPaths | undefined>();
+  const fast = adapter && (() => {
+    const current = adapter();
+    if (!current) return undefined;
+    if (!fastOf.has(current)) fastOf.set(current, kit.fastPaths(current, false));
+    return fastOf.get(current);
+  });
+  const hostTransaction = transactionHost && (() => (transactionHost.isTransactionActive() ? (transactionHost.tx as PrismaTx) : undefined));
+  return new StoreDatabase(client, kit, { fast, hostTransaction });
 }
 
 /** Applies the shipped migrations of `kit`'s database on a connection of its own. */

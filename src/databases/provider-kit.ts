@@ -126,8 +126,13 @@ export interface ProviderKit {
   /** How long a transaction may wait for a connection (on SQLite, for the file's write lock). */
   maxWaitMs(options: UrlOptions): number;
   readonly dialect: Dialect;
-  /** The fast paths on an adapter this kit's factory connected. */
-  fastPaths(adapter: SqlDriverAdapter): FastPaths;
+  /**
+   * The fast paths on a connected adapter: one this kit's factory made, or the
+   * one an application's own client runs on. Undefined when they cannot run on
+   * it (another adapter than the kit's): the store then goes through Prisma.
+   * `ownPool` is false for an application's pool, whose sessions the store did not set up.
+   */
+  fastPaths(adapter: SqlDriverAdapter, ownPool: boolean): FastPaths | undefined;
   /** What a failure of this database's driver or adapter means; undefined when it is none of the kinds. */
   classify(error: unknown): FailureKind | undefined;
   readonly migrations: MigrationSteps;

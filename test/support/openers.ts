@@ -19,6 +19,7 @@ import {
   type StoreModuleOptions,
 } from '../../src/index.js';
 import { migrateUrl } from '../../src/data/open-database.js';
+import type { StoreClient } from '../../src/data/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 import { describeWith, MARIADB, POSTGRESQL, SQLITE, type TestDatabase } from './databases.js';
 
@@ -58,37 +59,40 @@ function urlOpener(database: TestDatabase): Opener {
   return { label: database.label, available: database.available, open: async () => openUrl(database.label, await database.freshUrl(), true) };
 }
 
-/**
- * The application's own PrismaClient: the provider's generated client with a
- * driver adapter, as the README shows. Its database is migrated beforehand
- * with the store's migrations, as `npm run db:migrate` applies them.
- */
-function ownClientOpener(database: TestDatabase, adapter: (url: string) => SqlDriverAdapterFactory): Opener {
-  const label = `${database.label}, own PrismaClient`;
-  const openClient = async (url: string): Promise<StoreApp> => {
-    const { PrismaClient } = await generatedClient(database.provider);
-    const prisma = new PrismaClient({ adapter: adapter(url) });
-    return boot(label, url, { prisma }, () => prisma.$disconnect(), () => openClient(url));
-  };
-  return {
-    label,
-    available: database.available,
-    async open() {
-      const url = await database.freshUrl();
-      await dbMigrate(url);
-      return openClient(url);
-    },
-  };
+/** The driver adapter an application builds its own PrismaClient with, per database, as the README shows. */
+const APP_ADAPTERS: Record<TestDatabase['provider'], (url: string) => SqlDriverAdapterFactory> = {
+  sqlite: (url) => new SerializedSqliteAdapterFactory(url),
+  postgresql: (url) => new PrismaPg({ connectionString: url }),
+  mysql: (url) => new PrismaMariaDb(url),
+};
+
+/** The application's own PrismaClient (the provider's generated client, typed loosely: its models are the store's). */
+export type AppClient = StoreClient;
+
+/** An application's own PrismaClient on `url`, built with its driver adapter. */
+export async function appClient(database: TestDatabase, url: string): Promise<AppClient> {
+  const { PrismaClient } = await generatedClient(database.provider);
+  return new PrismaClient({ adapter: APP_ADAPTERS[database.provider](url) }) as unknown as AppClient;
 }
 
-export const OPENERS: Opener[] = [
-  urlOpener(SQLITE),
-  urlOpener(POSTGRESQL),
-  urlOpener(MARIADB),
-  ownClientOpener(SQLITE, (url) => new SerializedSqliteAdapterFactory(url)),
-  ownClientOpener(POSTGRESQL, (url) => new PrismaPg({ connectionString: url })),
-  ownClientOpener(MARIADB, (url) => new PrismaMariaDb(url)),
-];
+/** A fresh database migrated with the store's migrations, as `npm run db:migrate` applies them. */
+export async function migratedUrl(database: TestDatabase): Promise<string> {
+  const url = await database.freshUrl();
+  await dbMigrate(url);
+  return url;
+}
+
+/** The application's own PrismaClient: the store is given it, on a database migrated beforehand. */
+function ownClientOpener(database: TestDatabase): Opener {
+  const label = `${database.label}, own PrismaClient`;
+  const openClient = async (url: string): Promise<StoreApp> => {
+    const prisma = await appClient(database, url);
+    return boot(label, url, { prisma }, () => prisma.$disconnect(), () => openClient(url));
+  };
+  return { label, available: database.available, open: async () => openClient(await migratedUrl(database)) };
+}
+
+export const OPENERS: Opener[] = [urlOpener(SQLITE), urlOpener(POSTGRESQL), urlOpener(MARIADB), ownClientOpener(SQLITE), ownClientOpener(POSTGRESQL), ownClientOpener(MARIADB)];
 
 /** Runs `suite` once per opener, in a describe block named by its label. */
 export function eachBackend(suite: (backend: Opener) => void): void {

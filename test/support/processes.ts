@@ -9,6 +9,12 @@ export interface RunOptions {
   cwd?: string;
   /** Added to this process's environment. */
   env?: Record<string, string>;
+  /**
+   * TypeScript through tsx's ESM hooks only, CommonJS left to Node: a CommonJS
+   * package that requires an ESM-only one (nestjs-cls requiring @nestjs/core)
+   * then gets the very module the app imports, not a second copy tsx compiled.
+   */
+  esmOnly?: boolean;
 }
 
 export type Run = { code: number | null; stdout: string; stderr: string };
@@ -18,7 +24,8 @@ export const runFixture = (fixture: string, args: string[], options: RunOptions 
 /** Runs a TypeScript file of the repository (a path from its root) as `tsx` does for the npm scripts. */
 export function runTypeScript(file: string, args: string[], options: RunOptions = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, file), ...args], {
+    const [command, ...flags] = options.esmOnly ? [process.execPath, '--import', 'tsx/esm'] : [TSX, '--tsconfig', join(ROOT, 'tsconfig.json')];
+    const child = spawn(command, [...flags, join(ROOT, file), ...args], {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,9 +21,14 @@ export const OWNED_LATEST =
   'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?) WHERE t.id = ? AND t.tenant_id = ?';
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
 
-export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
+/**
+ * `ownPool`: the store's pool, whose sessions run at REPEATABLE READ (see the kit); an
+ * application's pool is not set up so, and each transaction asks for the level.
+ */
+export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): FastPaths {
   const pool = mariadbPoolOf(adapter);
-  const inTransaction = <T>(work: (query: Query) => Promise<T>) => inMariaDbTransaction(pool, work) as Promise<T>;
+  const setsLevel = !ownPool;
+  const inTransaction = <T>(work: (query: Query) => Promise<T>) => inMariaDbTransaction(pool, work, setsLevel) as Promise<T>;
   /** The latest boundary's columns (`cut_seq` last), or null when scoped and the thread is not the tenant's; [] when it has no boundary. */
   const latest = async (query: Query, columns: string, threadId: string, tenantId: string | undefined) => {
     const [row] = tenantId === undefined ? await query(`SELECT ${columns} ${LATEST}`, [threadId]) : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, threadId, tenantId]);
@@ -42,7 +47,7 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter): FastPaths {
         assertSeqInRange(threadId, last);
         for (const { text, args } of messageInserts(threadId, last - messages.length + 1, messages)) await query(text, args);
         return last;
-      }),
+      }, setsLevel),
 
     history: (threadId, tenantId) =>
       inTransaction(async (query) => {

@@ -27,6 +27,9 @@ const ERRNO_KINDS: Record<number, FailureKind> = {
   ),
 };
 
+/** The name Prisma's MariaDB adapter gives itself. */
+const MARIADB_ADAPTER = '@prisma/adapter-mariadb';
+
 /** A pool error's message on one line, with the server's refusal it wraps ("Error during pool initialization: … Access denied …"). */
 const withCause = (error: Error) => [error.message, (error.cause as Error | undefined)?.message].filter(Boolean).join(': ').replace(/\s*\n\s*/g, ' ');
 
@@ -119,7 +122,8 @@ export const mysql: ProviderKit = {
     },
   },
 
-  fastPaths: mysqlFastPaths,
+  // They run on the connector pool under Prisma's MariaDB adapter.
+  fastPaths: (adapter, ownPool) => (adapter.adapterName === MARIADB_ADAPTER ? mysqlFastPaths(adapter, ownPool) : undefined),
 
   // Error numbers as the adapter reports them (kind mysql), or as the connector throws them on the fast paths.
   classify(error) {

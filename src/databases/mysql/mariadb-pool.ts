@@ -42,11 +42,13 @@ const valueOf = (arg: Arg) => (arg instanceof Date ? utc(arg) : arg);
  * Runs `work` in a transaction on one connection of `pool` and commits it, or
  * rolls it back when `work` throws or returns null (nothing to keep). The
  * connector's errors are thrown as they are; db-errors reads them.
+ * `repeatableRead`: set the transaction's level first (sent with BEGIN, no round trip of its own).
  */
-export async function inMariaDbTransaction<T>(pool: Pool, work: (query: Query) => Promise<T | null>): Promise<T | null> {
+export async function inMariaDbTransaction<T>(pool: Pool, work: (query: Query) => Promise<T | null>, repeatableRead = false): Promise<T | null> {
   const connection = await pool.getConnection();
   try {
-    await connection.beginTransaction();
+    if (repeatableRead) await Promise.all([connection.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ'), connection.beginTransaction()]);
+    else await connection.beginTransaction();
     const result = await work(queryOn(connection)).catch(async (error: unknown) => {
       // The work's error is the one to report; the connection goes back either way.
       await connection.rollback().catch(() => undefined);

@@ -18,6 +18,8 @@ const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003
 // a broken client. 55000 is no connection code, so its text tells a database that refuses connections.
 const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections/;
 // The same advisory lock key as `prisma migrate deploy`, so the two never run at once.
+/** The name Prisma's pg adapter gives itself. */
+const PG_ADAPTER = '@prisma/adapter-pg';
 const MIGRATION_LOCK = 'SELECT pg_advisory_xact_lock(72707369)';
 
 export const postgresql: ProviderKit = {
@@ -50,7 +52,8 @@ export const postgresql: ProviderKit = {
     ensureThread: insertIfMissing,
   },
 
-  fastPaths: postgresFastPaths,
+  // Their rows are read as Prisma's pg adapter returns them.
+  fastPaths: (adapter) => (adapter.adapterName === PG_ADAPTER ? postgresFastPaths(adapter) : undefined),
 
   classify(error) {
     if (CONNECTION_LOST.test(String((error as Error)?.message ?? ''))) return 'unavailable';

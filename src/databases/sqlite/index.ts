@@ -7,7 +7,7 @@ import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.
 import { insertIfMissing, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { sqliteFastPaths } from './fast-paths.js';
-import { SerializedSqliteAdapterFactory, type SerializedSqliteAdapter } from './sqlite-adapter.js';
+import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory } from './sqlite-adapter.js';
 
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
@@ -49,7 +49,8 @@ export const sqlite: ProviderKit = {
     ensureThread: insertIfMissing,
   },
 
-  fastPaths: (adapter) => sqliteFastPaths(adapter as SerializedSqliteAdapter),
+  // Prisma's stock better-sqlite3 adapter has no connection of its own to run them on.
+  fastPaths: (adapter) => (adapter instanceof SerializedSqliteAdapter ? sqliteFastPaths(adapter) : undefined),
 
   // Busy and locked, as the adapter reports them (kind sqlite, or SocketTimeout with the driver's code) or better-sqlite3 throws them.
   classify(error) {

@@ -1,0 +1,203 @@
+// The application's transaction: a store given the transaction client of the
+// application's own PrismaClient (withTransaction) runs every call in it, so
+// that the store's writes and the application's commit or roll back together.
+import { Test } from '@nestjs/testing';
+import { MessageStore, SessionStore, StoreBusyError, StoreConfigurationError, StoreModule, StoreNotFoundError, TranscriptStore, ChatStore } from '../../src/index.js';
+import { eachDatabase, type TestDatabase } from '../support/databases.js';
+import { appClient, migratedUrl, type AppClient } from '../support/openers.js';
+
+/** The application's own table, written in the same transactions as the store. */
+async function createOrders(prisma: AppClient): Promise<void> {
+  await prisma.$executeRawUnsafe('CREATE TABLE app_order (id VARCHAR(64) PRIMARY KEY, status VARCHAR(32) NOT NULL)');
+  await prisma.$executeRaw`INSERT INTO app_order (id, status) VALUES (${'o1'}, ${'new'})`;
+}
+
+type Queryable = Pick<AppClient, '$queryRaw' | '$executeRaw'>;
+
+const setStatus = (tx: Queryable, status: string) => tx.$executeRaw`UPDATE app_order SET status = ${status} WHERE id = ${'o1'}`;
+const statusOf = async (tx: Queryable) => ((await tx.$queryRaw<{ status: string }[]>`SELECT status FROM app_order WHERE id = ${'o1'}`)[0]).status;
+const user = (text: string, id?: string) => ({ role: 'user' as const, content: text, ...(id && { id }) });
+
+interface Stores {
+  prisma: AppClient;
+  messages: MessageStore;
+  transcripts: TranscriptStore;
+  sessions: SessionStore;
+  chats: ChatStore;
+  close(): Promise<void>;
+}
+
+async function openStores(database: TestDatabase): Promise<Stores> {
+  const prisma = await appClient(database, await migratedUrl(database));
+  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
+  await app.init();
+  await createOrders(prisma);
+  return {
+    prisma,
+    messages: app.get(MessageStore),
+    transcripts: app.get(TranscriptStore),
+    sessions: app.get(SessionStore),
+    chats: app.get(ChatStore),
+    async close() {
+      await app.close();
+      await prisma.$disconnect();
+    },
+  };
+}
+
+class Rollback extends Error {}
+
+eachDatabase((database) => {
+  let stores: Stores;
+  beforeAll(async () => {
+    stores = await openStores(database);
+  });
+  afterAll(() => stores?.close());
+  beforeEach(() => setStatus(stores.prisma, 'new'));
+
+  it('commits the store writes with the application writes', async () => {
+    await stores.prisma.$transaction(async (tx) => {
+      await setStatus(tx, 'paid');
+      await stores.messages.withTransaction(tx).append('commit', user('paid'));
+    });
+    expect(await statusOf(stores.prisma)).toBe('paid');
+    expect(await stores.messages.getHistory('commit')).toEqual([expect.objectContaining({ content: 'paid', seq: 1 })]);
+  });
+
+  it('rolls back the store writes with the application writes', async () => {
+    await stores.messages.append('rollback', user('kept'));
+    await expect(
+      stores.prisma.$transaction(async (tx) => {
+        const messages = stores.messages.withTransaction(tx);
+        await setStatus(tx, 'paid');
+        await messages.append('rollback', user('lost 1'));
+        await messages.appendMany('rollback', [user('lost 2'), user('lost 3')]);
+        await messages.appendMany('a new thread', [user('lost 4')]);
+        await messages.appendCompaction('rollback', [user('summary')], 4, 0);
+        await stores.sessions.withTransaction(tx).create({ id: 'child' });
+        await stores.transcripts.withTransaction(tx).addSubsession('rollback', 'child');
+        throw new Rollback();
+      }),
+    ).rejects.toBeInstanceOf(Rollback);
+    expect(await statusOf(stores.prisma)).toBe('new');
+    expect((await stores.messages.getHistory('rollback')).map((m) => m.content)).toEqual(['kept']);
+    expect(await stores.messages.getTranscript('rollback')).toHaveLength(1);
+    expect(await stores.messages.getHistory('a new thread')).toEqual([]);
+    expect(await stores.sessions.get('child')).toBeNull();
+    expect(await stores.transcripts.getSubsessions('rollback')).toEqual([]);
+    // The thread's sequence numbers were rolled back too: the next append takes 2.
+    expect((await stores.messages.append('rollback', user('next'))).seq).toBe(2);
+  });
+
+  it('reads the transaction its own writes, in it', async () => {
+    await stores.prisma.$transaction(async (tx) => {
+      const messages = stores.messages.withTransaction(tx);
+      await messages.appendMany('read-own', [user('one'), user('two')]);
+      expect((await messages.getHistory('read-own')).map((m) => m.content)).toEqual(['one', 'two']);
+      expect(await messages.count('read-own')).toBe(2);
+      expect((await messages.getHistoryPage('read-own', { limit: 1 })).messages).toHaveLength(1);
+      expect(await messages.getTranscript('read-own')).toHaveLength(2);
+      expect(await stores.sessions.withTransaction(tx).get('read-own')).toMatchObject({ id: 'read-own' });
+    });
+  });
+
+  if (database.provider !== 'sqlite') {
+    // (On SQLite, a read outside would wait for the file's lock, which the open transaction holds.)
+    it('is not seen outside the transaction before it commits', async () => {
+      let seenOutside: unknown[] | undefined;
+      await stores.prisma.$transaction(async (tx) => {
+        await stores.messages.withTransaction(tx).append('unseen', user('pending'));
+        seenOutside = await stores.messages.getHistory('unseen');
+      });
+      expect(seenOutside).toEqual([]);
+      expect(await stores.messages.getHistory('unseen')).toHaveLength(1);
+    });
+  }
+
+  it('deletes a subtree with the application writes, or not at all', async () => {
+    await stores.messages.append('tree', user('root'));
+    await stores.transcripts.addSubsession('tree', 'tree/a');
+    await expect(
+      stores.prisma.$transaction(async (tx) => {
+        await setStatus(tx, 'cancelled');
+        expect(await stores.transcripts.withTransaction(tx).deleteTranscript('tree')).toBe(2);
+        throw new Rollback();
+      }),
+    ).rejects.toBeInstanceOf(Rollback);
+    expect(await stores.transcripts.getSubsessions('tree')).toEqual(['tree/a']);
+    await stores.prisma.$transaction(async (tx) => {
+      await setStatus(tx, 'cancelled');
+      await stores.transcripts.withTransaction(tx).deleteTranscript('tree');
+    });
+    expect(await statusOf(stores.prisma)).toBe('cancelled');
+    await expect(stores.messages.append('tree', user('after'))).rejects.toBeInstanceOf(StoreNotFoundError);
+  });
+
+  it('leaves the transaction usable after a store call fails, with nothing of that call written', async () => {
+    await stores.messages.append('deleted', user('x'));
+    await stores.transcripts.deleteTranscript('deleted');
+    await stores.messages.append('held', user('first', 'm1'));
+    await stores.prisma.$transaction(async (tx) => {
+      const messages = stores.messages.withTransaction(tx);
+      await setStatus(tx, 'paid');
+      // Fails in the database, after its first statement.
+      await expect(messages.append('deleted', user('y'))).rejects.toBeInstanceOf(StoreNotFoundError);
+      // Fails on a held id with other content.
+      await expect(messages.appendMany('held', [user('second'), user('other', 'm1')])).rejects.toThrow(/other content|already holds/);
+      await messages.append('held', user('third'));
+    });
+    expect(await statusOf(stores.prisma)).toBe('paid');
+    expect((await stores.messages.getHistory('held')).map((m) => [m.content, m.seq])).toEqual([
+      ['first', 1],
+      ['third', 2],
+    ]);
+    expect(await stores.messages.getTranscript('deleted')).toEqual([]);
+  });
+
+  it('saves a chat in the transaction', async () => {
+    const chat = [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text', text: 'hi' }] }];
+    await expect(
+      stores.prisma.$transaction(async (tx) => {
+        await stores.chats.withTransaction(tx).saveChat('chat', chat);
+        expect(await stores.chats.withTransaction(tx).loadChat('chat')).toEqual(chat);
+        throw new Rollback();
+      }),
+    ).rejects.toBeInstanceOf(Rollback);
+    expect(await stores.chats.loadChat('chat')).toEqual([]);
+  });
+
+  it('takes only a transaction client of the same database', async () => {
+    expect(() => stores.messages.withTransaction(stores.prisma)).toThrow(StoreConfigurationError);
+    expect(() => stores.messages.withTransaction({})).toThrow(StoreConfigurationError);
+    expect(() => stores.sessions.withTransaction(null as unknown as object)).toThrow(StoreConfigurationError);
+    const other = database.provider === 'sqlite' ? 'postgresql' : 'sqlite';
+    await stores.prisma.$transaction(async (tx) => {
+      const foreign = new Proxy(tx, { get: (target, key) => (key === '_activeProvider' ? other : Reflect.get(target, key)) });
+      expect(() => stores.messages.withTransaction(foreign)).toThrow(/transaction; the store's database is/);
+    });
+  });
+
+  if (database.provider !== 'sqlite') {
+    it('does not retry a conflict in the host transaction: StoreBusyError, for the host to run again', async () => {
+      await stores.messages.append('contended', user('first'));
+      const holder = stores.prisma.$transaction(async (tx) => {
+        await stores.messages.withTransaction(tx).append('contended', user('holder'));
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      const waiter = stores.prisma.$transaction(async (tx) => {
+        // Give up on the row lock after a second, as a deadlock or a serialization failure would end it.
+        await tx.$executeRawUnsafe(database.provider === 'postgresql' ? "SET LOCAL lock_timeout = '1s'" : 'SET SESSION innodb_lock_wait_timeout = 1');
+        await stores.messages.withTransaction(tx).append('contended', user('waiter'));
+      });
+      const failure = await waiter.then(() => undefined, (error: unknown) => error);
+      await holder;
+      expect(failure).toBeInstanceOf(StoreBusyError);
+      expect((failure as Error).message).toMatch(/run the whole transaction again/);
+      // Once: the store's own retries would have waited a second each, eight times.
+      expect(Date.now() - started).toBeLessThan(2_800);
+      expect((await stores.messages.getHistory('contended')).map((m) => m.content)).toEqual(['first', 'holder']);
+    });
+  }
+});
