@@ -1,0 +1,82 @@
+// A store on the application's own PrismaClient runs its fast paths on the
+// adapter that client connects: for as long as Prisma holds it, never inside a
+// host transaction, and not on an adapter they cannot run on.
+import { Logger } from '@nestjs/common';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { openDatabase } from '../../src/data/open-database.js';
+import type { StoreDatabase } from '../../src/data/database.js';
+import { PrismaMessageStore } from '../../src/message-store.service.js';
+import { resolveOptions } from '../../src/store.options.js';
+import { eachDatabase, SQLITE } from '../support/databases.js';
+import { appClient, migratedUrl, type AppClient } from '../support/openers.js';
+
+const logger = new Logger('test');
+const user = (content: string) => ({ role: 'user' as const, content });
+
+eachDatabase((database) => {
+  let prisma: AppClient;
+  let db: StoreDatabase;
+  beforeAll(async () => {
+    prisma = await appClient(database, await migratedUrl(database));
+    db = await openDatabase(resolveOptions({ prisma }), logger);
+  });
+  afterAll(() => prisma?.$disconnect());
+
+  test('takes the fast paths on the client’s own adapter, which see what Prisma writes and the reverse', async () => {
+    expect(db.fast).toBeDefined();
+    const messages = new PrismaMessageStore(db);
+    await messages.append('fast', user('one'));
+    expect(await db.fast!.count('fast', undefined)).toBe(1);
+    expect((await prisma.agentMessage.findMany({ where: { threadId: 'fast' } })).map((m) => m.seq)).toEqual([1]);
+    expect(await db.fast!.append('fast', [{ role: 'user', content: 'two', createdAt: new Date() }], new Date(), undefined)).toBe(2);
+    expect((await messages.getTranscript('fast')).map((m) => m.content)).toEqual(['one', 'two']);
+  });
+
+  test('not inside a host transaction, whose connection they do not use', async () => {
+    await prisma.$transaction(async (tx) => {
+      expect(db.joining(tx).fast).toBeUndefined();
+    });
+  });
+
+  test('after the client disconnects, the full path runs, and its reconnect brings the fast paths back', async () => {
+    await prisma.$disconnect();
+    expect(db.fast).toBeUndefined();
+    const messages = new PrismaMessageStore(db);
+    await messages.append('reconnected', user('through Prisma'));
+    const fast = db.fast;
+    expect(fast).toBeDefined();
+    expect(await fast!.history('reconnected', undefined)).toEqual([expect.objectContaining({ content: 'through Prisma', seq: 1 })]);
+  });
+});
+
+describe('own clients the fast paths cannot run on', () => {
+  test('Prisma’s stock SQLite adapter has no connection of their own: every call goes through Prisma', async () => {
+    const url = await migratedUrl(SQLITE);
+    const { PrismaClient } = await import('../../src/generated/sqlite/client.js');
+    const prisma = new PrismaClient({ adapter: new PrismaBetterSqlite3({ url }) });
+    try {
+      const db = await openDatabase(resolveOptions({ prisma }), logger);
+      expect(db.fast).toBeUndefined();
+      await new PrismaMessageStore(db).append('stock', user('kept'));
+      expect(await new PrismaMessageStore(db).getHistory('stock')).toEqual([expect.objectContaining({ content: 'kept' })]);
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
+  test('a client connected before the store started: the full path, and a warning that says why', async () => {
+    const prisma = await appClient(SQLITE, await migratedUrl(SQLITE));
+    const warnings: string[] = [];
+    const watching = Object.assign(new Logger('test'), { warn: (message: string) => warnings.push(message) });
+    try {
+      await prisma.$connect();
+      const db = await openDatabase(resolveOptions({ prisma }), watching);
+      expect(db.fast).toBeUndefined();
+      expect(warnings).toEqual([expect.stringMatching(/connected before the store started/)]);
+      await new PrismaMessageStore(db).append('early', user('kept'));
+      expect(await new PrismaMessageStore(db).count('early')).toBe(1);
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+});
