@@ -3,6 +3,9 @@
 // that the store's writes and the application's commit or roll back together.
 import { Test } from '@nestjs/testing';
 import { MessageStore, SessionStore, StoreBusyError, StoreConfigurationError, StoreModule, StoreNotFoundError, TranscriptStore, ChatStore } from '../../src/index.js';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import { eachDatabase, type TestDatabase } from '../support/databases.js';
 import { appClient, migratedUrl, type AppClient } from '../support/openers.js';
 
@@ -178,6 +181,32 @@ eachDatabase((database) => {
   });
 
   if (database.provider !== 'sqlite') {
+    it('never takes a second connection of the pool: a client with a pool of one does all its work in the transaction', async () => {
+      const url = await migratedUrl(database);
+      const { PrismaClient } = await import(`../../src/generated/${database.provider}/client.js`);
+      const adapter =
+        database.provider === 'postgresql'
+          ? new PrismaPg({ connectionString: url, max: 1, connectionTimeoutMillis: 2_000 })
+          : new PrismaMariaDb({ ...mariadbConnection(url), connectionLimit: 1, acquireTimeout: 2_000 });
+      const single = new PrismaClient({ adapter }) as AppClient;
+      const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma: single })] }).compile();
+      await app.init();
+      try {
+        const messages = app.get<MessageStore>(MessageStore);
+        const transcripts = app.get<TranscriptStore>(TranscriptStore);
+        await single.$transaction(async (tx) => {
+          await messages.withTransaction(tx).appendMany('one-connection', [user('a'), user('b')]);
+          await messages.withTransaction(tx).appendCompaction('one-connection', [user('summary')], 1, 0);
+          await transcripts.withTransaction(tx).addSubsession('one-connection', 'one-connection/child');
+          expect(await messages.withTransaction(tx).getHistory('one-connection')).toHaveLength(2);
+        });
+        expect((await messages.getHistory('one-connection')).map((m) => m.content)).toEqual(['summary', 'b']);
+      } finally {
+        await app.close();
+        await single.$disconnect();
+      }
+    });
+
     it('does not retry a conflict in the host transaction: StoreBusyError, for the host to run again', async () => {
       await stores.messages.append('contended', user('first'));
       const holder = stores.prisma.$transaction(async (tx) => {
