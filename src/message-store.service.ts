@@ -71,7 +71,7 @@ export class PrismaMessageStore implements MessageStore {
     options?: BoundaryOptions,
   ): Promise<void> {
     const id = idOf(threadId, 'threadId');
-    const replacement = messagesOf(messages, 'messages');
+    const replacement = distinctIds(messagesOf(messages, 'messages'), 'messages');
     const source = countOf(sourceMessageCount, 'sourceMessageCount');
     const retained = countOf(retainedMessageCount, 'retainedMessageCount');
     const expectedStart = expectedStartOf(options);
@@ -91,7 +91,7 @@ export class PrismaMessageStore implements MessageStore {
   ): Promise<void> {
     const id = idOf(threadId, 'threadId');
     const evidence = messageOf(repairMessage, 'repairMessage');
-    const balanced = messagesOf(balancedMessages, 'balancedMessages');
+    const balanced = distinctIds(messagesOf(balancedMessages, 'balancedMessages'), 'balancedMessages');
     const source = countOf(sourceMessageCount, 'sourceMessageCount');
     const expectedStart = expectedStartOf(options);
     await this.#log.appendBoundary(id, { kind: 'repair', replacement: balanced, source, retained: null, evidence, expectedStart });

@@ -194,6 +194,7 @@ export class MessageLog {
         source <= previousMessages.length
           ? { cutSeq: previousCut, messages: [...replacement, ...previousMessages.slice(source)] }
           : { cutSeq: await repo.nthMessageSeqAfter(tx, threadId, previousCut, source - previousMessages.length), messages: replacement };
+      await assertIdsOnce(tx, threadId, boundary);
       await repo.insertBoundary(tx, threadId, { seq, kind, ...boundary, sourceCount: source, retainedCount: retained, createdAt: new Date() });
       if (evidence) await repo.insertRepair(tx, threadId, seq, evidence);
       return seq;
@@ -248,6 +249,21 @@ const MAX_ID_RACES = 3;
  */
 async function startOf(tx: StoreTx, threadId: string, latest: { seq: number } | null): Promise<number | null> {
   return latest ? latest.seq : repo.firstMessageSeq(tx, threadId);
+}
+
+/**
+ * The new effective history holds each message id once, so that what it reads
+ * back is valid input again (replaceHistory, appendMany): the boundary's
+ * messages repeat no id among themselves, nor an id of a message after its cut.
+ */
+async function assertIdsOnce(tx: StoreTx, threadId: string, boundary: { cutSeq: number; messages: Message[] }): Promise<void> {
+  const ids = boundary.messages.flatMap((message) => (message.id === undefined ? [] : [message.id]));
+  if (ids.length === 0) return;
+  const seen = new Set<string>();
+  const repeated = ids.find((id) => seen.size === seen.add(id).size) ?? (await repo.messagesWithIds(tx, threadId, ids)).find((held) => held.seq > boundary.cutSeq)?.id;
+  if (repeated !== undefined) {
+    throw new StoreValidationError(`message id ${JSON.stringify(repeated)} would stand twice in the effective history of ${threadId}: a message after the cut, or the boundary's own messages, hold it already`);
+  }
 }
 
 const changedSinceRead = (id: string, kind: BoundaryKind, start: number | null, expected: number | null) =>

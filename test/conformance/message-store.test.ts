@@ -213,6 +213,35 @@ eachBackend((backend) => {
     });
   });
 
+  describe('a boundary keeps each message id once in the effective history, so that what it reads back is valid input', () => {
+    const withId = (text: string, id: string): MessageInput => ({ role: 'user', content: text, id });
+
+    test.each([
+      ['repeat each other', [withId('s', 's1'), withId('t', 's1')], 1],
+      ['repeat a message after the cut', [withId('s', 'c')], 2],
+      ['repeat the kept tail of the previous boundary', [withId('s', 'p2')], 1],
+    ])('compaction messages that %s are a validation error and change nothing', async (_name, summary, source) => {
+      const id = thread();
+      await store.messages.appendMany(id, [withId('a', 'a'), withId('b', 'b')]);
+      await store.messages.appendCompaction(id, [withId('p1', 'p1'), withId('p2', 'p2')], 2, 0);
+      await store.messages.append(id, withId('c', 'c'));
+      const before = await snapshot(id);
+      await expect(store.messages.appendCompaction(id, summary, source, 0)).rejects.toThrow(StoreValidationError);
+      await expect(store.messages.appendRepair(id, user('r'), summary, source)).rejects.toThrow(StoreValidationError);
+      expect(await snapshot(id)).toEqual(before);
+    });
+
+    test('the ids of messages the boundary cuts off may stand again (a retained message), and the history reads back as valid input', async () => {
+      const id = thread();
+      await store.messages.appendMany(id, [withId('a', 'a'), withId('b', 'b'), withId('c', 'c')]);
+      await store.messages.appendCompaction(id, [withId('summary', 's'), withId('b', 'b')], 2, 1);
+      const history = await store.messages.getHistory(id);
+      expect(history.map((m) => m.id)).toEqual(['s', 'b', 'c']);
+      await store.messages.replaceHistory(id, history);
+      expect((await store.messages.getHistory(id)).map((m) => m.id)).toEqual(['s', 'b', 'c']);
+    });
+  });
+
   describe('appendRepair', () => {
     test('the effective history becomes the balanced projection and the repair message is kept as evidence', async () => {
       const id = thread();
