@@ -26,6 +26,9 @@ export interface DatabaseOptions {
   hostTransaction?: () => PrismaTx | undefined;
 }
 
+/** The last store call in each host transaction, which the next one waits for. */
+const HOST_CALLS = new WeakMap<object, Promise<unknown>>();
+
 const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 /**
  * The time a write may run longer for each row it inserts: through Prisma a row
@@ -101,15 +104,17 @@ export class StoreDatabase {
     return this.#transaction(work, this.kit.dialect.writeIsolation, rows * MS_PER_ROW);
   }
 
-  /** Several reads that see one snapshot. */
+  /** Several reads that see one snapshot (in a host transaction, its own). */
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const host = this.#hostTransaction?.();
+    if (host) return this.#inHost(host, () => work(this.#context(host)));
     return this.#transaction(work, this.kit.dialect.readIsolation);
   }
 
   /** One statement, which is atomic by itself. */
   query<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     const host = this.#hostTransaction?.();
-    if (host) return this.#inHost(() => work(this.#context(host)));
+    if (host) return this.#inHost(host, () => work(this.#context(host)));
     return this.#retrying(() => work(this.#context(this.client)));
   }
 
@@ -122,17 +127,29 @@ export class StoreDatabase {
     const limits = { maxWait: this.#limits.maxWait, timeout: this.#limits.timeout + extraMs };
     const options = { ...limits, ...(isolationLevel && { isolationLevel }) } as { isolationLevel?: 'Serializable' };
     const host = this.#hostTransaction?.();
-    // In the host's transaction, a savepoint (Prisma's nested transaction) makes the call all or nothing
-    // without ending the host's: a call that fails leaves the transaction as it found it.
-    if (host) return this.#inHost(() => (host as unknown as StoreClient).$transaction((prisma) => work(this.#context(prisma))));
+    // In the host's transaction, a savepoint (Prisma's nested transaction) makes the write all or nothing
+    // without ending the host's: a write that fails leaves the transaction as it found it.
+    if (host) return this.#inHost(host, () => (host as unknown as StoreClient).$transaction((prisma) => work(this.#context(prisma))));
     return this.#retrying(() => this.client.$transaction((prisma) => work(this.#context(prisma)), options));
   }
 
   /**
    * Runs `work` in the host's transaction, once: its statements are the host's, which a retry could not
    * run again (a deadlock may have ended the whole transaction). A conflict is for the host to retry.
+   * The store's calls in one host transaction run one after another, as its one connection would run
+   * them anyway: Prisma refuses a second savepoint beside an open one, and a read must not see a write
+   * that is still in its savepoint.
    */
-  async #inHost<T>(work: () => Promise<T>): Promise<T> {
+  #inHost<T>(host: PrismaTx, work: () => Promise<T>): Promise<T> {
+    const run = (HOST_CALLS.get(host) ?? Promise.resolve()).then(() => this.#once(work));
+    HOST_CALLS.set(
+      host,
+      run.catch(() => undefined),
+    );
+    return run;
+  }
+
+  async #once<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {

@@ -157,6 +157,23 @@ eachDatabase((database) => {
     expect(await stores.messages.getTranscript('deleted')).toEqual([]);
   });
 
+  it('takes store calls made at once in one transaction, one after another', async () => {
+    await stores.prisma.$transaction(async (tx) => {
+      const messages = stores.messages.withTransaction(tx);
+      await Promise.all([
+        messages.append('at-once', user('a')),
+        messages.appendMany('at-once', [user('b'), user('c')]),
+        messages.append('at-once other', user('x')),
+        messages.getHistory('at-once'),
+        stores.sessions.withTransaction(tx).create({ id: 'at-once session' }),
+        expect(messages.append('at-once third', user('y'))).resolves.toMatchObject({ seq: 1 }),
+      ]);
+    });
+    expect((await stores.messages.getHistory('at-once')).map((m) => m.seq)).toEqual([1, 2, 3]);
+    expect(await stores.messages.count('at-once other')).toBe(1);
+    expect(await stores.sessions.get('at-once session')).not.toBeNull();
+  });
+
   it('saves a chat in the transaction', async () => {
     const chat = [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text', text: 'hi' }] }];
     await expect(
