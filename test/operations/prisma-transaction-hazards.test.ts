@@ -245,8 +245,6 @@ interface App {
 
 interface Mode {
   label: string;
-  /** How long a store transaction may wait to start, in this mode. */
-  maxWaitMs: number;
   open(engine: Engine, url: string): Promise<App>;
 }
 
@@ -266,17 +264,15 @@ async function boot(options: StoreModuleOptions, release: () => Promise<void> = 
   };
 }
 
-const POOL_TIMEOUT_MS = 500;
 const MODES: Mode[] = [
   {
     label: 'url, pool of one',
-    maxWaitMs: POOL_TIMEOUT_MS,
-    open: (_engine, url) => boot({ url, migrate: true, pool: { max: 1, connectionTimeoutMs: POOL_TIMEOUT_MS } }),
+    // A transaction waits for a connection (and starts) within the pool's timeout.
+    open: (_engine, url) => boot({ url, migrate: true, pool: { max: 1, connectionTimeoutMs: 500 } }),
   },
   {
     label: 'own PrismaClient, pool of one',
-    // The store's default for a client it did not open.
-    maxWaitMs: 10_000,
+    // The store gives a transaction on a client it did not open 10 s to start.
     async open(engine, url) {
       await migrateUrl(resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>, new Logger('test'));
       const { PrismaClient } = await engine.client();
@@ -286,8 +282,8 @@ const MODES: Mode[] = [
   },
 ];
 
-/** Past the 30 s a store transaction may run (and the few ms per row it adds). */
-const PAST_TRANSACTION_TIMEOUT_MS = 60_000;
+/** Past every limit of a store transaction: the time it may wait to start, and the 30 s (and a few ms per row) it may run. */
+const PAST_TRANSACTION_LIMITS_MS = 60_000;
 
 const user = (content: string) => ({ role: 'user' as const, content });
 
@@ -354,7 +350,7 @@ for (const engine of [POSTGRES, MARIADB]) {
               const call = outcome(app.messages.replaceHistory('a', [user('timed out')]));
               // Long enough for its BEGIN to reach the server.
               await sleep(300);
-              clock.advance(mode.maxWaitMs + 1);
+              clock.advance(PAST_TRANSACTION_LIMITS_MS);
               timedOut = await within(call.result, 5_000, 'the transaction whose start timed out');
             } finally {
               clock.restore();
@@ -392,7 +388,7 @@ for (const engine of [POSTGRES, MARIADB]) {
               try {
                 call = outcome(app.messages.replaceHistory('b', [user('replaced')]));
                 await until(() => admin.waitingCommits(database), 5_000, 'the COMMIT waiting');
-                clock.advance(PAST_TRANSACTION_TIMEOUT_MS);
+                clock.advance(PAST_TRANSACTION_LIMITS_MS);
                 await sleep(300);
                 // The outcome of a COMMIT in flight is unknown: the call waits for it rather than reporting a timeout.
                 expect(call.state.settled).toBe(false);
