@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { openDatabase } from '../../src/data/open-database.js';
 import type { StoreDatabase } from '../../src/data/database.js';
+import { StoreDatabaseError, type Message } from '../../src/index.js';
 import { PrismaMessageStore } from '../../src/message-store.service.js';
 import { resolveOptions } from '../../src/store.options.js';
 import { eachDatabase, SQLITE } from '../support/databases.js';
@@ -30,6 +31,16 @@ eachDatabase((database) => {
     expect((await prisma.agentMessage.findMany({ where: { threadId: 'fast' } })).map((m) => m.seq)).toEqual([1]);
     expect(await db.fast!.append('fast', [{ role: 'user', content: 'two', createdAt: new Date() }], new Date(), undefined)).toBe(2);
     expect((await messages.getTranscript('fast')).map((m) => m.content)).toEqual(['one', 'two']);
+  });
+
+  test('an error of theirs carries no statement parameters (messages), whatever the application’s pool logs', async () => {
+    const noDate = { role: 'user', content: 'a secret the tool printed' } as unknown as Message;
+    const failure = await db.fast!.append('no-date', [noDate], new Date(), undefined).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(failure).toBeInstanceOf(StoreDatabaseError);
+    expect(`${failure!.message} ${String((failure!.cause as Error | undefined)?.message)}`).not.toContain('secret');
   });
 
   test('not inside a host transaction, whose connection they do not use', async () => {

@@ -24,6 +24,8 @@ export const onPoolError = (pool: Pool, listener: (error: Error) => void): void 
 export type Query = (sql: string, args: Arg[]) => Promise<Row[] & Partial<UpsertResult>>;
 
 const OPTIONS = {
+  // Never a statement's parameters (messages) in an error, whatever the pool says (an application's own pool logs them by default).
+  logParam: false,
   rowsAsArray: true,
   dateStrings: true,
   // JSON columns as the text stored, whatever the server says their type is.
