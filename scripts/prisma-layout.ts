@@ -2,19 +2,18 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Provider } from '../src/databases/provider-kit.js';
+import { modelsFor } from '../src/data/store-models.js';
 
 export { PROVIDERS, type Provider } from '../src/databases/provider-kit.js';
+export { MODELS_PATH } from '../src/data/store-models.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const MODELS_PATH = join(ROOT, 'prisma', 'models.prisma');
 
 export const schemaPath = (provider: Provider) => join(ROOT, 'prisma', provider, 'schema.prisma');
 export const migrationsDir = (provider: Provider) => join(ROOT, 'prisma', 'migrations', provider);
 
 /** The full schema for one provider: generated header, datasource, client generator, models. */
 export function renderSchema(provider: Provider, models: string): string {
-  const body =
-    provider === 'sqlite' ? models.replace(/[ \t]+@db\.\w+(\([^)]*\))?/g, '') : provider === 'postgresql' ? models.replaceAll('@db.LongText', '@db.Text') : models;
   return `// Generated from prisma/models.prisma by scripts/prisma-schemas.ts. Do not edit.
 
 generator client {
@@ -28,5 +27,5 @@ datasource db {
   provider = "${provider}"
 }
 
-${body}`;
+${modelsFor(provider, models)}`;
 }
