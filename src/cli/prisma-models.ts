@@ -1,0 +1,94 @@
+// `nestjs-agent-store prisma-models`: the store's models as an application's
+// Prisma schema must hold them, printed or added to a schema file. Adding is
+// idempotent: a model already there with the same content (spacing and
+// comments aside, so `prisma format` changes nothing) is left as it is, and one
+// of the same name with other content refuses the whole file, unwritten.
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Provider } from '../databases/provider-kit.js';
+import { schemaBlocks, storeModels, type SchemaBlock } from '../data/store-models.js';
+
+/** The text to add to a schema for `provider`: the store's models (or those of `blocks`) under a comment saying where they come from. */
+export function printedModels(provider: Provider, blocks: SchemaBlock[] = storeModels(provider)): string {
+  return `// The models of nestjs-agent-store, from \`nestjs-agent-store prisma-models --provider ${provider}\`.
+// Keep them as printed: the store checks at start-up that their tables and columns exist.
+
+${blocks.map((block) => block.text).join('\n\n')}
+`;
+}
+
+/**
+ * `schema` with the store's models it lacks appended, and their names. Throws,
+ * naming them, when it holds any with other content; `name` is the schema in messages.
+ */
+export function mergeModels(schema: string, provider: Provider, name = 'the schema'): { schema: string; added: string[] } {
+  const declared = datasourceProvider(schema);
+  if (declared !== undefined && declared !== provider) {
+    throw new Error(`${name}'s datasource provider is "${declared}", not "${provider}": pass the provider your schema uses`);
+  }
+  const present = new Map(schemaBlocks(schema).map((block) => [block.name, block]));
+  const blocks = storeModels(provider);
+  const differing = blocks.filter((block) => present.has(block.name) && !sameBlock(present.get(block.name)!, block)).map((block) => block.name);
+  if (differing.length > 0) {
+    throw new Error(
+      `${name} already has ${differing.join(', ')} with other content than the store's model: nothing written. ` +
+        `Replace ${differing.length > 1 ? 'them' : 'it'} with what \`nestjs-agent-store prisma-models --provider ${provider}\` prints, ` +
+        'or rename yours (the store needs these names)',
+    );
+  }
+  const missing = blocks.filter((block) => !present.has(block.name));
+  if (missing.length === 0) return { schema, added: [] };
+  const separator = schema.trim() === '' ? '' : schema.endsWith('\n') ? '\n' : '\n\n';
+  return { schema: `${schema}${separator}${printedModels(provider, missing)}`, added: missing.map((block) => block.name) };
+}
+
+/** Adds the store's models the schema file lacks; returns their names (none: the file is not written). */
+export function mergeIntoFile(path: string, provider: Provider): string[] {
+  const merged = mergeModels(readFileSync(path, 'utf8'), provider, path);
+  if (merged.added.length > 0) writeFileSync(path, merged.schema);
+  return merged.added;
+}
+
+/** The provider of the schema's datasource block, if it has one (in a multi-file schema another file may). */
+function datasourceProvider(schema: string): string | undefined {
+  const body = /^[ \t]*datasource[ \t]+\w+[ \t]*\{([\s\S]*?)^[ \t]*\}/m.exec(schema)?.[1];
+  const provider = body && /^[ \t]*provider[ \t]*=[ \t]*"([^"]*)"/m.exec(body)?.[1];
+  // Prisma takes "postgres" for "postgresql".
+  return provider === 'postgres' ? 'postgresql' : provider || undefined;
+}
+
+const sameBlock = (a: SchemaBlock, b: SchemaBlock) => a.keyword === b.keyword && significant(a.text) === significant(b.text);
+
+/**
+ * A block's text without comments, blank lines and what `prisma format`
+ * changes: the spacing it aligns and the order of a field's attributes.
+ */
+function significant(text: string): string {
+  return text
+    .split('\n')
+    .map(wordsOf)
+    .filter((words) => words.length > 0)
+    .map((words) => (words[0].startsWith('@@') ? words : [...words.slice(0, 2), ...words.slice(2).sort()]).join(' '))
+    .join('\n');
+}
+
+/** The line's words up to a comment, split at spaces outside parentheses, brackets and quotes; spacing inside them made single. */
+function wordsOf(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i];
+    if (!quoted && line.startsWith('//', i)) break;
+    if (char === '"' && line[i - 1] !== '\\') quoted = !quoted;
+    else if (!quoted && (char === '(' || char === '[')) depth++;
+    else if (!quoted && (char === ')' || char === ']')) depth--;
+    if (quoted || !/\s/.test(char)) word += char;
+    else if (depth > 0) word += word.endsWith(' ') ? '' : ' ';
+    else if (word) {
+      words.push(word);
+      word = '';
+    }
+  }
+  return word ? [...words, word] : words;
+}

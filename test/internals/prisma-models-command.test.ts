@@ -1,0 +1,166 @@
+// `nestjs-agent-store prisma-models` as a user runs it: compiled as the package
+// ships it (dist/cli/main.js beside prisma/models.prisma) in a folder without
+// node_modules, run by node. It prints each provider's models as the store's
+// own schema holds them, and merges them into a schema file once: a second run,
+// or one after `prisma format`, writes nothing; a model of the same name with
+// other content is refused and nothing is written.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import ts from 'typescript';
+import { PROVIDERS, schemaPath } from '../../scripts/prisma-layout.js';
+import { schemaBlocks } from '../../src/data/store-models.js';
+import { appProject, prismaCli, type AppProject } from '../support/app-project.js';
+import { ROOT } from '../support/processes.js';
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; files: string[] };
+const ORDER = 'model Order {\n  id    Int @id @default(autoincrement())\n  total Int\n}\n';
+
+let shipped: string;
+let command: string;
+const projects: AppProject[] = [];
+
+/** The command and the modules it imports, compiled from src/ to dist/ as the build lays them out, with prisma/models.prisma beside. */
+function shippedCommand(into: string): string {
+  const compile = (source: string) => {
+    const target = join(into, 'dist', relative(join(ROOT, 'src'), source).replace(/\.ts$/, '.js'));
+    if (existsSync(target)) return;
+    const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } });
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, outputText);
+    for (const { fileName } of ts.preProcessFile(outputText).importedFiles) {
+      if (fileName.startsWith('.')) compile(join(dirname(source), fileName.replace(/\.js$/, '.ts')));
+    }
+  };
+  compile(join(ROOT, 'src', 'cli', 'main.ts'));
+  mkdirSync(join(into, 'prisma'));
+  copyFileSync(join(ROOT, 'prisma', 'models.prisma'), join(into, 'prisma', 'models.prisma'));
+  writeFileSync(join(into, 'package.json'), JSON.stringify({ type: 'module' }));
+  return join(into, manifest.bin['nestjs-agent-store']);
+}
+
+const run = (...args: string[]) => {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [command, ...args], { encoding: 'utf8' });
+  return { status, stdout, stderr };
+};
+/** The command's print run for each provider, run once. */
+const prints = new Map<string, ReturnType<typeof run>>();
+const printed = (provider: string) => prints.get(provider)!.stdout;
+
+function project(provider: string, models = ORDER): AppProject {
+  projects.push(appProject(provider, models));
+  return projects[projects.length - 1];
+}
+
+beforeAll(() => {
+  shipped = mkdtempSync(join(tmpdir(), 'agent-store-cli-'));
+  command = shippedCommand(shipped);
+  for (const provider of PROVIDERS) prints.set(provider, run('prisma-models', '--provider', provider));
+});
+afterAll(() => {
+  rmSync(shipped, { recursive: true, force: true });
+  for (const each of projects) each.remove();
+});
+
+test('the package ships the command as its bin, with the models it reads', () => {
+  expect(manifest.bin).toEqual({ 'nestjs-agent-store': 'dist/cli/main.js' });
+  expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'prisma/models.prisma']));
+  expect(readFileSync(join(ROOT, 'src', 'cli', 'main.ts'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  // It imports no package: it ran in a folder without node_modules.
+  expect(run('--help')).toEqual({ status: 0, stdout: expect.stringMatching(/^usage: nestjs-agent-store prisma-models --provider <sqlite\|postgresql\|mysql>/), stderr: '' });
+});
+
+test.each(PROVIDERS)("prints the models of prisma/%s/schema.prisma, the store's own schema, and nothing else", (provider) => {
+  const { status, stdout, stderr } = prints.get(provider)!;
+  expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+  const own = schemaBlocks(readFileSync(schemaPath(provider), 'utf8'));
+  expect(own.map((block) => block.name)).toEqual(['AgentThread', 'AgentMessage', 'AgentBoundary', 'AgentRepair', 'AgentSubsession', 'AgentTombstone']);
+  expect(stdout).toBe(
+    `// The models of nestjs-agent-store, from \`nestjs-agent-store prisma-models --provider ${provider}\`.\n` +
+      '// Keep them as printed: the store checks at start-up that their tables and columns exist.\n\n' +
+      `${own.map((block) => block.text).join('\n\n')}\n`,
+  );
+});
+
+test('each provider gets its native types: none on SQLite, text on PostgreSQL, LONGTEXT on MySQL', () => {
+  expect(printed('sqlite')).not.toMatch(/@db\./);
+  expect(printed('postgresql')).toMatch(/content +String +@db\.Text\n/);
+  expect(printed('postgresql')).not.toMatch(/LongText/);
+  expect(printed('mysql')).toMatch(/content +String +@db\.LongText\n/);
+});
+
+describe.each(PROVIDERS)('--merge into a %s schema', (provider) => {
+  test('adds the models after what the schema holds; run again, or after prisma format, it writes nothing', async () => {
+    const app = project(provider);
+    const before = readFileSync(app.schemaPath, 'utf8');
+    const first = run('prisma-models', '--provider', provider, '--merge', app.schemaPath);
+    expect(first).toEqual({
+      status: 0,
+      stdout: `${app.schemaPath}: added AgentThread, AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone. Now create and apply a migration with them (prisma migrate dev).\n`,
+      stderr: '',
+    });
+    const merged = readFileSync(app.schemaPath, 'utf8');
+    expect(merged).toBe(`${before}\n${printed(provider)}`);
+
+    const unchanged = { status: 0, stdout: `${app.schemaPath} already holds the store's models for ${provider}: nothing written.\n`, stderr: '' };
+    expect(run('prisma-models', '--provider', provider, '--merge', app.schemaPath)).toEqual(unchanged);
+    expect(readFileSync(app.schemaPath, 'utf8')).toBe(merged);
+
+    // Prisma's formatter realigns the fields and reorders their attributes: the same models still.
+    await prismaCli(app, 'format');
+    const formatted = readFileSync(app.schemaPath, 'utf8');
+    if (provider !== 'sqlite') expect(formatted).not.toBe(merged);
+    expect(run('prisma-models', '--provider', provider, '--merge', app.schemaPath)).toEqual(unchanged);
+    expect(readFileSync(app.schemaPath, 'utf8')).toBe(formatted);
+  });
+
+  test('adds only the models the schema lacks', () => {
+    const [thread] = schemaBlocks(printed(provider));
+    const app = project(provider, `${ORDER}\n${thread.text}\n`);
+    expect(run('prisma-models', '--provider', provider, '--merge', app.schemaPath).stdout).toMatch(/: added AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone\./);
+    expect(schemaBlocks(readFileSync(app.schemaPath, 'utf8')).map((block) => block.name)).toEqual([
+      'Order',
+      'AgentThread',
+      'AgentMessage',
+      'AgentBoundary',
+      'AgentRepair',
+      'AgentSubsession',
+      'AgentTombstone',
+    ]);
+  });
+});
+
+test('a schema with a model of the same name and other content is refused, the model named, nothing written', () => {
+  const app = project('postgresql', `${ORDER}\nmodel AgentThread {\n  id String @id\n}\n\nmodel AgentTombstone {\n  id String @id\n}\n`);
+  const before = readFileSync(app.schemaPath, 'utf8');
+  const { status, stdout, stderr } = run('prisma-models', '--provider', 'postgresql', '--merge', app.schemaPath);
+  expect({ status, stdout }).toEqual({ status: 1, stdout: '' });
+  expect(stderr).toBe(
+    `nestjs-agent-store: ${app.schemaPath} already has AgentThread, AgentTombstone with other content than the store's model: nothing written. ` +
+      'Replace them with what `nestjs-agent-store prisma-models --provider postgresql` prints, or rename yours (the store needs these names)\n',
+  );
+  expect(readFileSync(app.schemaPath, 'utf8')).toBe(before);
+});
+
+test("a schema whose datasource is another provider's is refused, nothing written", () => {
+  const app = project('sqlite');
+  const before = readFileSync(app.schemaPath, 'utf8');
+  expect(run('prisma-models', '--provider', 'mysql', '--merge', app.schemaPath)).toEqual({
+    status: 1,
+    stdout: '',
+    stderr: `nestjs-agent-store: ${app.schemaPath}'s datasource provider is "sqlite", not "mysql": pass the provider your schema uses\n`,
+  });
+  expect(readFileSync(app.schemaPath, 'utf8')).toBe(before);
+});
+
+test.each([
+  [['prisma-models'], '--provider must be sqlite, postgresql, mysql; got nothing'],
+  [['prisma-models', '--provider', 'mongodb'], '--provider must be sqlite, postgresql, mysql; got mongodb'],
+  [['models', '--provider', 'sqlite'], 'unknown command "models"'],
+  [['prisma-models', '--provider', 'sqlite', '--schema', 'x'], "Unknown option '--schema'"],
+])('%j is a usage error: exit 2, the usage printed, nothing on stdout', (args, message) => {
+  const { status, stdout, stderr } = run(...args);
+  expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+  expect(stderr).toMatch(new RegExp(`^nestjs-agent-store: .*${message.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}.*\nusage: nestjs-agent-store prisma-models`, 's'));
+});
