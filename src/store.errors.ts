@@ -22,7 +22,7 @@ export class StoreConflictError extends StoreError {
   override name = 'StoreConflictError';
 }
 
-/** The module's options are wrong; the message says what to pass instead. */
+/** The module's options are wrong, or the database of the caller's own client lacks the store's tables; the message says what to do. */
 export class StoreConfigurationError extends StoreError {
   override name = 'StoreConfigurationError';
 }

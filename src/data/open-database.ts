@@ -9,6 +9,7 @@ import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
 import { watchClientAdapter } from './client-adapter.js';
+import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 
 export async function openDatabase(options: ResolvedStoreOptions, logger: Logger): Promise<StoreDatabase> {
@@ -46,6 +47,7 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
 async function openClient(options: Extract<ResolvedStoreOptions, { source: 'client' }>, logger: Logger): Promise<StoreDatabase> {
   const { kit, transactionHost } = options;
   const client = options.client as StoreClient;
+  await checkStoreSchema(client, kit);
   const adapter = await watchClientAdapter(client).catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
   if (!adapter) logger.warn('the PrismaClient was connected before the store started: every call goes through Prisma, without the fast paths');
   // One FastPaths for each adapter Prisma connects (a new one after a $disconnect).

@@ -30,15 +30,22 @@ test('a store opened from a url is down before its migrations, up after, and nam
   expect(await healthOf({ url })).toEqual({ store: { status: 'down', message: `migrations not applied: ${init}` } });
 });
 
-test("a caller's own client is up when the store's tables are there, whatever its migrations; down without them", async () => {
+test("a caller's own client is up when the store's tables are there, whatever its migrations; down when one goes after the boot", async () => {
   const url = tempSqliteUrl();
   const factory = new SerializedSqliteAdapterFactory(url);
+  await migrate(factory, KITS.sqlite);
   const prisma = new PrismaClient({ adapter: factory });
+  // The caller's migrations are not the store's: only its tables count.
+  await prisma.$executeRawUnsafe('DELETE FROM _prisma_migrations');
+  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
+  await app.init();
   try {
-    expect(await healthOf({ prisma })).toEqual({ store: { status: 'down', message: "the store's tables are missing: apply its migrations" } });
-    await migrate(factory, KITS.sqlite);
-    expect(await healthOf({ prisma })).toEqual({ store: { status: 'up' } });
+    expect(await app.get(StoreHealthIndicator).isHealthy('store')).toEqual({ store: { status: 'up' } });
+    // The boot checked the tables; one dropped since is seen by the next check.
+    await prisma.$executeRawUnsafe('DROP TABLE agent_tombstone');
+    expect(await app.get(StoreHealthIndicator).isHealthy('store')).toEqual({ store: { status: 'down', message: "the store's tables are missing: apply its migrations" } });
   } finally {
+    await app.close();
     await prisma.$disconnect();
   }
 });

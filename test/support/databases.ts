@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
 
@@ -67,4 +68,31 @@ export const DATABASES: TestDatabase[] = [SQLITE, POSTGRESQL, MARIADB];
 /** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */
 export function eachDatabase(suite: (database: TestDatabase) => void): void {
   for (const database of DATABASES) describeWith(database.available, `${database.label} unavailable`)(`[${database.label}]`, () => suite(database));
+}
+
+/** Runs `statements` on `url`'s database, on a connection of its own, outside the code under test. */
+export async function runSql(url: string, statements: string[]): Promise<void> {
+  if (url.startsWith('file:')) {
+    const db = new Database(url.slice('file:'.length));
+    try {
+      for (const sql of statements) db.exec(sql);
+    } finally {
+      db.close();
+    }
+  } else if (url.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const sql of statements) await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  } else {
+    const connection = await mariadb.createConnection(url.replace(/^mysql:/, 'mariadb:'));
+    try {
+      for (const sql of statements) await connection.query(sql);
+    } finally {
+      await connection.end();
+    }
+  }
 }

@@ -1,9 +1,7 @@
 // Database triggers that make one write fail: faults injected in the middle of
 // a multi-row delete or insert, in each database's own dialect.
 // (On MySQL, rows deleted by a cascade fire no triggers: the trigger sits on the deleted table.)
-import Database from 'better-sqlite3';
-import mariadb from 'mariadb';
-import pg from 'pg';
+import { runSql } from './databases.js';
 import type { InternalStoreApp } from './store-app.js';
 
 type Provider = 'sqlite' | 'postgresql' | 'mysql';
@@ -52,32 +50,6 @@ export async function injectFailure(store: InternalStoreApp, provider: Provider,
 export async function refuseMessage(url: string, messageId: string) {
   const provider: Provider = url.startsWith('file:') ? 'sqlite' : url.startsWith('postgres') ? 'postgresql' : 'mysql';
   const trigger: Trigger = { name: 'refused_message', event: 'INSERT', table: 'agent_message', condition: `NEW.message_id = '${messageId}'` };
-  await runOn(url, CREATE[provider](trigger));
-  return { remove: () => runOn(url, DROP[provider](trigger)) };
-}
-
-async function runOn(url: string, statements: string[]): Promise<void> {
-  if (url.startsWith('file:')) {
-    const db = new Database(url.slice('file:'.length));
-    try {
-      for (const sql of statements) db.exec(sql);
-    } finally {
-      db.close();
-    }
-  } else if (url.startsWith('postgres')) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      for (const sql of statements) await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  } else {
-    const connection = await mariadb.createConnection(url.replace(/^mysql:/, 'mariadb:'));
-    try {
-      for (const sql of statements) await connection.query(sql);
-    } finally {
-      await connection.end();
-    }
-  }
+  await runSql(url, CREATE[provider](trigger));
+  return { remove: () => runSql(url, DROP[provider](trigger)) };
 }

@@ -60,7 +60,7 @@ function urlOpener(database: TestDatabase): Opener {
 }
 
 /** The driver adapter an application builds its own PrismaClient with, per database, as the README shows. */
-const APP_ADAPTERS: Record<TestDatabase['provider'], (url: string) => SqlDriverAdapterFactory> = {
+export const OWN_ADAPTERS: Record<TestDatabase['provider'], (url: string) => SqlDriverAdapterFactory> = {
   sqlite: (url) => new SerializedSqliteAdapterFactory(url),
   postgresql: (url) => new PrismaPg({ connectionString: url }),
   mysql: (url) => new PrismaMariaDb(url),
@@ -72,7 +72,7 @@ export type AppClient = StoreClient;
 /** An application's own PrismaClient on `url`, built with its driver adapter. */
 export async function appClient(database: TestDatabase, url: string): Promise<AppClient> {
   const { PrismaClient } = await generatedClient(database.provider);
-  return new PrismaClient({ adapter: APP_ADAPTERS[database.provider](url) }) as unknown as AppClient;
+  return new PrismaClient({ adapter: OWN_ADAPTERS[database.provider](url) }) as unknown as AppClient;
 }
 
 /** A fresh database migrated with the store's migrations, as `npm run db:migrate` applies them. */
@@ -143,7 +143,7 @@ async function boot(label: string, url: string, options: StoreModuleOptions, rel
 }
 
 /** What `npm run db:migrate` (scripts/db-migrate.ts) does with DATABASE_URL. */
-async function dbMigrate(url: string): Promise<void> {
+export async function dbMigrate(url: string): Promise<void> {
   const options = resolveOptions({ url }) as Extract<ResolvedStoreOptions, { source: 'url' }>;
   await migrateUrl(options, new Logger('test'));
 }
