@@ -9,7 +9,7 @@
 // MySQL's migrations are written by hand (the wasm engine has no MySQL connector)
 // and are checked against a live MariaDB by the test suite.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
@@ -17,7 +17,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { migrationsDir, ROOT, schemaPath, type Provider } from './prisma-layout.js';
-import { deployWithPrisma, EMPTY_MIGRATION, sqlFromDatabase, withSchemaEngine } from './schema-engine.js';
+import { deployWithPrisma, EMPTY_MIGRATION, sqlBetween, sqlFromDatabase, withSchemaEngine } from './schema-engine.js';
 
 export const ENGINE_PROVIDERS = ['sqlite', 'postgresql'] as const satisfies readonly Provider[];
 
@@ -63,16 +63,7 @@ async function sqlSince(provider: (typeof ENGINE_PROVIDERS)[number], revision: s
   const before = execFileSync('git', ['show', `${revision}:${relative(ROOT, path)}`], { cwd: ROOT, encoding: 'utf8' });
   // Diffing two datamodels reads no database; the PostgreSQL connector connects all the same.
   const factory = provider === 'sqlite' ? new PrismaBetterSqlite3({ url: ':memory:' }) : new PrismaPg({ connectionString: process.env.TEST_POSTGRES_URL ?? 'postgresql://localhost/postgres' });
-  return withSchemaEngine(path, factory, async (engine) => {
-    const result = await engine.diff({
-      from: { tag: 'schemaDatamodel', files: [{ path: `${path}@${revision}`, content: before }] },
-      to: { tag: 'schemaDatamodel', files: [{ path, content: readFileSync(path, 'utf8') }] },
-      script: true,
-      exitCode: null,
-      filters: { externalTables: [], externalEnums: [] },
-    });
-    return result.stdout ?? '';
-  });
+  return withSchemaEngine(path, factory, (engine) => sqlBetween(engine, { path: `${path}@${revision}`, content: before }, path));
 }
 
 async function main() {

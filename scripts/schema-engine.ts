@@ -77,23 +77,13 @@ export async function withSchemaEngine<T>(
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
 /** The SQL that takes an empty database to the schema, as `prisma migrate diff --from-empty --script` prints it. */
-export async function sqlFromEmpty(engine: SchemaEngine, schemaPath: string): Promise<string> {
-  const result = await engine.diff({
-    from: { tag: 'empty' },
-    to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: readFileSync(schemaPath, 'utf8') }] },
-    script: true,
-    exitCode: null,
-    filters: NO_FILTERS,
-  });
-  return result.stdout ?? '';
-}
+export const sqlFromEmpty = (engine: SchemaEngine, schemaPath: string): Promise<string> => sqlBetween(engine, undefined, schemaPath);
 
 /** What the engine prints for a diff with nothing to do. */
 export const EMPTY_MIGRATION = '-- This is an empty migration.\n';
 
-/** The shipped migrations of `provider`, as Prisma's engine takes them. */
-export function migrationsListOf(provider: Provider) {
-  const dir = migrationsDir(provider);
+/** The migrations in `dir` (Prisma's layout: <name>/migration.sql and migration_lock.toml), as Prisma's engine takes them. */
+export function migrationsListIn(dir: string) {
   return {
     baseDir: dir,
     lockfile: { path: 'migration_lock.toml', content: readFileSync(join(dir, 'migration_lock.toml'), 'utf8') },
@@ -109,10 +99,30 @@ export function migrationsListOf(provider: Provider) {
   };
 }
 
-/** What `prisma migrate deploy` does: applies pending shipped migrations; returns the names it applied. */
-export async function deployWithPrisma(engine: SchemaEngine, provider: Provider): Promise<string[]> {
-  const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: migrationsListOf(provider), filters: NO_FILTERS });
+/** What `prisma migrate deploy` does with the migrations in `dir`: applies the pending ones; returns the names it applied. */
+export async function deployMigrationsIn(engine: SchemaEngine, dir: string): Promise<string[]> {
+  const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: migrationsListIn(dir), filters: NO_FILTERS });
   return appliedMigrationNames;
+}
+
+/** What `prisma migrate deploy` does with the shipped migrations of `provider`. */
+export const deployWithPrisma = (engine: SchemaEngine, provider: Provider): Promise<string[]> => deployMigrationsIn(engine, migrationsDir(provider));
+
+/**
+ * The SQL from the schema `before` (its text, and a path to name it; none: an
+ * empty database) to the schema file at `schemaPath`, as `prisma migrate diff
+ * --from-schema-datamodel (or --from-empty) --to-schema-datamodel --script`
+ * prints it; EMPTY_MIGRATION when they match.
+ */
+export async function sqlBetween(engine: SchemaEngine, before: { path: string; content: string } | undefined, schemaPath: string): Promise<string> {
+  const result = await engine.diff({
+    from: before ? { tag: 'schemaDatamodel', files: [before] } : { tag: 'empty' },
+    to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: readFileSync(schemaPath, 'utf8') }] },
+    script: true,
+    exitCode: null,
+    filters: NO_FILTERS,
+  });
+  return result.stdout ?? '';
 }
 
 /** The SQL that would take the live database (the engine's adapter) to the schema: empty when they match. */
