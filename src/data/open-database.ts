@@ -47,8 +47,9 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
 async function openClient(options: Extract<ResolvedStoreOptions, { source: 'client' }>, logger: Logger): Promise<StoreDatabase> {
   const { kit, transactionHost } = options;
   const client = options.client as StoreClient;
-  await checkStoreSchema(client, kit);
+  // Watched before the check's first query connects the client.
   const adapter = await watchClientAdapter(client).catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
+  await checkStoreSchema(client, kit);
   if (!adapter) logger.warn('the PrismaClient was connected before the store started: every call goes through Prisma, without the fast paths');
   // One FastPaths for each adapter Prisma connects (a new one after a $disconnect).
   const fastOf = new WeakMap<SqlDriverAdapter, FastPaths | undefined>();
