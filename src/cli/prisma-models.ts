@@ -3,7 +3,7 @@
 // idempotent: a model already there with the same content (spacing and
 // comments aside, so `prisma format` changes nothing) is left as it is, and one
 // of the same name with other content refuses the whole file, unwritten.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Provider } from '../databases/provider-kit.js';
 import { schemaBlocks, storeModels, type SchemaBlock } from '../data/store-models.js';
 
@@ -41,11 +41,41 @@ export function mergeModels(schema: string, provider: Provider, name = 'the sche
   return { schema: `${schema}${separator}${printedModels(provider, missing)}`, added: missing.map((block) => block.name) };
 }
 
-/** Adds the store's models the schema file lacks; returns their names (none: the file is not written). */
+/**
+ * Adds the store's models the schema file lacks; returns their names (none: the
+ * file is not written). A file that is not a schema's text is refused, unwritten;
+ * the new text replaces the file whole (written beside it, then renamed).
+ */
 export function mergeIntoFile(path: string, provider: Provider): string[] {
-  const merged = mergeModels(readFileSync(path, 'utf8'), provider, path);
-  if (merged.added.length > 0) writeFileSync(path, merged.schema);
+  const merged = mergeModels(schemaText(path), provider, path);
+  if (merged.added.length > 0) {
+    const written = `${path}.${process.pid}.tmp`;
+    writeFileSync(written, merged.schema);
+    renameSync(written, path);
+  }
   return merged.added;
+}
+
+/** The text of the schema file at `path`, or an error that says why it is not one. */
+function schemaText(path: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new Error(`cannot read ${path}: ${why}`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    text = '\0';
+  }
+  if (text.includes('\0') || (text.trim() !== '' && !/^[ \t]*(datasource|generator|model|enum|view|type)[ \t]+\w+[ \t]*\{/m.test(text))) {
+    throw new Error(`${path} is not a Prisma schema (no datasource, generator or model block in UTF-8 text): nothing written`);
+  }
+  return text;
 }
 
 /** The provider of the schema's datasource block, if it has one (in a multi-file schema another file may). */

@@ -28,6 +28,8 @@ export interface DatabaseOptions {
 
 /** The last store call in each host transaction, which the next one waits for. */
 const HOST_CALLS = new WeakMap<object, Promise<unknown>>();
+/** Host transactions in which a store call met a conflict. */
+const CONFLICTED = new WeakSet<object>();
 
 const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 /**
@@ -78,20 +80,19 @@ export class StoreDatabase {
     return retrying;
   }
 
-  /** The same database, every call of which runs in the host transaction `tx`, a Prisma interactive transaction's client. */
+  /**
+   * The same database, every call of which runs in the host transaction `tx`: a Prisma interactive
+   * transaction's client, of the client the store was given (its engine is the store's).
+   */
   joining(tx: unknown): StoreDatabase {
-    const candidate = tx as { $queryRawUnsafe?: unknown; $connect?: unknown; agentThread?: unknown; _activeProvider?: unknown } | null;
-    if (typeof candidate !== 'object' || candidate === null || typeof candidate.$queryRawUnsafe !== 'function' || !candidate.agentThread) {
-      throw new StoreConfigurationError(
-        'withTransaction takes the transaction client that prisma.$transaction(async (tx) => …) hands its callback, of a PrismaClient whose schema includes the store\'s models',
-      );
-    }
+    const candidate = tx as { $connect?: unknown; $transaction?: unknown; _engineConfig?: unknown } | null;
+    const expected = 'withTransaction takes the transaction client that prisma.$transaction(async (tx) => …) hands its callback';
+    if (typeof candidate !== 'object' || candidate === null || typeof candidate.$transaction !== 'function') throw new StoreConfigurationError(expected);
     // The root client has $connect; a transaction's client has not. Its calls would commit one by one.
-    if (typeof candidate.$connect === 'function') {
-      throw new StoreConfigurationError('withTransaction takes the transaction client that prisma.$transaction(async (tx) => …) hands its callback, not the PrismaClient itself');
-    }
-    if (candidate._activeProvider !== undefined && candidate._activeProvider !== this.kit.provider) {
-      throw new StoreConfigurationError(`withTransaction was given a ${String(candidate._activeProvider)} transaction; the store's database is ${this.kit.label}`);
+    if (typeof candidate.$connect === 'function') throw new StoreConfigurationError(`${expected}, not the PrismaClient itself`);
+    // Another client's transaction runs on another connection, maybe to another database.
+    if (candidate._engineConfig !== (this.client as unknown as { _engineConfig: unknown })._engineConfig) {
+      throw new StoreConfigurationError(`${expected}, of the PrismaClient the store was given (StoreModule's "prisma" option), not of another client`);
     }
     return new StoreDatabase(this.client, this.kit, { limits: this.#limits, retry: this.#retry, hostTransaction: () => candidate as unknown as PrismaTx });
   }
@@ -107,15 +108,15 @@ export class StoreDatabase {
   /** Several reads that see one snapshot (in a host transaction, its own). */
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     const host = this.#hostTransaction?.();
-    if (host) return this.#inHost(host, () => work(this.#context(host)));
+    if (host) return this.#inHost(host, () => work(this.#context(host, true)));
     return this.#transaction(work, this.kit.dialect.readIsolation);
   }
 
   /** One statement, which is atomic by itself. */
   query<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     const host = this.#hostTransaction?.();
-    if (host) return this.#inHost(host, () => work(this.#context(host)));
-    return this.#retrying(() => work(this.#context(this.client)));
+    if (host) return this.#inHost(host, () => work(this.#context(host, true)));
+    return this.#retrying(() => work(this.#context(this.client, false)));
   }
 
   async close(): Promise<void> {
@@ -129,8 +130,8 @@ export class StoreDatabase {
     const host = this.#hostTransaction?.();
     // In the host's transaction, a savepoint (Prisma's nested transaction) makes the write all or nothing
     // without ending the host's: a write that fails leaves the transaction as it found it.
-    if (host) return this.#inHost(host, () => (host as unknown as StoreClient).$transaction((prisma) => work(this.#context(prisma))));
-    return this.#retrying(() => this.client.$transaction((prisma) => work(this.#context(prisma)), options));
+    if (host) return this.#inHost(host, () => (host as unknown as StoreClient).$transaction((prisma) => work(this.#context(prisma, true))));
+    return this.#retrying(() => this.client.$transaction((prisma) => work(this.#context(prisma, false)), options));
   }
 
   /**
@@ -141,7 +142,7 @@ export class StoreDatabase {
    * that is still in its savepoint.
    */
   #inHost<T>(host: PrismaTx, work: () => Promise<T>): Promise<T> {
-    const run = (HOST_CALLS.get(host) ?? Promise.resolve()).then(() => this.#once(work));
+    const run = (HOST_CALLS.get(host) ?? Promise.resolve()).then(() => this.#once(host, work));
     HOST_CALLS.set(
       host,
       run.catch(() => undefined),
@@ -149,20 +150,29 @@ export class StoreDatabase {
     return run;
   }
 
-  async #once<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * A conflict may have ended the host's transaction in the database (MariaDB rolls the whole of it
+   * back on a deadlock, and what runs after it commits statement by statement): once a call met one,
+   * the store's later calls in that transaction refuse, and the host must roll it back.
+   */
+  async #once<T>(host: PrismaTx, work: () => Promise<T>): Promise<T> {
+    if (CONFLICTED.has(host)) {
+      throw new StoreBusyError('an earlier store call in this transaction met a conflict, which may have ended it in the database: roll it back and run it again');
+    }
     try {
       return await work();
     } catch (error) {
       const failure = toStoreError(error, this.kit);
       if (!(failure instanceof StoreBusyError)) throw failure;
-      throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: run the whole transaction again)`, {
+      CONFLICTED.add(host);
+      throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: roll it back and run it again)`, {
         cause: failure.cause ?? error,
       });
     }
   }
 
-  #context(prisma: PrismaTx): StoreTx {
-    return { prisma, dialect: this.kit.dialect };
+  #context(prisma: PrismaTx, inHost: boolean): StoreTx {
+    return { prisma, dialect: this.kit.dialect, inHost };
   }
 
   #retrying<T>(work: () => Promise<T>): Promise<T> {

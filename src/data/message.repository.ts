@@ -27,7 +27,7 @@ export interface Boundary {
  * a delete that committed meanwhile is seen: a deleted thread is not found.
  */
 export async function reserveSeqs(tx: StoreTx, threadId: string, count: number): Promise<number> {
-  const last = await tx.dialect.reserveSeqs(tx.prisma, threadId, count, new Date());
+  const last = await tx.dialect.reserveSeqs(tx.prisma, threadId, count, new Date(), tx.inHost);
   await assertNotDeleted(tx, threadId);
   assertSeqInRange(threadId, last);
   return last;
@@ -39,9 +39,7 @@ export function assertSeqInRange(threadId: string, last: number): void {
 }
 
 export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
-  if (await tx.prisma.agentTombstone.findUnique({ where: { id: threadId }, select: { id: true } })) {
-    throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-  }
+  if (await tx.dialect.isDeleted(tx.prisma, threadId)) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
 }
 
 export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: number, messages: Message[]): Promise<StoredMessage[]> {

@@ -50,7 +50,9 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   // Watched before the check's first query connects the client.
   const adapter = await watchClientAdapter(client).catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
   await checkStoreSchema(client, kit);
-  if (!adapter) logger.warn('the PrismaClient was connected before the store started: every call goes through Prisma, without the fast paths');
+  if (!adapter) {
+    logger.warn("the store cannot reach your PrismaClient's driver adapter (the client connected before the store started, or its adapter factory cannot be wrapped): every call goes through Prisma, without the fast paths");
+  }
   // One FastPaths for each adapter Prisma connects (a new one after a $disconnect).
   const fastOf = new WeakMap<SqlDriverAdapter, FastPaths | undefined>();
   const fast = adapter && (() => {

@@ -10,4 +10,6 @@ export type PrismaTx = Prisma.TransactionClient;
 export interface StoreTx {
   readonly prisma: PrismaTx;
   readonly dialect: Dialect;
+  /** In the application's transaction, whose isolation level the store did not choose. */
+  readonly inHost: boolean;
 }

@@ -27,8 +27,8 @@ export function modelsFor(provider: Provider, models: string): string {
   return provider === 'postgresql' ? models.replaceAll('@db.LongText', '@db.Text') : models;
 }
 
-// The closing brace stands alone on its line in any schema Prisma formats or parses; a brace inside a line is a value.
-const BLOCK = /^((?:[ \t]*\/\/\/.*\n)*)[ \t]*(model|enum|view|type)[ \t]+(\w+)[ \t]*\{[^\n]*\n[\s\S]*?^[ \t]*\}[ \t]*$/gm;
+// The closing brace stands alone on its line (a comment may follow it) in any schema Prisma formats or parses; a brace inside a line is a value.
+const BLOCK = /^((?:[ \t]*\/\/\/.*\n)*)[ \t]*(model|enum|view|type)[ \t]+(\w+)[ \t]*\{[^\n]*\n[\s\S]*?^[ \t]*\}[ \t]*(?:\/\/.*)?$/gm;
 
 /** The top-level blocks of a schema's text, in order. */
 export function schemaBlocks(schema: string): SchemaBlock[] {

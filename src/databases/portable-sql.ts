@@ -12,6 +12,11 @@ export async function insertIfMissing(tx: PrismaTx, id: string, now: Date): Prom
   return inserted > 0;
 }
 
+/** Whether the thread has a tombstone, in the transaction's snapshot. */
+export async function tombstoneExists(tx: PrismaTx, id: string): Promise<boolean> {
+  return (await tx.agentTombstone.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
+
 /** PostgreSQL and SQLite (3.35+) upsert and return in one statement. */
 export async function upsertReturning(tx: PrismaTx, threadId: string, count: number, now: Date): Promise<number> {
   const rows = await tx.$queryRaw<{ last_seq: number | bigint }[]>`

@@ -51,8 +51,14 @@ export interface Dialect {
    * Creates the thread if it is missing and hands out `count` sequence numbers
    * (count may be 0). Returns the last one handed out. The thread row stays
    * locked until the transaction ends, so writers to one thread queue here.
+   * `inHost`: in the application's transaction, at its isolation level; where
+   * that level may leave the transaction's reads on a snapshot older than the
+   * lock (MySQL's REPEATABLE READ), a write to the thread since that snapshot
+   * is a StoreBusyError, before anything is read from it.
    */
-  reserveSeqs(tx: PrismaTx, threadId: string, count: number, now: Date): Promise<number>;
+  reserveSeqs(tx: PrismaTx, threadId: string, count: number, now: Date, inHost: boolean): Promise<number>;
+  /** Whether the thread was deleted, as last committed whatever the transaction's level (a host's snapshot may predate the delete). */
+  isDeleted(tx: PrismaTx, id: string): Promise<boolean>;
   /** Locks existing thread rows until the transaction ends, in id order, in one statement. */
   lockThreads(tx: PrismaTx, ids: string[]): Promise<void>;
   /** Locks `id` and every session below it until the transaction ends. */

@@ -2,7 +2,11 @@
 // application's own PrismaClient (withTransaction) runs every call in it, so
 // that the store's writes and the application's commit or roll back together.
 import { Test } from '@nestjs/testing';
-import { MessageStore, SessionStore, StoreBusyError, StoreConfigurationError, StoreModule, StoreNotFoundError, TranscriptStore, ChatStore } from '../../src/index.js';
+
+type IsolationLevel = 'ReadCommitted' | 'RepeatableRead' | 'Serializable';
+/** Prisma's transaction option (the client is typed as SQLite's, whose only level is Serializable). */
+const levelOption = (level: IsolationLevel | undefined) => (level ? { isolationLevel: level as 'Serializable' } : undefined);
+import { ChatStore, MessageStore, SessionStore, StoreBusyError, StoreConfigurationError, StoreModule, StoreNotFoundError, TenantStores, TranscriptStore } from '../../src/index.js';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
@@ -23,6 +27,7 @@ const user = (text: string, id?: string) => ({ role: 'user' as const, content: t
 
 interface Stores {
   prisma: AppClient;
+  tenants: TenantStores;
   messages: MessageStore;
   transcripts: TranscriptStore;
   sessions: SessionStore;
@@ -41,6 +46,7 @@ async function openStores(database: TestDatabase): Promise<Stores> {
     transcripts: app.get(TranscriptStore),
     sessions: app.get(SessionStore),
     chats: app.get(ChatStore),
+    tenants: app.get(TenantStores),
     async close() {
       await app.close();
       await prisma.$disconnect();
@@ -186,15 +192,33 @@ eachDatabase((database) => {
     expect(await stores.chats.loadChat('chat')).toEqual([]);
   });
 
-  it('takes only a transaction client of the same database', async () => {
-    expect(() => stores.messages.withTransaction(stores.prisma)).toThrow(StoreConfigurationError);
+  it('takes only a transaction of the client the store was given', async () => {
+    expect(() => stores.messages.withTransaction(stores.prisma)).toThrow(/not the PrismaClient itself/);
     expect(() => stores.messages.withTransaction({})).toThrow(StoreConfigurationError);
     expect(() => stores.sessions.withTransaction(null as unknown as object)).toThrow(StoreConfigurationError);
-    const other = database.provider === 'sqlite' ? 'postgresql' : 'sqlite';
-    await stores.prisma.$transaction(async (tx) => {
-      const foreign = new Proxy(tx, { get: (target, key) => (key === '_activeProvider' ? other : Reflect.get(target, key)) });
-      expect(() => stores.messages.withTransaction(foreign)).toThrow(/transaction; the store's database is/);
-    });
+    // Another client of the same kind, on another database: its writes would land there.
+    const other = await appClient(database, await migratedUrl(database));
+    try {
+      await other.$transaction(async (tx) => {
+        expect(() => stores.messages.withTransaction(tx)).toThrow(/of the PrismaClient the store was given/);
+      });
+    } finally {
+      await other.$disconnect();
+    }
+  });
+
+  it("a tenant's stores take the transaction too, scoped as ever", async () => {
+    await stores.sessions.create({ id: 'acme chat', tenantId: 'acme' });
+    const acme = stores.tenants.forTenant('acme');
+    await expect(
+      stores.prisma.$transaction(async (tx) => {
+        await acme.messages.withTransaction(tx).append('acme chat', user('scoped'));
+        await expect(stores.tenants.forTenant('globex').messages.withTransaction(tx).append('acme chat', user('not theirs'))).rejects.toBeInstanceOf(StoreNotFoundError);
+        expect((await acme.messages.withTransaction(tx).getHistory('acme chat')).map((m) => m.content)).toEqual(['scoped']);
+        throw new Rollback();
+      }),
+    ).rejects.toBeInstanceOf(Rollback);
+    expect(await acme.messages.getHistory('acme chat')).toEqual([]);
   });
 
   if (database.provider !== 'sqlite') {
@@ -224,6 +248,52 @@ eachDatabase((database) => {
       }
     });
 
+    describe('a write another connection committed after the host transaction took its snapshot', () => {
+      // The host reads first (its snapshot, at REPEATABLE READ), another connection then writes the session, then the host writes it.
+      const readFirst = async (threadId: string, level: IsolationLevel | undefined, write: (messages: MessageStore) => Promise<unknown>) =>
+        stores.prisma.$transaction(async (tx) => {
+          const messages = stores.messages.withTransaction(tx);
+          await messages.getHistory(threadId);
+          await stores.messages.append(threadId, user('b, from elsewhere'));
+          return write(messages);
+        }, levelOption(level));
+      const compact = (messages: MessageStore) => messages.appendCompaction('snapshot', [user('summary of a and b')], 2, 0);
+      // MariaDB's REPEATABLE READ reads the snapshot after the lock; PostgreSQL's fails the lock's write.
+      const stale: IsolationLevel[] = database.provider === 'postgresql' ? ['RepeatableRead', 'Serializable'] : ['RepeatableRead'];
+      const fresh: IsolationLevel[] = ['ReadCommitted'];
+      const defaultLevel: IsolationLevel = database.provider === 'postgresql' ? 'ReadCommitted' : 'RepeatableRead';
+
+      it.each([...stale, ...fresh, undefined])('at %s (undefined: the server default), a compaction counts what is there now, or refuses', async (level) => {
+        const threadId = 'snapshot';
+        await stores.messages.clear(threadId);
+        await stores.messages.append(threadId, user('a'));
+        const outcome = await readFirst(threadId, level, compact).then(() => 'compacted', (error: unknown) => error);
+        if (stale.includes(level ?? defaultLevel)) {
+          expect(outcome).toBeInstanceOf(StoreBusyError);
+          expect((await stores.messages.getHistory(threadId)).map((m) => m.content)).toEqual(['a', 'b, from elsewhere']);
+        } else {
+          expect(outcome).toBe('compacted');
+          expect((await stores.messages.getHistory(threadId)).map((m) => m.content)).toEqual(['summary of a and b']);
+        }
+      });
+
+      it.each([...stale, ...fresh, undefined])('at %s, an append to a session deleted since the snapshot does not bring it back', async (level) => {
+        const threadId = `deleted since ${String(level)}`;
+        await stores.messages.append(threadId, user('a'));
+        const outcome = await stores.prisma
+          .$transaction(async (tx) => {
+            const messages = stores.messages.withTransaction(tx);
+            await messages.getHistory(threadId);
+            await stores.transcripts.deleteTranscript(threadId);
+            await messages.append(threadId, user('after the delete'));
+          }, levelOption(level))
+          .then(() => 'appended', (error: unknown) => error);
+        expect(outcome).toEqual(expect.any(stale.includes(level ?? defaultLevel) ? StoreBusyError : StoreNotFoundError));
+        expect(await stores.messages.getTranscript(threadId)).toEqual([]);
+        await expect(stores.messages.append(threadId, user('later'))).rejects.toBeInstanceOf(StoreNotFoundError);
+      });
+    });
+
     it('does not retry a conflict in the host transaction: StoreBusyError, for the host to run again', async () => {
       await stores.messages.append('contended', user('first'));
       const holder = stores.prisma.$transaction(async (tx) => {
@@ -232,17 +302,28 @@ eachDatabase((database) => {
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
       const started = Date.now();
+      let afterwards: unknown;
       const waiter = stores.prisma.$transaction(async (tx) => {
         // Give up on the row lock after a second, as a deadlock or a serialization failure would end it.
-        await tx.$executeRawUnsafe(database.provider === 'postgresql' ? "SET LOCAL lock_timeout = '1s'" : 'SET SESSION innodb_lock_wait_timeout = 1');
-        await stores.messages.withTransaction(tx).append('contended', user('waiter'));
+        await tx.$executeRawUnsafe(database.provider === 'postgresql' ? "SET LOCAL lock_timeout = '1s'" : 'SET innodb_lock_wait_timeout = 1');
+        try {
+          await stores.messages.withTransaction(tx).append('contended', user('waiter'));
+        } finally {
+          if (database.provider === 'mysql') await tx.$executeRawUnsafe('SET innodb_lock_wait_timeout = DEFAULT');
+          // A host that goes on regardless: the store refuses its later calls in the transaction.
+          afterwards = await stores.messages.withTransaction(tx).append('elsewhere', user('later')).catch((error: unknown) => error);
+        }
       });
       const failure = await waiter.then(() => undefined, (error: unknown) => error);
+      const waited = Date.now() - started;
       await holder;
       expect(failure).toBeInstanceOf(StoreBusyError);
-      expect((failure as Error).message).toMatch(/run the whole transaction again/);
+      expect((failure as Error).message).toMatch(/roll it back and run it again/);
+      expect(afterwards).toBeInstanceOf(StoreBusyError);
+      expect((afterwards as Error).message).toMatch(/an earlier store call in this transaction met a conflict/);
+      expect(await stores.messages.getHistory('elsewhere')).toEqual([]);
       // Once: the store's own retries would have waited a second each, eight times.
-      expect(Date.now() - started).toBeLessThan(2_800);
+      expect(waited).toBeLessThan(2_500);
       expect((await stores.messages.getHistory('contended')).map((m) => m.content)).toEqual(['first', 'holder']);
     });
   }

@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/data/open-database.js';
 import type { StoreDatabase } from '../../src/data/database.js';
 import { StoreDatabaseError, type Message } from '../../src/index.js';
 import { PrismaMessageStore } from '../../src/message-store.service.js';
+import { SerializedSqliteAdapterFactory } from '../../src/index.js';
 import { resolveOptions } from '../../src/store.options.js';
 import { eachDatabase, SQLITE } from '../support/databases.js';
 import { appClient, migratedUrl, type AppClient } from '../support/openers.js';
@@ -43,10 +44,19 @@ eachDatabase((database) => {
     expect(`${failure!.message} ${String((failure!.cause as Error | undefined)?.message)}`).not.toContain('secret');
   });
 
-  test('not inside a host transaction, whose connection they do not use', async () => {
+  test('not while the transaction host has a transaction open, whose connection they do not use', async () => {
+    let open: object | undefined;
+    const transactionHost = { isTransactionActive: () => open !== undefined, get tx() { return open ?? prisma; } };
+    const hosted = await openDatabase(resolveOptions({ prisma, transactionHost }), logger);
+    expect(hosted.fast).toBeDefined();
     await prisma.$transaction(async (tx) => {
-      expect(db.joining(tx).fast).toBeUndefined();
+      open = tx;
+      expect(hosted.fast).toBeUndefined();
+      await new PrismaMessageStore(hosted).append('hosted', user('in the transaction'));
+      open = undefined;
     });
+    expect(hosted.fast).toBeDefined();
+    expect(await hosted.fast!.count('hosted', undefined)).toBe(1);
   });
 
   test('after the client disconnects, the full path runs, and its reconnect brings the fast paths back', async () => {
@@ -72,6 +82,27 @@ describe('own clients the fast paths cannot run on', () => {
       expect(await new PrismaMessageStore(db).getHistory('stock')).toEqual([expect.objectContaining({ content: 'kept' })]);
     } finally {
       await prisma.$disconnect();
+    }
+  });
+
+  test('a frozen adapter factory, or a frozen adapter, cannot be watched: the full path, and the application’s client unharmed', async () => {
+    for (const freeze of ['factory', 'adapter'] as const) {
+      const url = await migratedUrl(SQLITE);
+      const factory = new SerializedSqliteAdapterFactory(url);
+      const connect = factory.connect.bind(factory);
+      const frozen = freeze === 'factory' ? Object.freeze(factory) : Object.assign(factory, { connect: async () => Object.freeze(await connect()) });
+      const { PrismaClient } = await import('../../src/generated/sqlite/client.js');
+      const prisma = new PrismaClient({ adapter: frozen });
+      try {
+        const db = await openDatabase(resolveOptions({ prisma }), logger);
+        expect(db.fast).toBeUndefined();
+        await new PrismaMessageStore(db).append('frozen', user('kept'));
+        expect(await prisma.agentMessage.count()).toBe(1);
+        await prisma.$disconnect();
+        expect(await prisma.agentMessage.count()).toBe(1);
+      } finally {
+        await prisma.$disconnect();
+      }
     }
   });
 

@@ -154,6 +154,41 @@ test("a schema whose datasource is another provider's is refused, nothing writte
   expect(readFileSync(app.schemaPath, 'utf8')).toBe(before);
 });
 
+test('a model closed by a brace with a comment after it is read as the model it is: the same is kept, another refused', () => {
+  const withComment = (text: string) => text.replace(/\n\}$/, '\n} // the store\'s');
+  const app = project('postgresql', `${ORDER}\n${withComment(schemaBlocks(printed('postgresql')).find((block) => block.name === 'AgentThread')!.text)}\n`);
+  expect(run('prisma-models', '--provider', 'postgresql', '--merge', app.schemaPath).status).toBe(0);
+  expect(schemaBlocks(readFileSync(app.schemaPath, 'utf8')).filter((block) => block.name === 'AgentThread')).toHaveLength(1);
+  const other = project('postgresql', `${ORDER}\nmodel AgentThread {\n  id String @id\n} // mine\n`);
+  const before = readFileSync(other.schemaPath, 'utf8');
+  expect(run('prisma-models', '--provider', 'postgresql', '--merge', other.schemaPath).status).toBe(1);
+  expect(readFileSync(other.schemaPath, 'utf8')).toBe(before);
+});
+
+test.each([
+  ['a binary file (a database, say)', Buffer.from([0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x00, 0xff, 0xfe, 0x00, 0x10]), /is not a Prisma schema/],
+  ['text that is not a schema', Buffer.from('DATABASE_URL=postgresql://x\n'), /is not a Prisma schema/],
+  ['a directory', undefined, /cannot read .*: it is a directory/],
+])('--merge into %s is refused, exit 1, nothing written', (_name, content, message) => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-store-cli-target-'));
+  const target = content === undefined ? dir : join(dir, 'file');
+  if (content !== undefined) writeFileSync(target, content);
+  try {
+    const { status, stdout, stderr } = run('prisma-models', '--provider', 'sqlite', '--merge', target);
+    expect({ status, stdout }).toEqual({ status: 1, stdout: '' });
+    expect(stderr).toMatch(message);
+    if (content !== undefined) expect(readFileSync(target)).toEqual(content);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--merge into a file that does not exist says so, exit 1', () => {
+  const { status, stderr } = run('prisma-models', '--provider', 'sqlite', '--merge', join(tmpdir(), 'no-such-dir-agent-store', 'schema.prisma'));
+  expect(status).toBe(1);
+  expect(stderr).toMatch(/cannot read .*schema\.prisma: there is no such file/);
+});
+
 test.each([
   [['prisma-models'], '--provider must be sqlite, postgresql, mysql; got nothing'],
   [['prisma-models', '--provider', 'mongodb'], '--provider must be sqlite, postgresql, mysql; got mongodb'],

@@ -41,13 +41,13 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
     // takes orders appends. The pool's sessions run at REPEATABLE READ (see the kit), where the
     // tombstone check of an INSERT … SELECT is a locking read: it waits for a delete in flight and sees it.
     append: (threadId, messages, now, tenantId) =>
-      inMariaDbTransaction(pool, async (query) => {
+      inTransaction(async (query) => {
         const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
         if (last === null) return null;
         assertSeqInRange(threadId, last);
         for (const { text, args } of messageInserts(threadId, last - messages.length + 1, messages)) await query(text, args);
         return last;
-      }, setsLevel),
+      }),
 
     history: (threadId, tenantId) =>
       inTransaction(async (query) => {

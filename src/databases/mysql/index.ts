@@ -2,7 +2,8 @@
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
 import { redactText } from '../../redact.js';
-import { StoreDatabaseError } from '../../store.errors.js';
+import { StoreBusyError, StoreDatabaseError } from '../../store.errors.js';
+import type { PrismaTx } from '../../data/store-client.js';
 import { sql } from '../adapter-statement.js';
 import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
@@ -26,6 +27,9 @@ const ERRNO_KINDS: Record<number, FailureKind> = {
     [1040, 1203, 1053, 1820, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
   ),
 };
+
+const lastSeqOf = async (tx: PrismaTx, threadId: string) =>
+  (await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId}`).map((row) => Number(row.last_seq))[0];
 
 /** The name Prisma's MariaDB adapter gives itself. */
 const MARIADB_ADAPTER = '@prisma/adapter-mariadb';
@@ -113,13 +117,25 @@ export const mysql: ProviderKit = {
       }
     },
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
-    async reserveSeqs(tx, threadId, count, now) {
-      await tx.$executeRaw`
+    async reserveSeqs(tx, threadId, count, now, inHost) {
+      // At REPEATABLE READ (a host's, often the server's default) the reads after the lock would see the
+      // snapshot of the transaction's first read: compare the row it holds with the row the lock finds.
+      const seen = inHost ? await lastSeqOf(tx, threadId) : undefined;
+      const upserted = await tx.$executeRaw`
         INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, ${count}, ${now}, ${now})
         ON DUPLICATE KEY UPDATE last_seq = last_seq + VALUES(last_seq), updated_at = VALUES(updated_at)`;
-      const rows = await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId}`;
-      return Number(rows[0].last_seq);
+      const last = (await lastSeqOf(tx, threadId))!;
+      // Affected rows: 1 inserted, 2 (or 0, nothing changed) updated.
+      if (inHost && seen !== (upserted === 1 ? undefined : last - count)) {
+        throw new StoreBusyError(
+          `session ${threadId} was written after your transaction's snapshot was taken (REPEATABLE READ): the store wrote nothing. ` +
+            'Run transactions that call the store at READ COMMITTED, or run this one again',
+        );
+      }
+      return last;
     },
+    // A locking read sees the latest committed row at any level.
+    isDeleted: async (tx, id) => (await tx.$queryRaw<unknown[]>`SELECT 1 FROM agent_tombstone WHERE id = ${id} LOCK IN SHARE MODE`).length > 0,
   },
 
   // They run on the connector pool under Prisma's MariaDB adapter.

@@ -5,7 +5,7 @@ import { redactText } from '../../redact.js';
 import { sql } from '../adapter-statement.js';
 import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
-import { insertIfMissing, lockSubtreeForUpdate, selectForUpdate, upsertReturning } from '../portable-sql.js';
+import { insertIfMissing, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { postgresFastPaths } from './fast-paths.js';
 
@@ -17,9 +17,9 @@ const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003
 // node-postgres says in words that the connection went away or never came: pg-pool's timeout (a plain Error),
 // a broken client. 55000 is no connection code, so its text tells a database that refuses connections.
 const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections/;
-// The same advisory lock key as `prisma migrate deploy`, so the two never run at once.
 /** The name Prisma's pg adapter gives itself. */
 const PG_ADAPTER = '@prisma/adapter-pg';
+// The same advisory lock key as `prisma migrate deploy`, so the two never run at once.
 const MIGRATION_LOCK = 'SELECT pg_advisory_xact_lock(72707369)';
 
 export const postgresql: ProviderKit = {
@@ -46,7 +46,9 @@ export const postgresql: ProviderKit = {
   dialect: {
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
+    // Read committed after the row's lock; at a host's higher level, a delete since its snapshot fails the upsert (40001).
     reserveSeqs: upsertReturning,
+    isDeleted: tombstoneExists,
     lockThreads: selectForUpdate((i) => `$${i + 1}`),
     lockSubtree: lockSubtreeForUpdate,
     ensureThread: insertIfMissing,

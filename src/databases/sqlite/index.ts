@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
 import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.js';
-import { insertIfMissing, upsertReturning } from '../portable-sql.js';
+import { insertIfMissing, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { sqliteFastPaths } from './fast-paths.js';
 import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory } from './sqlite-adapter.js';
@@ -43,7 +43,9 @@ export const sqlite: ProviderKit = {
     // Serializable: BEGIN IMMEDIATE, the database's one write lock, so rows need no locks of their own.
     writeIsolation: 'Serializable',
     readIsolation: undefined,
+    // One writer: a snapshot is taken under the write lock.
     reserveSeqs: upsertReturning,
+    isDeleted: tombstoneExists,
     lockThreads: async () => {},
     lockSubtree: async () => {},
     ensureThread: insertIfMissing,
