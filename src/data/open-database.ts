@@ -3,7 +3,8 @@
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { FastPaths, ProviderKit, UrlOptions } from '../databases/provider-kit.js';
-import type { ResolvedStoreOptions } from '../store.options.js';
+import { StoreConfigurationError } from '../store.errors.js';
+import type { ResolvedStoreOptions, TransactionHostLike } from '../store.options.js';
 import { StoreDatabase } from './database.js';
 import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
@@ -61,8 +62,20 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     if (!fastOf.has(current)) fastOf.set(current, kit.fastPaths(current, false));
     return fastOf.get(current);
   });
-  const hostTransaction = transactionHost && (() => (transactionHost.isTransactionActive() ? (transactionHost.tx as PrismaTx) : undefined));
+  const hostTransaction = transactionHost && (() => hostTransactionOf(transactionHost, client));
   return new StoreDatabase(client, kit, { fast, hostTransaction });
+}
+
+/** The TransactionHost's open transaction, which must be one of the store's client: another client's runs on another connection. */
+function hostTransactionOf(host: TransactionHostLike, client: StoreClient): PrismaTx | undefined {
+  if (!host.isTransactionActive()) return undefined;
+  const tx = host.tx as { _engineConfig?: unknown };
+  if (tx?._engineConfig !== (client as unknown as { _engineConfig: unknown })._engineConfig) {
+    throw new StoreConfigurationError(
+      "the TransactionHost's transaction is not one of the PrismaClient given to StoreModule: give its Prisma adapter (prismaInjectionToken) and StoreModule the same client",
+    );
+  }
+  return tx as PrismaTx;
 }
 
 /** Applies the shipped migrations of `kit`'s database on a connection of its own. */

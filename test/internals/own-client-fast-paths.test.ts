@@ -59,6 +59,21 @@ eachDatabase((database) => {
     expect(await hosted.fast!.count('hosted', undefined)).toBe(1);
   });
 
+  test("a TransactionHost whose transaction is another client's is a configuration error, and nothing is written", async () => {
+    const other = await appClient(database, await migratedUrl(database));
+    try {
+      await other.$transaction(async (tx) => {
+        const transactionHost = { isTransactionActive: () => true, tx };
+        const hosted = await openDatabase(resolveOptions({ prisma, transactionHost }), logger);
+        await expect(new PrismaMessageStore(hosted).append('misrouted', user('x'))).rejects.toThrow(/not one of the PrismaClient given to StoreModule/);
+      });
+      expect(await other.agentMessage.count()).toBe(0);
+      expect(await prisma.agentMessage.count({ where: { threadId: 'misrouted' } })).toBe(0);
+    } finally {
+      await other.$disconnect();
+    }
+  });
+
   test('after the client disconnects, the full path runs, and its reconnect brings the fast paths back', async () => {
     await prisma.$disconnect();
     expect(db.fast).toBeUndefined();
