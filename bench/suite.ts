@@ -2,8 +2,9 @@
 // each workload runs in rounds in which the targets take turns, in an order
 // reversed every round, and the median round counts (so that drift of the
 // machine hits them alike). Reads: one fresh database, migrated by the store
-// at boot and seeded by the raw driver, read by the store and the references
-// (the tenant-scoped rows' sessions created by the store in their tenant).
+// at boot and seeded by the raw driver, read by the store (on its url and on an
+// own PrismaClient) and the references (the tenant-scoped rows' sessions
+// created by the store in their tenant).
 import type { Sizes } from './config.js';
 import type { BenchDatabase } from './databases.js';
 import { elapsedMs, median } from './measure.js';
@@ -12,6 +13,7 @@ import { analyze, seedSessionMessages, seedSessions, seedThread, seedTree, type 
 import { statementCounter } from './statements.js';
 import { openRaw, TARGET_KINDS } from './targets/index.js';
 import { openOurs } from './targets/ours.js';
+import { openOursClient } from './targets/ours-client.js';
 import { openPrisma } from './targets/prisma.js';
 import type { Target, TargetKey } from './targets/target.js';
 import { sizedLabel, TENANT, WORKLOADS, type ReadData, type Unit } from './workloads.js';
@@ -89,7 +91,7 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       }
     }
 
-    // Reads: one seeded database for the store, the reference and Prisma; Mastra reads its own.
+    // Reads: one seeded database for the store (both ways), the reference and Prisma; Mastra reads its own.
     const readers = new Map<TargetKey, Target>();
     let data: ReadData;
     try {
@@ -97,6 +99,7 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       const ours = track(await openOurs(url));
       const raw = track(openRaw(db.engine, url, 'atomic')) as Target & SqlRunner;
       readers.set('ours', ours).set('raw', raw).set('prismaCreate', track(await openPrisma(db.engine, url, 'create')));
+      readers.set('oursClient', track(await openOursClient(db.engine, url, 'direct')));
       const statements = await statementCounter(db.engine, url);
       open.push({ close: () => statements.close() });
       data = { ...(await seedReads(db, sizes, ours, raw, log)), statements };

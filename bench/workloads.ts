@@ -56,7 +56,9 @@ export interface Workload {
   run(target: Target, context: RunContext): Promise<(number | undefined)[]>;
 }
 
-const WRITERS: TargetKey[] = ['ours', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', 'mastra'];
+const WRITERS: TargetKey[] = ['ours', 'oursClient', 'oursClientTx', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', 'mastra'];
+/** The reads of the store (on its url and on the app's own client) and of the raw driver. */
+const READERS: TargetKey[] = ['ours', 'oursClient', 'raw'];
 const PAGE_WALK = 500;
 /** First appends counted one by one; the median is reported. */
 const FIRST_APPEND_COUNTS = 3;
@@ -145,7 +147,7 @@ export const WORKLOADS: Workload[] = [
     // Every call creates its thread: a statement the first append wastes (an update of a row not there yet) shows here.
     rows: [{ key: 'firstAppend', label: 'append, first message of a new thread', unit: 'msg/s' }],
     phase: 'write',
-    targets: ['ours', 'raw', 'rawPlain'],
+    targets: ['ours', 'oursClient', 'oursClientTx', 'raw', 'rawPlain'],
     async run(target, { sizes, round }) {
       for (let i = 1; i <= Math.min(sizes.warmup, sizes.newThreads); i++) await target.appendFirst!(`first-${round}-warmup-${i}`, benchMessage(1));
       const thread = (i: number) => `first-${round}-${i}`;
@@ -193,13 +195,13 @@ export const WORKLOADS: Workload[] = [
   {
     rows: [{ key: 'history', label: 'getHistory, long thread, whole', unit: 'ms' }],
     phase: 'read',
-    targets: ['ours', 'raw', 'prismaCreate', 'mastra'],
+    targets: [...READERS, 'prismaCreate', 'mastra'],
     run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.historyThread), sizes.historyMessages, sizes)],
   },
   {
     rows: [{ key: 'historyScoped', label: 'getHistory, long thread, whole, tenant-scoped', unit: 'ms', unscoped: 'history' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     async run(target, { sizes, data }) {
       const scoped = target.forTenant!(TENANT);
       return [await timedRead(() => scoped.getHistory!(data.tenantHistoryThread), sizes.historyMessages, sizes)];
@@ -208,19 +210,19 @@ export const WORKLOADS: Workload[] = [
   {
     rows: [{ key: 'compactedSmall', label: 'getHistory, compacted thread', unit: 'ms' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.smallThread), sizes.effectiveMessages, sizes)],
   },
   {
     rows: [{ key: 'compactedLarge', label: 'getHistory, compacted thread', unit: 'ms' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     run: async (target, { sizes, data }) => [await timedRead(() => target.getHistory!(data.largeThread), sizes.effectiveMessages, sizes)],
   },
   {
     rows: [{ key: 'compactedScoped', label: 'getHistory, compacted thread, tenant-scoped', unit: 'ms', unscoped: 'compactedLarge' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     async run(target, { sizes, data }) {
       const scoped = target.forTenant!(TENANT);
       return [await timedRead(() => scoped.getHistory!(data.tenantCompactedThread), sizes.effectiveMessages, sizes)];
@@ -229,25 +231,25 @@ export const WORKLOADS: Workload[] = [
   {
     rows: [{ key: 'countSmall', label: 'count, compacted thread', unit: 'ms' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     run: async (target, { sizes, data }) => [await timedCount(target, data.smallThread, sizes)],
   },
   {
     rows: [{ key: 'countLarge', label: 'count, compacted thread', unit: 'ms' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     run: async (target, { sizes, data }) => [await timedCount(target, data.largeThread, sizes)],
   },
   {
     rows: [{ key: 'countScoped', label: 'count, compacted thread, tenant-scoped', unit: 'ms', unscoped: 'countLarge' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     run: async (target, { sizes, data }) => [await timedCount(target.forTenant!(TENANT), data.tenantCompactedThread, sizes)],
   },
   {
     rows: [{ key: 'listFirst', label: 'SessionStore.list, first page', unit: 'ms' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     async run(target, { sizes, data }) {
       return [await timedPage(target, undefined, sizes, `${data.sessionPrefix}${String(sizes.sessions).padStart(6, '0')}`)];
     },
@@ -255,7 +257,7 @@ export const WORKLOADS: Workload[] = [
   {
     rows: [{ key: 'listDeep', label: 'SessionStore.list, deep page, cursors followed', unit: 'ms' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     async run(target, { sizes, data }) {
       let cursor: unknown;
       for (let skipped = 0; skipped < sizes.deepOffset; ) {
@@ -273,7 +275,7 @@ export const WORKLOADS: Workload[] = [
       { key: 'deleteStatements', label: 'deleteTranscript, statements sent, BEGIN and COMMIT included', unit: 'statements' },
     ],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     async run(target, { sizes, data }) {
       const deleteTree = async (during: (work: () => Promise<unknown>) => Promise<number>) => {
         const root = await data.seedTree();
@@ -293,7 +295,7 @@ export const WORKLOADS: Workload[] = [
     // Last of the reads: the threads it creates are the newest sessions, which the session list would show first.
     rows: [{ key: 'firstAppendStatements', label: 'append, first message of a new thread, statements sent, BEGIN and COMMIT included', unit: 'statements' }],
     phase: 'read',
-    targets: ['ours', 'raw'],
+    targets: READERS,
     async run(target, { key, data }) {
       // One untimed first append first: a connection the pool opens then is not counted against the append.
       await target.appendFirst!(`first-${key}-warmup`, benchMessage(1));

@@ -1,8 +1,10 @@
-// The columns of the table, in order: the store, the raw-driver reference that
-// every ratio is measured against, its floor, and the peers.
+// The columns of the table, in order: the store (on its url, on the app's own
+// client, in the app's transaction), the raw-driver reference that every ratio
+// is measured against, its floor, and the peers.
 import { openLangGraph } from './langgraph.js';
 import { openMastra } from './mastra.js';
 import { openOurs } from './ours.js';
+import { openOursClient } from './ours-client.js';
 import { openPrisma } from './prisma.js';
 import { RawMariaDb } from './raw-mariadb.js';
 import { RawPostgres } from './raw-postgres.js';
@@ -32,6 +34,26 @@ export const TARGET_KINDS: TargetKind[] = [
     engines: ALL,
     usesStoreSchema: false,
     open: (_engine, url) => openOurs(url),
+  },
+  {
+    key: 'oursClient',
+    label: 'nestjs-agent-store, own PrismaClient',
+    description:
+      'StoreModule.forRoot({ prisma }) booted the same way, given the provider\'s generated PrismaClient built as an app builds it (new SerializedSqliteAdapterFactory(url); ' +
+      'Prisma\'s PrismaPg and PrismaMariaDb, pools of 10) on a database that has the store\'s tables; the same stores and calls.',
+    engines: ALL,
+    usesStoreSchema: true,
+    open: (engine, url) => openOursClient(engine, url, 'direct'),
+  },
+  {
+    key: 'oursClientTx',
+    label: 'nestjs-agent-store, own PrismaClient, in the app\'s transaction',
+    description:
+      'The same store and client, each write in a transaction of the app\'s that the store joins: prisma.$transaction(async (tx) => messages.withTransaction(tx).append(…)), ' +
+      'appendMany alike. The same shape of work as Prisma\'s interactive tx below.',
+    engines: ALL,
+    usesStoreSchema: true,
+    open: (engine, url) => openOursClient(engine, url, 'transaction'),
   },
   {
     key: 'raw',

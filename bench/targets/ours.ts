@@ -2,7 +2,7 @@
 // context on the url, migrated at boot, and the unscoped stores it provides;
 // forTenant gives the stores of TenantStores.forTenant(tenant) instead.
 import { NestFactory } from '@nestjs/core';
-import { MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore } from '../../src/index.js';
+import { MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 interface Stores {
@@ -12,11 +12,17 @@ interface Stores {
 }
 
 export async function openOurs(url: string): Promise<Target> {
+  return (await bootOurs({ url, migrate: true })).target;
+}
+
+/** The store booted from `options` as the target, and its MessageStore (for calls the target does not make). */
+export async function bootOurs(options: StoreModuleOptions): Promise<{ target: Target; messages: MessageStore }> {
   // abortOnError: false, so that a failed boot is an error the harness reports, not a silent exit.
-  const app = await NestFactory.createApplicationContext(StoreModule.forRoot({ url, migrate: true }), { logger: false, abortOnError: false });
+  const app = await NestFactory.createApplicationContext(StoreModule.forRoot(options), { logger: false, abortOnError: false });
   const tenants = app.get<TenantStores>(TenantStores);
-  const unscoped = targetOf({ messages: app.get<MessageStore>(MessageStore), transcripts: app.get<TranscriptStore>(TranscriptStore), sessions: app.get<SessionStore>(SessionStore) });
-  return {
+  const messages = app.get<MessageStore>(MessageStore);
+  const unscoped = targetOf({ messages, transcripts: app.get<TranscriptStore>(TranscriptStore), sessions: app.get<SessionStore>(SessionStore) });
+  const target: Target = {
     ...unscoped,
     forTenant(tenantId: string): Target {
       const scoped = tenants.forTenant(tenantId);
@@ -33,6 +39,7 @@ export async function openOurs(url: string): Promise<Target> {
     },
     close: () => app.close(),
   };
+  return { target, messages };
 }
 
 function targetOf({ messages, transcripts, sessions }: Stores): Omit<Target, 'close'> {

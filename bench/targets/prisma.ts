@@ -6,33 +6,46 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import type { PrismaClient } from '../../src/generated/sqlite/client.js';
 import type { BenchMessage, Engine, Target } from './target.js';
 
 type Mode = 'create' | 'transaction';
-type Client = PrismaClient;
+export type Client = PrismaClient;
 type Tx = Parameters<Parameters<Client['$transaction']>[0]>[0];
 
-async function connect(engine: Engine, url: string): Promise<Client> {
+/** Prisma's stock driver adapter for `engine`, pools of 10 on the servers. */
+export function stockAdapter(engine: Engine, url: string): SqlDriverAdapterFactory {
   switch (engine) {
-    case 'sqlite': {
-      const { PrismaClient } = await import('../../src/generated/sqlite/client.js');
-      const client = new PrismaClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) });
-      // The stock adapter has one connection per client: these hold for every query (WAL is the file's already).
-      await client.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
-      await client.$executeRawUnsafe('PRAGMA foreign_keys = ON');
-      return client;
-    }
-    case 'postgresql': {
-      const { PrismaClient } = await import('../../src/generated/postgresql/client.js');
-      return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) }) as unknown as Client;
-    }
-    case 'mysql': {
-      const { PrismaClient } = await import('../../src/generated/mysql/client.js');
-      return new PrismaClient({ adapter: new PrismaMariaDb({ ...mariadbConnection(url), connectionLimit: 10 }) }) as unknown as Client;
-    }
+    case 'sqlite':
+      return new PrismaBetterSqlite3({ url, timeout: 10_000 });
+    case 'postgresql':
+      return new PrismaPg({ connectionString: url, max: 10 });
+    case 'mysql':
+      return new PrismaMariaDb({ ...mariadbConnection(url), connectionLimit: 10 });
   }
+}
+
+/** The store's generated client for `engine` (src/generated/<provider>/client.js) on `adapter`. */
+export async function generatedClient(engine: Engine, adapter: SqlDriverAdapterFactory): Promise<Client> {
+  // The three clients' types differ only in their provider: one is typed for all.
+  const { PrismaClient } = (await (engine === 'sqlite'
+    ? import('../../src/generated/sqlite/client.js')
+    : engine === 'postgresql'
+      ? import('../../src/generated/postgresql/client.js')
+      : import('../../src/generated/mysql/client.js'))) as unknown as { PrismaClient: new (options: { adapter: SqlDriverAdapterFactory }) => Client };
+  return new PrismaClient({ adapter });
+}
+
+async function connect(engine: Engine, url: string): Promise<Client> {
+  const client = await generatedClient(engine, stockAdapter(engine, url));
+  if (engine === 'sqlite') {
+    // The stock adapter has one connection per client: these hold for every query (WAL is the file's already).
+    await client.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+    await client.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+  }
+  return client;
 }
 
 export async function openPrisma(engine: Engine, url: string, mode: Mode): Promise<Target> {

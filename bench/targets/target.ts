@@ -58,4 +58,4 @@ export interface TargetKind {
   open(engine: Engine, url: string): Promise<Target>;
 }
 
-export type TargetKey = 'ours' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph';
+export type TargetKey = 'ours' | 'oursClient' | 'oursClientTx' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph';

@@ -32,7 +32,11 @@ const SCOPED_ROWS = ['sequentialScoped', 'historyScoped', 'compactedScoped', 'co
 
 type Cell = { value?: number; error?: string };
 interface Report {
-  databases: { label: string; rows: { key: string; label: string; cells: Record<string, Cell>; scopedRatio?: number }[]; floor: { key: string; ratio: number }[] }[];
+  databases: {
+    label: string;
+    rows: { key: string; label: string; unit: string; cells: Record<string, Cell>; scopedRatio?: number; ownClientRatio?: number; inTransactionRatio?: number }[];
+    floor: { key: string; ratio: number }[];
+  }[];
   skipped: { label: string }[];
   errors: string[];
 }
@@ -91,6 +95,18 @@ test(
           for (const target of ['ours', 'raw']) {
             expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(expect.objectContaining({ value: expect.any(Number) }));
           }
+        }
+        // The store on the app's own client runs every row the store runs, and is compared with the store on its url;
+        // in the app's transaction, every write row but the scoped one, compared with Prisma's interactive tx where it has one.
+        for (const row of database.rows) {
+          const { value } = row.cells.oursClient ?? {};
+          const ratio = row.unit === 'statements' ? 'none' : row.ownClientRatio;
+          expect({ database: database.label, key: row.key, value, ratio }).toEqual({ database: database.label, key: row.key, value: expect.any(Number), ratio: row.unit === 'statements' ? 'none' : expect.any(Number) });
+        }
+        for (const key of WRITE_ROWS.filter((key) => key !== 'sequentialScoped')) {
+          const row = rows.get(key)!;
+          const inTransaction = { value: row.cells.oursClientTx?.value, ratio: row.inTransactionRatio };
+          expect({ database: database.label, key, ...inTransaction }).toEqual({ database: database.label, key, value: expect.any(Number), ratio: row.cells.prismaTx ? expect.any(Number) : undefined });
         }
         // The tenant-scoped rows are compared with the unscoped store, the write rows with the plain INSERT.
         for (const key of SCOPED_ROWS) expect({ database: database.label, key, scopedRatio: rows.get(key)!.scopedRatio }).toEqual({ database: database.label, key, scopedRatio: expect.any(Number) });

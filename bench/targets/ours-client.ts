@@ -1,0 +1,35 @@
+// The store on the application's own PrismaClient: StoreModule.forRoot({ prisma })
+// booted as ours.ts boots the url mode, on a database that has the store's
+// tables. The client is the provider's generated one, built as an app builds it:
+// SerializedSqliteAdapterFactory on SQLite, Prisma's stock adapters (pools of 10,
+// as the url mode's) on the servers. "transaction": every write is the app's own
+// interactive transaction, which the store joins:
+// prisma.$transaction(async (tx) => messages.withTransaction(tx).append(…)).
+import { SerializedSqliteAdapterFactory, type MessageStore } from '../../src/index.js';
+import { bootOurs } from './ours.js';
+import { generatedClient, stockAdapter } from './prisma.js';
+import type { Engine, Target } from './target.js';
+
+export async function openOursClient(engine: Engine, url: string, mode: 'direct' | 'transaction'): Promise<Target> {
+  const prisma = await generatedClient(engine, engine === 'sqlite' ? new SerializedSqliteAdapterFactory(url) : stockAdapter(engine, url));
+  const { target, messages } = await bootOurs({ prisma }).catch(async (error: unknown) => {
+    await prisma.$disconnect();
+    throw error;
+  });
+  // The module never disconnects a client it was given.
+  const close = async () => {
+    await target.close();
+    await prisma.$disconnect();
+  };
+  if (mode === 'direct') return { ...target, close };
+  const inTransaction = async (write: (joined: MessageStore) => Promise<unknown>) => {
+    await prisma.$transaction(async (tx) => write(messages.withTransaction(tx)));
+  };
+  return {
+    append: (threadId, message) => inTransaction((joined) => joined.append(threadId, message)),
+    appendFirst: (threadId, message) => inTransaction((joined) => joined.append(threadId, message)),
+    appendMany: (threadId, batch) => inTransaction((joined) => joined.appendMany(threadId, batch)),
+    stored: target.stored,
+    close,
+  };
+}
