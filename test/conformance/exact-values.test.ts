@@ -306,9 +306,11 @@ eachBackend((backend) => {
       const id = thread();
       const given = conversation();
       await store.messages.appendMany(id, given);
-      await store.messages.appendCompaction(id, conversation().slice(1, 3), 2, 1);
+      // A boundary's messages take ids of their own: the messages after its cut keep theirs.
+      const renamed = (messages: MessageInput[], as: string) => messages.map((message) => ({ ...message, ...(message.id && { id: `${message.id} ${as}` }) }));
+      await store.messages.appendCompaction(id, renamed(conversation().slice(1, 3), 'summarized'), 2, 1);
       const [evidence, ...balanced] = conversation();
-      await store.messages.appendRepair(id, evidence, balanced, 2);
+      await store.messages.appendRepair(id, evidence, renamed(balanced, 'balanced'), 2);
       const lines: string[] = [];
       for await (const line of store.sessions.exportJsonl(id)) lines.push(line);
       const copy = thread();
