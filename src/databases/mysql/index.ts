@@ -31,6 +31,26 @@ const ERRNO_KINDS: Record<number, FailureKind> = {
 const lastSeqOf = async (tx: PrismaTx, threadId: string) =>
   (await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId}`).map((row) => Number(row.last_seq))[0];
 
+/**
+ * In a host's transaction at REPEATABLE READ (often the server's default) the reads after the thread's lock
+ * see the snapshot of the transaction's first plain read, which may be older than the lock. The thread's
+ * row as locked (the latest) and as that snapshot holds it must agree, or a StoreBusyError. The lock comes
+ * first and takes no snapshot: an upsert that changes nothing (it locks as the store's upsert does, gap
+ * locks included, and leaves no version of ours to read), then the row read as locked and as the snapshot has it.
+ */
+async function assertSnapshotCurrent(tx: PrismaTx, threadId: string, now: Date): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, 0, ${now}, ${now})
+    ON DUPLICATE KEY UPDATE last_seq = last_seq`;
+  const [locked] = await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId} FOR UPDATE`;
+  if ((await lastSeqOf(tx, threadId)) !== Number(locked.last_seq)) {
+    throw new StoreBusyError(
+      `session ${threadId} was written after your transaction's snapshot was taken (REPEATABLE READ): the store wrote nothing. ` +
+        'Run transactions that call the store at READ COMMITTED, or run this one again',
+    );
+  }
+}
+
 /** The name Prisma's MariaDB adapter gives itself. */
 const MARIADB_ADAPTER = '@prisma/adapter-mariadb';
 
@@ -118,21 +138,11 @@ export const mysql: ProviderKit = {
     },
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
     async reserveSeqs(tx, threadId, count, now, inHost) {
-      // At REPEATABLE READ (a host's, often the server's default) the reads after the lock would see the
-      // snapshot of the transaction's first read: compare the row it holds with the row the lock finds.
-      const seen = inHost ? await lastSeqOf(tx, threadId) : undefined;
-      const upserted = await tx.$executeRaw`
+      if (inHost) await assertSnapshotCurrent(tx, threadId, now);
+      await tx.$executeRaw`
         INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, ${count}, ${now}, ${now})
         ON DUPLICATE KEY UPDATE last_seq = last_seq + VALUES(last_seq), updated_at = VALUES(updated_at)`;
-      const last = (await lastSeqOf(tx, threadId))!;
-      // Affected rows: 1 inserted, 2 (or 0, nothing changed) updated.
-      if (inHost && seen !== (upserted === 1 ? undefined : last - count)) {
-        throw new StoreBusyError(
-          `session ${threadId} was written after your transaction's snapshot was taken (REPEATABLE READ): the store wrote nothing. ` +
-            'Run transactions that call the store at READ COMMITTED, or run this one again',
-        );
-      }
-      return last;
+      return (await lastSeqOf(tx, threadId))!;
     },
     // A locking read sees the latest committed row at any level.
     isDeleted: async (tx, id) => (await tx.$queryRaw<unknown[]>`SELECT 1 FROM agent_tombstone WHERE id = ${id} LOCK IN SHARE MODE`).length > 0,
