@@ -8,7 +8,12 @@
 // dispose, so it holds the adapter Prisma runs on for exactly as long as Prisma
 // does. Whatever cannot be wrapped (a frozen object) is left as it is, and the
 // store goes through Prisma: the application's client never fails for it.
-import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+//
+// Inside the application's interactive transaction the fast paths run on the
+// driver's transaction under it, which Prisma does not hand out: the store
+// wraps the adapter's startTransaction too, and finds the transaction under a
+// transaction client by sending a probe through it (see driverTransactionOf).
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 
 /** The adapter Prisma runs on now, or undefined while the client is not connected. */
 export type ClientAdapter = () => SqlDriverAdapter | undefined;
@@ -40,6 +45,7 @@ function wrapFactory(factory: SqlDriverAdapterFactory): Watch | undefined {
   const watchedConnect = async () => {
     const adapter = await connect();
     if (watchDisposal(adapter, watch)) watch.current = adapter;
+    watchTransactions(adapter);
     return adapter;
   };
   if (!replaced(factory, 'connect', watchedConnect)) return undefined;
@@ -59,4 +65,58 @@ function watchDisposal(adapter: SqlDriverAdapter, watch: Watch): boolean {
 /** Sets `object[key]` to `value`; false when the object refuses it. */
 function replaced<T extends object, K extends keyof T>(object: T, key: K, value: T[K]): boolean {
   return Reflect.set(object, key, value) && object[key] === value;
+}
+
+/**
+ * The probe's SQL begins so. A watched transaction answers it without sending
+ * it; one that is not watched sends it, a harmless SELECT, and is not found.
+ */
+const PROBE = '/* nestjs-agent-store: which driver transaction */ SELECT ';
+/** Each probe's transaction, from its answer until its prober reads it. */
+const PROBED = new Map<string, Transaction>();
+/** The transaction found under each transaction client. */
+const FOUND = new WeakMap<object, Transaction>();
+/** Transactions committed or rolled back: their connection went back to the pool. */
+const ENDED = new WeakSet<Transaction>();
+let probes = 0;
+
+/** Wraps each transaction the adapter starts, so that it answers probes and says when it ends. */
+function watchTransactions(adapter: SqlDriverAdapter): void {
+  const start = adapter.startTransaction.bind(adapter);
+  replaced(adapter, 'startTransaction', async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
+    const transaction = await start(...args);
+    const executeRaw = transaction.executeRaw.bind(transaction);
+    const commit = transaction.commit.bind(transaction);
+    const rollback = transaction.rollback.bind(transaction);
+    const ends = () => ENDED.add(transaction);
+    replaced(transaction, 'executeRaw', (query: SqlQuery) => {
+      if (!query.sql.startsWith(PROBE)) {
+        // Prisma sends COMMIT and ROLLBACK through executeRaw on some adapters, then calls commit() or rollback().
+        if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') ends();
+        return executeRaw(query);
+      }
+      PROBED.set(query.sql, transaction);
+      return Promise.resolve(0);
+    });
+    replaced(transaction, 'commit', () => (ends(), commit()));
+    replaced(transaction, 'rollback', () => (ends(), rollback()));
+    return transaction;
+  });
+}
+
+/**
+ * The driver's transaction under `tx`, a Prisma interactive transaction's client of a watched
+ * client; undefined when it cannot be found (its adapter not watched, or not wrapped). Prisma's own
+ * errors (a transaction that ended or timed out) come from the probe as they would from any query.
+ */
+export async function driverTransactionOf(tx: object): Promise<Transaction | undefined> {
+  const found = FOUND.get(tx);
+  if (found && !ENDED.has(found)) return found;
+  const probe = `${PROBE}${++probes}`;
+  await (tx as { $executeRawUnsafe(sql: string): Promise<number> }).$executeRawUnsafe(probe);
+  const transaction = PROBED.get(probe);
+  PROBED.delete(probe);
+  if (!transaction || ENDED.has(transaction)) return undefined;
+  FOUND.set(tx, transaction);
+  return transaction;
 }

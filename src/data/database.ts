@@ -24,6 +24,8 @@ export interface DatabaseOptions {
   retry?: RetryPolicy;
   /** The host transaction a call runs in, if one is open now (nestjs-cls's TransactionHost, or a client given to withTransaction). */
   hostTransaction?: () => PrismaTx | undefined;
+  /** The fast paths inside a host transaction, on the driver's transaction under it; undefined when they cannot run there. */
+  hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
 }
 
 /** The last store call in each host transaction, which the next one waits for. */
@@ -46,6 +48,7 @@ export class StoreDatabase {
   readonly #limits: TransactionLimits;
   readonly #retry: RetryPolicy;
   readonly #hostTransaction?: () => PrismaTx | undefined;
+  readonly #hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
 
   constructor(
     readonly client: StoreClient,
@@ -57,12 +60,33 @@ export class StoreDatabase {
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#hostTransaction = options.hostTransaction;
     this.#fast = options.fast;
+    this.#hostFast = options.hostFast;
   }
 
   /**
-   * The kit's fast paths, with retries and errors turned into StoreErrors like
-   * every other call; absent when the driver is not reachable under Prisma, and
-   * inside a host transaction, whose connection they do not use.
+   * The fast paths for a call now: outside a host transaction `fast`; inside one, the
+   * kit's on the driver's transaction under it, run as every call in it is (see #inHost).
+   * Undefined when they cannot run: the call goes through Prisma.
+   */
+  async fastPaths(): Promise<FastPaths | undefined> {
+    const host = this.#hostTransaction?.();
+    if (!host) return this.fast;
+    const hostFast = this.#hostFast;
+    const fast = hostFast && (await this.#inHost(host, () => hostFast(host)));
+    return (
+      fast && {
+        append: (...args) => this.#inHost(host, () => fast.append(...args)),
+        history: (...args) => this.#inHost(host, () => fast.history(...args)),
+        count: (...args) => this.#inHost(host, () => fast.count(...args)),
+        listSessions: (...args) => this.#inHost(host, () => fast.listSessions(...args)),
+      }
+    );
+  }
+
+  /**
+   * The kit's fast paths on the adapter Prisma runs on, with retries and errors turned into
+   * StoreErrors like every other call; absent when the driver is not reachable under Prisma,
+   * and inside a host transaction, whose connection they do not use (see fastPaths).
    */
   get fast(): FastPaths | undefined {
     const fast = this.#fast?.();
@@ -94,7 +118,12 @@ export class StoreDatabase {
     if (candidate._engineConfig !== (this.client as unknown as { _engineConfig: unknown })._engineConfig) {
       throw new StoreConfigurationError(`${expected}, of the PrismaClient the store was given (StoreModule's "prisma" option), not of another client`);
     }
-    return new StoreDatabase(this.client, this.kit, { limits: this.#limits, retry: this.#retry, hostTransaction: () => candidate as unknown as PrismaTx });
+    return new StoreDatabase(this.client, this.kit, {
+      limits: this.#limits,
+      retry: this.#retry,
+      hostTransaction: () => candidate as unknown as PrismaTx,
+      hostFast: this.#hostFast,
+    });
   }
 
   /**

@@ -65,7 +65,8 @@ export class MessageLog {
   }
 
   async #appendNew(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
-    const last = this.db.fast ? await this.db.fast.append(threadId, messages, new Date(), this.tenantId) : await this.#appendInTransaction(threadId, messages);
+    const fast = await this.db.fastPaths();
+    const last = fast ? await fast.append(threadId, messages, new Date(), this.tenantId) : await this.#appendInTransaction(threadId, messages);
     // Only a scoped append finds no thread: the session is not the tenant's.
     if (last === null) throw notFound(threadId);
     return messages.map((message, i) => asStored(message, last - messages.length + 1 + i));
@@ -86,7 +87,8 @@ export class MessageLog {
   }
 
   async history(threadId: string): Promise<HistoryMessage[]> {
-    if (this.db.fast) return this.#owned(threadId, await this.db.fast.history(threadId, this.tenantId));
+    const fast = await this.db.fastPaths();
+    if (fast) return this.#owned(threadId, await fast.history(threadId, this.tenantId));
     return this.db.read(async (tx) => {
       await assertOwned(tx, threadId, this.tenantId);
       const boundary = await repo.latestBoundary(tx, threadId);
@@ -139,7 +141,8 @@ export class MessageLog {
   }
 
   async count(threadId: string): Promise<number> {
-    if (this.db.fast) return this.#owned(threadId, await this.db.fast.count(threadId, this.tenantId));
+    const fast = await this.db.fastPaths();
+    if (fast) return this.#owned(threadId, await fast.count(threadId, this.tenantId));
     return this.db.read(async (tx) => {
       await assertOwned(tx, threadId, this.tenantId);
       const boundary = await repo.latestBoundaryCounts(tx, threadId);

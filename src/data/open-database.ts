@@ -1,7 +1,7 @@
 // Opens the database the options name: its kit's driver adapter, the Prisma
 // client generated for it, pending migrations if asked, and the fast paths.
 import type { Logger } from '@nestjs/common';
-import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
 import type { FastPaths, ProviderKit, UrlOptions } from '../databases/provider-kit.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from '../store.options.js';
@@ -9,7 +9,7 @@ import { StoreDatabase } from './database.js';
 import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
-import { watchClientAdapter } from './client-adapter.js';
+import { driverTransactionOf, watchClientAdapter } from './client-adapter.js';
 import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 
@@ -63,7 +63,15 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     return fastOf.get(current);
   });
   const hostTransaction = transactionHost && (() => hostTransactionOf(transactionHost, client));
-  return new StoreDatabase(client, kit, { fast, hostTransaction });
+  // One FastPaths for each driver transaction under a host transaction.
+  const hostFastOf = new WeakMap<Transaction, FastPaths | undefined>();
+  const hostFast = adapter && (async (host: PrismaTx) => {
+    const transaction = await driverTransactionOf(host);
+    if (!transaction) return undefined;
+    if (!hostFastOf.has(transaction)) hostFastOf.set(transaction, kit.hostFastPaths(transaction));
+    return hostFastOf.get(transaction);
+  });
+  return new StoreDatabase(client, kit, { fast, hostTransaction, hostFast });
 }
 
 /** The TransactionHost's open transaction, which must be one of the store's client: another client's runs on another connection. */

@@ -93,7 +93,8 @@ export class SessionRecords {
   }
 
   async list(query: SessionListQuery): Promise<SessionPage> {
-    const rows = this.db.fast ? await this.db.fast.listSessions(query) : await this.db.query((tx) => sessions.listSessions(tx, query));
+    const fast = await this.db.fastPaths();
+    const rows = fast ? await fast.listSessions(query) : await this.db.query((tx) => sessions.listSessions(tx, query));
     return pageOf(rows, query.limit);
   }
 

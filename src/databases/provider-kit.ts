@@ -139,6 +139,11 @@ export interface ProviderKit {
    * `ownPool` is false for an application's pool, whose sessions the store did not set up.
    */
   fastPaths(adapter: SqlDriverAdapter, ownPool: boolean): FastPaths | undefined;
+  /**
+   * The fast paths inside an application's transaction, on the driver transaction `tx` under
+   * Prisma's (see client-adapter.ts): each write in a savepoint. Undefined when they cannot run on it.
+   */
+  hostFastPaths(tx: Transaction): FastPaths | undefined;
   /** What a failure of this database's driver or adapter means; undefined when it is none of the kinds. */
   classify(error: unknown): FailureKind | undefined;
   readonly migrations: MigrationSteps;

@@ -35,8 +35,9 @@ interface Stores {
   close(): Promise<void>;
 }
 
-async function openStores(database: TestDatabase): Promise<Stores> {
+async function openStores(database: TestDatabase, connectedFirst: boolean): Promise<Stores> {
   const prisma = await appClient(database, await migratedUrl(database));
+  if (connectedFirst) await prisma.$connect();
   const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
   await app.init();
   await createOrders(prisma);
@@ -56,277 +57,288 @@ async function openStores(database: TestDatabase): Promise<Stores> {
 
 class Rollback extends Error {}
 
+/**
+ * Each database, twice: on the fast paths, which run on the driver's transaction under the host's,
+ * and through Prisma, where the store cannot reach its driver (a client connected before the store started).
+ */
+const PATHS = [
+  ['on the fast paths', false],
+  ['through Prisma', true],
+] as const;
+
 eachDatabase((database) => {
-  let stores: Stores;
-  beforeAll(async () => {
-    stores = await openStores(database);
-  });
-  afterAll(() => stores?.close());
-  beforeEach(() => setStatus(stores.prisma, 'new'));
-
-  it('commits the store writes with the application writes', async () => {
-    await stores.prisma.$transaction(async (tx) => {
-      await setStatus(tx, 'paid');
-      await stores.messages.withTransaction(tx).append('commit', user('paid'));
+  describe.each(PATHS)('%s', (_path, connectedFirst) => {
+    let stores: Stores;
+    beforeAll(async () => {
+      stores = await openStores(database, connectedFirst);
     });
-    expect(await statusOf(stores.prisma)).toBe('paid');
-    expect(await stores.messages.getHistory('commit')).toEqual([expect.objectContaining({ content: 'paid', seq: 1 })]);
-  });
+    afterAll(() => stores?.close());
+    beforeEach(() => setStatus(stores.prisma, 'new'));
 
-  it('rolls back the store writes with the application writes', async () => {
-    await stores.messages.append('rollback', user('kept'));
-    await expect(
-      stores.prisma.$transaction(async (tx) => {
+    it('commits the store writes with the application writes', async () => {
+      await stores.prisma.$transaction(async (tx) => {
+        await setStatus(tx, 'paid');
+        await stores.messages.withTransaction(tx).append('commit', user('paid'));
+      });
+      expect(await statusOf(stores.prisma)).toBe('paid');
+      expect(await stores.messages.getHistory('commit')).toEqual([expect.objectContaining({ content: 'paid', seq: 1 })]);
+    });
+
+    it('rolls back the store writes with the application writes', async () => {
+      await stores.messages.append('rollback', user('kept'));
+      await expect(
+        stores.prisma.$transaction(async (tx) => {
+          const messages = stores.messages.withTransaction(tx);
+          await setStatus(tx, 'paid');
+          await messages.append('rollback', user('lost 1'));
+          await messages.appendMany('rollback', [user('lost 2'), user('lost 3')]);
+          await messages.appendMany('a new thread', [user('lost 4')]);
+          await messages.appendCompaction('rollback', [user('summary')], 4, 0);
+          await stores.sessions.withTransaction(tx).create({ id: 'child' });
+          await stores.transcripts.withTransaction(tx).addSubsession('rollback', 'child');
+          throw new Rollback();
+        }),
+      ).rejects.toBeInstanceOf(Rollback);
+      expect(await statusOf(stores.prisma)).toBe('new');
+      expect((await stores.messages.getHistory('rollback')).map((m) => m.content)).toEqual(['kept']);
+      expect(await stores.messages.getTranscript('rollback')).toHaveLength(1);
+      expect(await stores.messages.getHistory('a new thread')).toEqual([]);
+      expect(await stores.sessions.get('child')).toBeNull();
+      expect(await stores.transcripts.getSubsessions('rollback')).toEqual([]);
+      // The thread's sequence numbers were rolled back too: the next append takes 2.
+      expect((await stores.messages.append('rollback', user('next'))).seq).toBe(2);
+    });
+
+    it('reads the transaction its own writes, in it', async () => {
+      await stores.prisma.$transaction(async (tx) => {
+        const messages = stores.messages.withTransaction(tx);
+        await messages.appendMany('read-own', [user('one'), user('two')]);
+        expect((await messages.getHistory('read-own')).map((m) => m.content)).toEqual(['one', 'two']);
+        expect(await messages.count('read-own')).toBe(2);
+        expect((await messages.getHistoryPage('read-own', { limit: 1 })).messages).toHaveLength(1);
+        expect(await messages.getTranscript('read-own')).toHaveLength(2);
+        expect(await stores.sessions.withTransaction(tx).get('read-own')).toMatchObject({ id: 'read-own' });
+      });
+    });
+
+    if (database.provider !== 'sqlite') {
+      // (On SQLite, a read outside would wait for the file's lock, which the open transaction holds.)
+      it('is not seen outside the transaction before it commits', async () => {
+        let seenOutside: unknown[] | undefined;
+        await stores.prisma.$transaction(async (tx) => {
+          await stores.messages.withTransaction(tx).append('unseen', user('pending'));
+          seenOutside = await stores.messages.getHistory('unseen');
+        });
+        expect(seenOutside).toEqual([]);
+        expect(await stores.messages.getHistory('unseen')).toHaveLength(1);
+      });
+    }
+
+    it('deletes a subtree with the application writes, or not at all', async () => {
+      await stores.messages.append('tree', user('root'));
+      await stores.transcripts.addSubsession('tree', 'tree/a');
+      await expect(
+        stores.prisma.$transaction(async (tx) => {
+          await setStatus(tx, 'cancelled');
+          expect(await stores.transcripts.withTransaction(tx).deleteTranscript('tree')).toBe(2);
+          throw new Rollback();
+        }),
+      ).rejects.toBeInstanceOf(Rollback);
+      expect(await stores.transcripts.getSubsessions('tree')).toEqual(['tree/a']);
+      await stores.prisma.$transaction(async (tx) => {
+        await setStatus(tx, 'cancelled');
+        await stores.transcripts.withTransaction(tx).deleteTranscript('tree');
+      });
+      expect(await statusOf(stores.prisma)).toBe('cancelled');
+      await expect(stores.messages.append('tree', user('after'))).rejects.toBeInstanceOf(StoreNotFoundError);
+    });
+
+    it('leaves the transaction usable after a store call fails, with nothing of that call written', async () => {
+      await stores.messages.append('deleted', user('x'));
+      await stores.transcripts.deleteTranscript('deleted');
+      await stores.messages.append('held', user('first', 'm1'));
+      await stores.prisma.$transaction(async (tx) => {
         const messages = stores.messages.withTransaction(tx);
         await setStatus(tx, 'paid');
-        await messages.append('rollback', user('lost 1'));
-        await messages.appendMany('rollback', [user('lost 2'), user('lost 3')]);
-        await messages.appendMany('a new thread', [user('lost 4')]);
-        await messages.appendCompaction('rollback', [user('summary')], 4, 0);
-        await stores.sessions.withTransaction(tx).create({ id: 'child' });
-        await stores.transcripts.withTransaction(tx).addSubsession('rollback', 'child');
-        throw new Rollback();
-      }),
-    ).rejects.toBeInstanceOf(Rollback);
-    expect(await statusOf(stores.prisma)).toBe('new');
-    expect((await stores.messages.getHistory('rollback')).map((m) => m.content)).toEqual(['kept']);
-    expect(await stores.messages.getTranscript('rollback')).toHaveLength(1);
-    expect(await stores.messages.getHistory('a new thread')).toEqual([]);
-    expect(await stores.sessions.get('child')).toBeNull();
-    expect(await stores.transcripts.getSubsessions('rollback')).toEqual([]);
-    // The thread's sequence numbers were rolled back too: the next append takes 2.
-    expect((await stores.messages.append('rollback', user('next'))).seq).toBe(2);
-  });
-
-  it('reads the transaction its own writes, in it', async () => {
-    await stores.prisma.$transaction(async (tx) => {
-      const messages = stores.messages.withTransaction(tx);
-      await messages.appendMany('read-own', [user('one'), user('two')]);
-      expect((await messages.getHistory('read-own')).map((m) => m.content)).toEqual(['one', 'two']);
-      expect(await messages.count('read-own')).toBe(2);
-      expect((await messages.getHistoryPage('read-own', { limit: 1 })).messages).toHaveLength(1);
-      expect(await messages.getTranscript('read-own')).toHaveLength(2);
-      expect(await stores.sessions.withTransaction(tx).get('read-own')).toMatchObject({ id: 'read-own' });
-    });
-  });
-
-  if (database.provider !== 'sqlite') {
-    // (On SQLite, a read outside would wait for the file's lock, which the open transaction holds.)
-    it('is not seen outside the transaction before it commits', async () => {
-      let seenOutside: unknown[] | undefined;
-      await stores.prisma.$transaction(async (tx) => {
-        await stores.messages.withTransaction(tx).append('unseen', user('pending'));
-        seenOutside = await stores.messages.getHistory('unseen');
+        // Fails in the database, after its first statement.
+        await expect(messages.append('deleted', user('y'))).rejects.toBeInstanceOf(StoreNotFoundError);
+        // Fails on a held id with other content.
+        await expect(messages.appendMany('held', [user('second'), user('other', 'm1')])).rejects.toThrow(/other content|already holds/);
+        await messages.append('held', user('third'));
       });
-      expect(seenOutside).toEqual([]);
-      expect(await stores.messages.getHistory('unseen')).toHaveLength(1);
-    });
-  }
-
-  it('deletes a subtree with the application writes, or not at all', async () => {
-    await stores.messages.append('tree', user('root'));
-    await stores.transcripts.addSubsession('tree', 'tree/a');
-    await expect(
-      stores.prisma.$transaction(async (tx) => {
-        await setStatus(tx, 'cancelled');
-        expect(await stores.transcripts.withTransaction(tx).deleteTranscript('tree')).toBe(2);
-        throw new Rollback();
-      }),
-    ).rejects.toBeInstanceOf(Rollback);
-    expect(await stores.transcripts.getSubsessions('tree')).toEqual(['tree/a']);
-    await stores.prisma.$transaction(async (tx) => {
-      await setStatus(tx, 'cancelled');
-      await stores.transcripts.withTransaction(tx).deleteTranscript('tree');
-    });
-    expect(await statusOf(stores.prisma)).toBe('cancelled');
-    await expect(stores.messages.append('tree', user('after'))).rejects.toBeInstanceOf(StoreNotFoundError);
-  });
-
-  it('leaves the transaction usable after a store call fails, with nothing of that call written', async () => {
-    await stores.messages.append('deleted', user('x'));
-    await stores.transcripts.deleteTranscript('deleted');
-    await stores.messages.append('held', user('first', 'm1'));
-    await stores.prisma.$transaction(async (tx) => {
-      const messages = stores.messages.withTransaction(tx);
-      await setStatus(tx, 'paid');
-      // Fails in the database, after its first statement.
-      await expect(messages.append('deleted', user('y'))).rejects.toBeInstanceOf(StoreNotFoundError);
-      // Fails on a held id with other content.
-      await expect(messages.appendMany('held', [user('second'), user('other', 'm1')])).rejects.toThrow(/other content|already holds/);
-      await messages.append('held', user('third'));
-    });
-    expect(await statusOf(stores.prisma)).toBe('paid');
-    expect((await stores.messages.getHistory('held')).map((m) => [m.content, m.seq])).toEqual([
-      ['first', 1],
-      ['third', 2],
-    ]);
-    expect(await stores.messages.getTranscript('deleted')).toEqual([]);
-  });
-
-  it('takes store calls made at once in one transaction, one after another', async () => {
-    await stores.prisma.$transaction(async (tx) => {
-      const messages = stores.messages.withTransaction(tx);
-      await Promise.all([
-        messages.append('at-once', user('a')),
-        messages.appendMany('at-once', [user('b'), user('c')]),
-        messages.append('at-once other', user('x')),
-        messages.getHistory('at-once'),
-        stores.sessions.withTransaction(tx).create({ id: 'at-once session' }),
-        expect(messages.append('at-once third', user('y'))).resolves.toMatchObject({ seq: 1 }),
+      expect(await statusOf(stores.prisma)).toBe('paid');
+      expect((await stores.messages.getHistory('held')).map((m) => [m.content, m.seq])).toEqual([
+        ['first', 1],
+        ['third', 2],
       ]);
+      expect(await stores.messages.getTranscript('deleted')).toEqual([]);
     });
-    expect((await stores.messages.getHistory('at-once')).map((m) => m.seq)).toEqual([1, 2, 3]);
-    expect(await stores.messages.count('at-once other')).toBe(1);
-    expect(await stores.sessions.get('at-once session')).not.toBeNull();
-  });
 
-  it('saves a chat in the transaction', async () => {
-    const chat = [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text', text: 'hi' }] }];
-    await expect(
-      stores.prisma.$transaction(async (tx) => {
-        await stores.chats.withTransaction(tx).saveChat('chat', chat);
-        expect(await stores.chats.withTransaction(tx).loadChat('chat')).toEqual(chat);
-        throw new Rollback();
-      }),
-    ).rejects.toBeInstanceOf(Rollback);
-    expect(await stores.chats.loadChat('chat')).toEqual([]);
-  });
-
-  it('takes only a transaction of the client the store was given', async () => {
-    expect(() => stores.messages.withTransaction(stores.prisma)).toThrow(/not the PrismaClient itself/);
-    expect(() => stores.messages.withTransaction({})).toThrow(StoreConfigurationError);
-    expect(() => stores.sessions.withTransaction(null as unknown as object)).toThrow(StoreConfigurationError);
-    // Another client of the same kind, on another database: its writes would land there.
-    const other = await appClient(database, await migratedUrl(database));
-    try {
-      await other.$transaction(async (tx) => {
-        expect(() => stores.messages.withTransaction(tx)).toThrow(/of the PrismaClient the store was given/);
+    it('takes store calls made at once in one transaction, one after another', async () => {
+      await stores.prisma.$transaction(async (tx) => {
+        const messages = stores.messages.withTransaction(tx);
+        await Promise.all([
+          messages.append('at-once', user('a')),
+          messages.appendMany('at-once', [user('b'), user('c')]),
+          messages.append('at-once other', user('x')),
+          messages.getHistory('at-once'),
+          stores.sessions.withTransaction(tx).create({ id: 'at-once session' }),
+          expect(messages.append('at-once third', user('y'))).resolves.toMatchObject({ seq: 1 }),
+        ]);
       });
-    } finally {
-      await other.$disconnect();
-    }
-  });
+      expect((await stores.messages.getHistory('at-once')).map((m) => m.seq)).toEqual([1, 2, 3]);
+      expect(await stores.messages.count('at-once other')).toBe(1);
+      expect(await stores.sessions.get('at-once session')).not.toBeNull();
+    });
 
-  it("a tenant's stores take the transaction too, scoped as ever", async () => {
-    await stores.sessions.create({ id: 'acme chat', tenantId: 'acme' });
-    const acme = stores.tenants.forTenant('acme');
-    await expect(
-      stores.prisma.$transaction(async (tx) => {
-        await acme.messages.withTransaction(tx).append('acme chat', user('scoped'));
-        await expect(stores.tenants.forTenant('globex').messages.withTransaction(tx).append('acme chat', user('not theirs'))).rejects.toBeInstanceOf(StoreNotFoundError);
-        expect((await acme.messages.withTransaction(tx).getHistory('acme chat')).map((m) => m.content)).toEqual(['scoped']);
-        throw new Rollback();
-      }),
-    ).rejects.toBeInstanceOf(Rollback);
-    expect(await acme.messages.getHistory('acme chat')).toEqual([]);
-  });
+    it('saves a chat in the transaction', async () => {
+      const chat = [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text', text: 'hi' }] }];
+      await expect(
+        stores.prisma.$transaction(async (tx) => {
+          await stores.chats.withTransaction(tx).saveChat('chat', chat);
+          expect(await stores.chats.withTransaction(tx).loadChat('chat')).toEqual(chat);
+          throw new Rollback();
+        }),
+      ).rejects.toBeInstanceOf(Rollback);
+      expect(await stores.chats.loadChat('chat')).toEqual([]);
+    });
 
-  if (database.provider !== 'sqlite') {
-    it('never takes a second connection of the pool: a client with a pool of one does all its work in the transaction', async () => {
-      const url = await migratedUrl(database);
-      const { PrismaClient } = await import(`../../src/generated/${database.provider}/client.js`);
-      const adapter =
-        database.provider === 'postgresql'
-          ? new PrismaPg({ connectionString: url, max: 1, connectionTimeoutMillis: 2_000 })
-          : new PrismaMariaDb({ ...mariadbConnection(url), connectionLimit: 1, acquireTimeout: 2_000 });
-      const single = new PrismaClient({ adapter }) as AppClient;
-      const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma: single })] }).compile();
-      await app.init();
+    it('takes only a transaction of the client the store was given', async () => {
+      expect(() => stores.messages.withTransaction(stores.prisma)).toThrow(/not the PrismaClient itself/);
+      expect(() => stores.messages.withTransaction({})).toThrow(StoreConfigurationError);
+      expect(() => stores.sessions.withTransaction(null as unknown as object)).toThrow(StoreConfigurationError);
+      // Another client of the same kind, on another database: its writes would land there.
+      const other = await appClient(database, await migratedUrl(database));
       try {
-        const messages = app.get<MessageStore>(MessageStore);
-        const transcripts = app.get<TranscriptStore>(TranscriptStore);
-        await single.$transaction(async (tx) => {
-          await messages.withTransaction(tx).appendMany('one-connection', [user('a'), user('b')]);
-          await messages.withTransaction(tx).appendCompaction('one-connection', [user('summary')], 1, 0);
-          await transcripts.withTransaction(tx).addSubsession('one-connection', 'one-connection/child');
-          expect(await messages.withTransaction(tx).getHistory('one-connection')).toHaveLength(2);
+        await other.$transaction(async (tx) => {
+          expect(() => stores.messages.withTransaction(tx)).toThrow(/of the PrismaClient the store was given/);
         });
-        expect((await messages.getHistory('one-connection')).map((m) => m.content)).toEqual(['summary', 'b']);
       } finally {
-        await app.close();
-        await single.$disconnect();
+        await other.$disconnect();
       }
     });
 
-    describe('a write another connection committed after the host transaction took its snapshot', () => {
-      // The host reads first (its snapshot, at REPEATABLE READ), another connection then writes the session, then the host writes it.
-      const readFirst = async (threadId: string, level: IsolationLevel | undefined, write: (messages: MessageStore) => Promise<unknown>) =>
+    it("a tenant's stores take the transaction too, scoped as ever", async () => {
+      await stores.sessions.create({ id: 'acme chat', tenantId: 'acme' });
+      const acme = stores.tenants.forTenant('acme');
+      await expect(
         stores.prisma.$transaction(async (tx) => {
-          const messages = stores.messages.withTransaction(tx);
-          await messages.getHistory(threadId);
-          await stores.messages.append(threadId, user('b, from elsewhere'));
-          return write(messages);
-        }, levelOption(level));
-      const compact = (messages: MessageStore) => messages.appendCompaction('snapshot', [user('summary of a and b')], 2, 0);
-      // MariaDB's REPEATABLE READ reads the snapshot after the lock; PostgreSQL's fails the lock's write.
-      const stale: IsolationLevel[] = database.provider === 'postgresql' ? ['RepeatableRead', 'Serializable'] : ['RepeatableRead'];
-      const fresh: IsolationLevel[] = ['ReadCommitted'];
-      const defaultLevel: IsolationLevel = database.provider === 'postgresql' ? 'ReadCommitted' : 'RepeatableRead';
+          await acme.messages.withTransaction(tx).append('acme chat', user('scoped'));
+          await expect(stores.tenants.forTenant('globex').messages.withTransaction(tx).append('acme chat', user('not theirs'))).rejects.toBeInstanceOf(StoreNotFoundError);
+          expect((await acme.messages.withTransaction(tx).getHistory('acme chat')).map((m) => m.content)).toEqual(['scoped']);
+          throw new Rollback();
+        }),
+      ).rejects.toBeInstanceOf(Rollback);
+      expect(await acme.messages.getHistory('acme chat')).toEqual([]);
+    });
 
-      it.each([...stale, ...fresh, undefined])('at %s (undefined: the server default), a compaction counts what is there now, or refuses', async (level) => {
-        const threadId = 'snapshot';
-        await stores.messages.clear(threadId);
-        await stores.messages.append(threadId, user('a'));
-        const outcome = await readFirst(threadId, level, compact).then(() => 'compacted', (error: unknown) => error);
-        if (stale.includes(level ?? defaultLevel)) {
-          expect(outcome).toBeInstanceOf(StoreBusyError);
-          expect((await stores.messages.getHistory(threadId)).map((m) => m.content)).toEqual(['a', 'b, from elsewhere']);
-        } else {
-          expect(outcome).toBe('compacted');
-          expect((await stores.messages.getHistory(threadId)).map((m) => m.content)).toEqual(['summary of a and b']);
+    if (database.provider !== 'sqlite') {
+      it('never takes a second connection of the pool: a client with a pool of one does all its work in the transaction', async () => {
+        const url = await migratedUrl(database);
+        const { PrismaClient } = await import(`../../src/generated/${database.provider}/client.js`);
+        const adapter =
+          database.provider === 'postgresql'
+            ? new PrismaPg({ connectionString: url, max: 1, connectionTimeoutMillis: 2_000 })
+            : new PrismaMariaDb({ ...mariadbConnection(url), connectionLimit: 1, acquireTimeout: 2_000 });
+        const single = new PrismaClient({ adapter }) as AppClient;
+        const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma: single })] }).compile();
+        await app.init();
+        try {
+          const messages = app.get<MessageStore>(MessageStore);
+          const transcripts = app.get<TranscriptStore>(TranscriptStore);
+          await single.$transaction(async (tx) => {
+            await messages.withTransaction(tx).appendMany('one-connection', [user('a'), user('b')]);
+            await messages.withTransaction(tx).appendCompaction('one-connection', [user('summary')], 1, 0);
+            await transcripts.withTransaction(tx).addSubsession('one-connection', 'one-connection/child');
+            expect(await messages.withTransaction(tx).getHistory('one-connection')).toHaveLength(2);
+          });
+          expect((await messages.getHistory('one-connection')).map((m) => m.content)).toEqual(['summary', 'b']);
+        } finally {
+          await app.close();
+          await single.$disconnect();
         }
       });
 
-      it.each([...stale, ...fresh, undefined])('at %s, an append to a session deleted since the snapshot does not bring it back', async (level) => {
-        const threadId = `deleted since ${String(level)}`;
-        await stores.messages.append(threadId, user('a'));
-        const outcome = await stores.prisma
-          .$transaction(async (tx) => {
+      describe('a write another connection committed after the host transaction took its snapshot', () => {
+        // The host reads first (its snapshot, at REPEATABLE READ), another connection then writes the session, then the host writes it.
+        const readFirst = async (threadId: string, level: IsolationLevel | undefined, write: (messages: MessageStore) => Promise<unknown>) =>
+          stores.prisma.$transaction(async (tx) => {
             const messages = stores.messages.withTransaction(tx);
             await messages.getHistory(threadId);
-            await stores.transcripts.deleteTranscript(threadId);
-            await messages.append(threadId, user('after the delete'));
-          }, levelOption(level))
-          .then(() => 'appended', (error: unknown) => error);
-        // PostgreSQL fails the stale snapshot's write (serialization failure); MariaDB's locking read of the tombstone finds the delete.
-        const stalePostgres = database.provider === 'postgresql' && stale.includes(level ?? defaultLevel);
-        expect(outcome).toEqual(expect.any(stalePostgres ? StoreBusyError : StoreNotFoundError));
-        expect(await stores.messages.getTranscript(threadId)).toEqual([]);
-        await expect(stores.messages.append(threadId, user('later'))).rejects.toBeInstanceOf(StoreNotFoundError);
-      });
-    });
+            await stores.messages.append(threadId, user('b, from elsewhere'));
+            return write(messages);
+          }, levelOption(level));
+        const compact = (messages: MessageStore) => messages.appendCompaction('snapshot', [user('summary of a and b')], 2, 0);
+        // MariaDB's REPEATABLE READ reads the snapshot after the lock; PostgreSQL's fails the lock's write.
+        const stale: IsolationLevel[] = database.provider === 'postgresql' ? ['RepeatableRead', 'Serializable'] : ['RepeatableRead'];
+        const fresh: IsolationLevel[] = ['ReadCommitted'];
+        const defaultLevel: IsolationLevel = database.provider === 'postgresql' ? 'ReadCommitted' : 'RepeatableRead';
 
-    it('does not retry a conflict in the host transaction: StoreBusyError, for the host to run again', async () => {
-      await stores.messages.append('contended', user('first'));
-      const holder = stores.prisma.$transaction(async (tx) => {
-        await stores.messages.withTransaction(tx).append('contended', user('holder'));
-        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        it.each([...stale, ...fresh, undefined])('at %s (undefined: the server default), a compaction counts what is there now, or refuses', async (level) => {
+          const threadId = 'snapshot';
+          await stores.messages.clear(threadId);
+          await stores.messages.append(threadId, user('a'));
+          const outcome = await readFirst(threadId, level, compact).then(() => 'compacted', (error: unknown) => error);
+          if (stale.includes(level ?? defaultLevel)) {
+            expect(outcome).toBeInstanceOf(StoreBusyError);
+            expect((await stores.messages.getHistory(threadId)).map((m) => m.content)).toEqual(['a', 'b, from elsewhere']);
+          } else {
+            expect(outcome).toBe('compacted');
+            expect((await stores.messages.getHistory(threadId)).map((m) => m.content)).toEqual(['summary of a and b']);
+          }
+        });
+
+        it.each([...stale, ...fresh, undefined])('at %s, an append to a session deleted since the snapshot does not bring it back', async (level) => {
+          const threadId = `deleted since ${String(level)}`;
+          await stores.messages.append(threadId, user('a'));
+          const outcome = await stores.prisma
+            .$transaction(async (tx) => {
+              const messages = stores.messages.withTransaction(tx);
+              await messages.getHistory(threadId);
+              await stores.transcripts.deleteTranscript(threadId);
+              await messages.append(threadId, user('after the delete'));
+            }, levelOption(level))
+            .then(() => 'appended', (error: unknown) => error);
+          // PostgreSQL fails the stale snapshot's write (serialization failure); MariaDB's locking read of the tombstone finds the delete.
+          const stalePostgres = database.provider === 'postgresql' && stale.includes(level ?? defaultLevel);
+          expect(outcome).toEqual(expect.any(stalePostgres ? StoreBusyError : StoreNotFoundError));
+          expect(await stores.messages.getTranscript(threadId)).toEqual([]);
+          await expect(stores.messages.append(threadId, user('later'))).rejects.toBeInstanceOf(StoreNotFoundError);
+        });
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const started = Date.now();
-      let afterwards: unknown;
-      const waiter = stores.prisma.$transaction(async (tx) => {
-        // Give up on the row lock after a second, as a deadlock or a serialization failure would end it.
-        await tx.$executeRawUnsafe(database.provider === 'postgresql' ? "SET LOCAL lock_timeout = '1s'" : 'SET innodb_lock_wait_timeout = 1');
-        try {
-          await stores.messages.withTransaction(tx).append('contended', user('waiter'));
-        } finally {
-          if (database.provider === 'mysql') await tx.$executeRawUnsafe('SET innodb_lock_wait_timeout = DEFAULT');
-          // A host that goes on regardless: the store refuses its later calls in the transaction.
-          afterwards = await stores.messages.withTransaction(tx).append('elsewhere', user('later')).catch((error: unknown) => error);
-        }
+
+      it('does not retry a conflict in the host transaction: StoreBusyError, for the host to run again', async () => {
+        await stores.messages.append('contended', user('first'));
+        const holder = stores.prisma.$transaction(async (tx) => {
+          await stores.messages.withTransaction(tx).append('contended', user('holder'));
+          await new Promise((resolve) => setTimeout(resolve, 3_000));
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const started = Date.now();
+        let afterwards: unknown;
+        const waiter = stores.prisma.$transaction(async (tx) => {
+          // Give up on the row lock after a second, as a deadlock or a serialization failure would end it.
+          await tx.$executeRawUnsafe(database.provider === 'postgresql' ? "SET LOCAL lock_timeout = '1s'" : 'SET innodb_lock_wait_timeout = 1');
+          try {
+            await stores.messages.withTransaction(tx).append('contended', user('waiter'));
+          } finally {
+            if (database.provider === 'mysql') await tx.$executeRawUnsafe('SET innodb_lock_wait_timeout = DEFAULT');
+            // A host that goes on regardless: the store refuses its later calls in the transaction.
+            afterwards = await stores.messages.withTransaction(tx).append('elsewhere', user('later')).catch((error: unknown) => error);
+          }
+        });
+        const failure = await waiter.then(() => undefined, (error: unknown) => error);
+        const waited = Date.now() - started;
+        await holder;
+        expect(failure).toBeInstanceOf(StoreBusyError);
+        expect((failure as Error).message).toMatch(/roll it back and run it again/);
+        expect(afterwards).toBeInstanceOf(StoreBusyError);
+        expect((afterwards as Error).message).toMatch(/an earlier store call in this transaction met a conflict/);
+        expect(await stores.messages.getHistory('elsewhere')).toEqual([]);
+        // Once: the store's own retries would have waited a second each, eight times.
+        expect(waited).toBeLessThan(2_500);
+        expect((await stores.messages.getHistory('contended')).map((m) => m.content)).toEqual(['first', 'holder']);
       });
-      const failure = await waiter.then(() => undefined, (error: unknown) => error);
-      const waited = Date.now() - started;
-      await holder;
-      expect(failure).toBeInstanceOf(StoreBusyError);
-      expect((failure as Error).message).toMatch(/roll it back and run it again/);
-      expect(afterwards).toBeInstanceOf(StoreBusyError);
-      expect((afterwards as Error).message).toMatch(/an earlier store call in this transaction met a conflict/);
-      expect(await stores.messages.getHistory('elsewhere')).toEqual([]);
-      // Once: the store's own retries would have waited a second each, eight times.
-      expect(waited).toBeLessThan(2_500);
-      expect((await stores.messages.getHistory('contended')).map((m) => m.content)).toEqual(['first', 'holder']);
-    });
-  }
+    }
+  });
 });

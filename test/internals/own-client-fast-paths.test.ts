@@ -1,6 +1,7 @@
 // A store on the application's own PrismaClient runs its fast paths on the
-// adapter that client connects: for as long as Prisma holds it, never inside a
-// host transaction, and not on an adapter they cannot run on.
+// adapter that client connects, for as long as Prisma holds it; inside a host
+// transaction, on the driver's transaction under it; and not on an adapter they
+// cannot run on.
 import { Logger } from '@nestjs/common';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { openDatabase } from '../../src/data/open-database.js';
@@ -44,19 +45,42 @@ eachDatabase((database) => {
     expect(`${failure!.message} ${String((failure!.cause as Error | undefined)?.message)}`).not.toContain('secret');
   });
 
-  test('not while the transaction host has a transaction open, whose connection they do not use', async () => {
+  test("inside the transaction host's transaction, on the driver's transaction under it: its writes commit and roll back with it", async () => {
     let open: object | undefined;
     const transactionHost = { isTransactionActive: () => open !== undefined, get tx() { return open ?? prisma; } };
     const hosted = await openDatabase(resolveOptions({ prisma, transactionHost }), logger);
+    const messages = new PrismaMessageStore(hosted);
+    for (const outcome of ['rolled back', 'committed'] as const) {
+      await prisma
+        .$transaction(async (tx) => {
+          open = tx;
+          // Not the pool's paths (whose connection is not the transaction's), but the transaction's own.
+          expect(hosted.fast).toBeUndefined();
+          expect(await hosted.fastPaths()).toBeDefined();
+          await messages.append(`hosted ${outcome}`, user('in the transaction'));
+          expect(await messages.count(`hosted ${outcome}`)).toBe(1);
+          // Not seen outside before the commit (on SQLite a read outside would wait for the lock the transaction holds).
+          if (database.provider !== 'sqlite') expect(await prisma.agentMessage.count({ where: { threadId: `hosted ${outcome}` } })).toBe(0);
+          if (outcome === 'rolled back') throw new Error('roll back');
+        })
+        .catch((error: Error) => expect(error.message).toBe('roll back'))
+        .finally(() => (open = undefined));
+    }
     expect(hosted.fast).toBeDefined();
+    expect(await hosted.fast!.count('hosted rolled back', undefined)).toBe(0);
+    expect(await hosted.fast!.count('hosted committed', undefined)).toBe(1);
+  });
+
+  test('a transaction client kept after its transaction ended is refused as Prisma refuses it, and nothing is written', async () => {
+    const messages = new PrismaMessageStore(db);
+    let kept: object | undefined;
     await prisma.$transaction(async (tx) => {
-      open = tx;
-      expect(hosted.fast).toBeUndefined();
-      await new PrismaMessageStore(hosted).append('hosted', user('in the transaction'));
-      open = undefined;
+      kept = tx;
+      await messages.withTransaction(tx).append('kept client', user('in the transaction'));
     });
-    expect(hosted.fast).toBeDefined();
-    expect(await hosted.fast!.count('hosted', undefined)).toBe(1);
+    await expect(messages.withTransaction(kept!).append('kept client', user('after it'))).rejects.toThrow(/Transaction already closed|committed transaction/);
+    await expect(messages.withTransaction(kept!).getHistory('kept client')).rejects.toThrow(/Transaction already closed|committed transaction/);
+    expect(await prisma.agentMessage.count({ where: { threadId: 'kept client' } })).toBe(1);
   });
 
   test("a TransactionHost whose transaction is another client's is a configuration error, and nothing is written", async () => {

@@ -2,14 +2,16 @@
 // Prisma's adapter (see mariadb-pool.ts). MySQL bounds the log's index range
 // with a cut it reads first, not with a subquery: a read is two statements in
 // one repeatable-read transaction (MySQL's default level), one snapshot.
-import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import { assertSeqInRange } from '../../data/message.repository.js';
 import { historyOf } from '../../data/row-codec.js';
 import { sessionOf } from '../../data/session-list.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import { listSessionsSql, messageInserts } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
-import { inMariaDbTransaction, mariadbPoolOf, queryPool, type Query } from './mariadb-pool.js';
+import { inSavepoint } from '../adapter-statement.js';
+import { inMariaDbTransaction, mariadbConnectionOf, mariadbPoolOf, queryOn, queryPool, type Query } from './mariadb-pool.js';
+import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
 
 const LATEST = 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1';
 /**
@@ -21,14 +23,46 @@ export const OWNED_LATEST =
   'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?) WHERE t.id = ? AND t.tenant_id = ?';
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
 
+/** Where the paths run: on the pool, each call a transaction of its own, or in an application's transaction. */
+interface Connection {
+  /** Runs a write all or nothing, keeping nothing when it returns null. */
+  write<T>(work: (query: Query) => Promise<T | null>): Promise<T | null>;
+  /** Runs reads of several statements in one snapshot. */
+  read<T>(work: (query: Query) => Promise<T>): Promise<T>;
+  /** One statement. */
+  query: Query;
+  /** In the application's transaction, at a level the store did not choose (see snapshot-check.ts). */
+  inHost: boolean;
+}
+
 /**
  * `ownPool`: the store's pool, whose sessions run at REPEATABLE READ (see the kit); an
  * application's pool is not set up so, and each transaction asks for the level.
  */
 export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): FastPaths {
   const pool = mariadbPoolOf(adapter);
-  const setsLevel = !ownPool;
-  const inTransaction = <T>(work: (query: Query) => Promise<T>) => inMariaDbTransaction(pool, work, setsLevel) as Promise<T>;
+  const inTransaction = <T>(work: (query: Query) => Promise<T | null>) => inMariaDbTransaction(pool, work, !ownPool);
+  return fastPathsOn({ write: inTransaction, read: inTransaction as Connection['read'], query: queryPool(pool), inHost: false });
+}
+
+/**
+ * The fast paths in the application's transaction `tx` (the driver's transaction under Prisma's, on one
+ * connection of its pool): the same statements, an append in a savepoint; reads see its own writes.
+ * Undefined when `tx` is not the MariaDB adapter's.
+ */
+export function mysqlHostFastPaths(tx: Transaction): FastPaths | undefined {
+  const connection = mariadbConnectionOf(tx);
+  if (!connection) return undefined;
+  const query = queryOn(connection);
+  return fastPathsOn({
+    write: (work) => inSavepoint((statement) => query(statement, []), () => work(query)),
+    read: (work) => work(query),
+    query,
+    inHost: true,
+  });
+}
+
+function fastPathsOn(connection: Connection): FastPaths {
   /** The latest boundary's columns (`cut_seq` last), or null when scoped and the thread is not the tenant's; [] when it has no boundary. */
   const latest = async (query: Query, columns: string, threadId: string, tenantId: string | undefined) => {
     const [row] = tenantId === undefined ? await query(`SELECT ${columns} ${LATEST}`, [threadId]) : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, threadId, tenantId]);
@@ -40,8 +74,10 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
     // unless it was deleted), then the messages inserted (a long batch in several INSERTs). The row lock the first
     // takes orders appends. The pool's sessions run at REPEATABLE READ (see the kit), where the
     // tombstone check of an INSERT … SELECT is a locking read: it waits for a delete in flight and sees it.
+    // In an application's transaction, its snapshot is checked first (see snapshot-check.ts).
     append: (threadId, messages, now, tenantId) =>
-      inTransaction(async (query) => {
+      connection.write(async (query) => {
+        if (connection.inHost) await assertSnapshotCurrent(onConnection(query), threadId, now);
         const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
         if (last === null) return null;
         assertSeqInRange(threadId, last);
@@ -50,7 +86,7 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
       }),
 
     history: (threadId, tenantId) =>
-      inTransaction(async (query) => {
+      connection.read(async (query) => {
         const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL, cut_seq', threadId, tenantId);
         if (boundary === null) return null;
         // created_at as milliseconds since the epoch: a DATETIME holding UTC, counted in SQL without a zone, reads faster than its text.
@@ -62,7 +98,7 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
       }),
 
     count: (threadId, tenantId) =>
-      inTransaction(async (query) => {
+      connection.read(async (query) => {
         const boundary = await latest(query, 'message_count, cut_seq', threadId, tenantId);
         if (boundary === null) return null;
         const [[count]] = await query(`SELECT COUNT(*) ${AFTER_CUT}`, [threadId, boundary.length > 0 ? Number(boundary[1]) : 0]);
@@ -71,10 +107,19 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
 
     async listSessions(query) {
       const { text, args } = listSessionsSql(query, () => '?');
-      return (await queryPool(pool)(text, args)).map(sessionOf);
+      return (await connection.query(text, args)).map(sessionOf);
     },
   };
 }
+
+/** The snapshot check's statements on the transaction's connection. */
+const onConnection = (query: Query): ThreadRowReads => ({
+  lockUnchanged: async (threadId, now) => void (await query(LOCK_UNCHANGED, [threadId, now, now])),
+  lastSeq: async (threadId, locking) => {
+    const [row] = await query(lastSeqStatement(locking), [threadId]);
+    return row === undefined ? undefined : Number(row[0]);
+  },
+});
 
 /**
  * Bumps the thread's counter by `count`, or creates the thread holding `count`,

@@ -2,14 +2,15 @@
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
 import { redactText } from '../../redact.js';
-import { StoreBusyError, StoreDatabaseError } from '../../store.errors.js';
+import { StoreDatabaseError } from '../../store.errors.js';
 import type { PrismaTx } from '../../data/store-client.js';
 import { sql } from '../adapter-statement.js';
 import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
 import { lockSubtreeForUpdate, selectForUpdate } from '../portable-sql.js';
 import type { FailureKind, PrismaClientClass, ProviderKit } from '../provider-kit.js';
-import { mysqlFastPaths } from './fast-paths.js';
+import { mysqlFastPaths, mysqlHostFastPaths } from './fast-paths.js';
+import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
 import { onPoolError } from './mariadb-pool.js';
 import { REFUSALS, refusingAtOnce } from './refusals.js';
 
@@ -28,28 +29,14 @@ const ERRNO_KINDS: Record<number, FailureKind> = {
   ),
 };
 
-const lastSeqOf = async (tx: PrismaTx, threadId: string) =>
-  (await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId}`).map((row) => Number(row.last_seq))[0];
+const lastSeqOf = async (tx: PrismaTx, threadId: string, locking = false) =>
+  (await tx.$queryRawUnsafe<{ last_seq: number | bigint }[]>(lastSeqStatement(locking), threadId)).map((row) => Number(row.last_seq))[0];
 
-/**
- * In a host's transaction at REPEATABLE READ (often the server's default) the reads after the thread's lock
- * see the snapshot of the transaction's first plain read, which may be older than the lock. The thread's
- * row as locked (the latest) and as that snapshot holds it must agree, or a StoreBusyError. The lock comes
- * first and takes no snapshot: an upsert that changes nothing (it locks as the store's upsert does, gap
- * locks included, and leaves no version of ours to read), then the row read as locked and as the snapshot has it.
- */
-async function assertSnapshotCurrent(tx: PrismaTx, threadId: string, now: Date): Promise<void> {
-  await tx.$executeRaw`
-    INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, 0, ${now}, ${now})
-    ON DUPLICATE KEY UPDATE last_seq = last_seq`;
-  const [locked] = await tx.$queryRaw<{ last_seq: number | bigint }[]>`SELECT last_seq FROM agent_thread WHERE id = ${threadId} FOR UPDATE`;
-  if ((await lastSeqOf(tx, threadId)) !== Number(locked.last_seq)) {
-    throw new StoreBusyError(
-      `session ${threadId} was written after your transaction's snapshot was taken (REPEATABLE READ): the store wrote nothing. ` +
-        'Run transactions that call the store at READ COMMITTED, or run this one again',
-    );
-  }
-}
+/** The snapshot check's statements through Prisma's transaction client. */
+const throughPrisma = (tx: PrismaTx): ThreadRowReads => ({
+  lockUnchanged: async (threadId, now) => void (await tx.$executeRawUnsafe(LOCK_UNCHANGED, threadId, now, now)),
+  lastSeq: (threadId, locking) => lastSeqOf(tx, threadId, locking),
+});
 
 /** The name Prisma's MariaDB adapter gives itself. */
 const MARIADB_ADAPTER = '@prisma/adapter-mariadb';
@@ -138,7 +125,7 @@ export const mysql: ProviderKit = {
     },
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
     async reserveSeqs(tx, threadId, count, now, inHost) {
-      if (inHost) await assertSnapshotCurrent(tx, threadId, now);
+      if (inHost) await assertSnapshotCurrent(throughPrisma(tx), threadId, now);
       await tx.$executeRaw`
         INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, ${count}, ${now}, ${now})
         ON DUPLICATE KEY UPDATE last_seq = last_seq + VALUES(last_seq), updated_at = VALUES(updated_at)`;
@@ -150,6 +137,8 @@ export const mysql: ProviderKit = {
 
   // They run on the connector pool under Prisma's MariaDB adapter.
   fastPaths: (adapter, ownPool) => (adapter.adapterName === MARIADB_ADAPTER ? mysqlFastPaths(adapter, ownPool) : undefined),
+  // On the connection of the adapter's transaction.
+  hostFastPaths: mysqlHostFastPaths,
 
   // Error numbers as the adapter reports them (kind mysql), or as the connector throws them on the fast paths.
   classify(error) {

@@ -7,13 +7,19 @@
 // themselves, and dates go out as UTC strings, as the adapter writes them.
 import type { EventEmitter } from 'node:events';
 import type { PrismaMariaDb } from '@prisma/adapter-mariadb';
-import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import type { Pool, PoolConnection, UpsertResult } from 'mariadb';
 import type { Arg, Row } from '../adapter-statement.js';
 
 /** The pool of a connected PrismaMariaDb adapter. */
 export const mariadbPoolOf = (adapter: SqlDriverAdapter): Pool =>
   (adapter as Awaited<ReturnType<PrismaMariaDb['connect']>>).underlyingDriver() as unknown as Pool;
+
+/** The connection under a transaction of Prisma's MariaDB adapter; undefined when it holds none (another adapter's). */
+export function mariadbConnectionOf(tx: Transaction): PoolConnection | undefined {
+  const connection = (tx as { conn?: Partial<PoolConnection> }).conn;
+  return tx.adapterName === '@prisma/adapter-mariadb' && typeof connection?.query === 'function' ? (connection as PoolConnection) : undefined;
+}
 
 /** Listens for the pool's 'error' events (failed attempts to open a connection), which the connector's typings leave out. */
 export const onPoolError = (pool: Pool, listener: (error: Error) => void): void => {
@@ -63,7 +69,7 @@ export async function inMariaDbTransaction<T>(pool: Pool, work: (query: Query) =
   }
 }
 
-const queryOn =
+export const queryOn =
   (connection: PoolConnection): Query =>
   (sql, args) =>
     connection.query({ sql, ...OPTIONS }, args.map(valueOf));

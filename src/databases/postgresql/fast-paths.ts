@@ -1,12 +1,12 @@
 // PostgreSQL's fast paths: one statement each, straight on Prisma's pg adapter
 // (one pool with the client). A statement sees one snapshot, so a read needs no
 // transaction; an append of a batch of normal size to an existing thread is one round trip.
-import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlQueryable, Transaction } from '@prisma/driver-adapter-utils';
 import { insertRuns, textLength } from '../../data/insert-runs.js';
 import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import { sessionOf } from '../../data/session-list.js';
-import { sql, type Arg, type Row } from '../adapter-statement.js';
+import { inSavepoint, sql, type Arg, type Row } from '../adapter-statement.js';
 import { listSessionsSql } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
 
@@ -71,71 +71,123 @@ const UPSERT_THREAD = `upserted AS (INSERT INTO agent_thread (id, last_seq, crea
 const BUMP_TENANTS_THREAD = 'bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1 AND tenant_id = $4 RETURNING last_seq)';
 
 /**
- * An append in a transaction: a new thread's first append, or any append of a
- * long batch (several runs, see insertRuns). Unscoped, the thread is upserted
- * with the first run, then its tombstone read in a snapshot taken after the
- * row's lock, so that a delete that committed meanwhile is seen and the thread
- * does not come back. Scoped, only the tenant's thread is bumped: null when
- * there is none, and nothing was written. The later runs follow in the same
- * transaction.
+ * An append of several statements: a new thread's first append, or any append
+ * of a long batch (several runs, see insertRuns). Unscoped, the thread is
+ * upserted with the first run, then its tombstone read in a snapshot taken
+ * after the row's lock, so that a delete that committed meanwhile is seen and
+ * the thread does not come back. Scoped, only the tenant's thread is bumped:
+ * null when there is none (to be rolled back). The later runs follow on `tx`.
  */
-async function appendInTransaction(adapter: SqlDriverAdapter, threadId: string, runs: Arg[][][], now: Date, tenantId: string | undefined): Promise<number | null> {
+async function appendRuns(tx: SqlQueryable, threadId: string, runs: Arg[][][], now: Date, tenantId: string | undefined): Promise<number | null> {
   const [first, ...rest] = runs;
   const count = runs.reduce((sum, run) => sum + run.length, 0);
   const args: Arg[] = tenantId === undefined ? [threadId, count, now] : [threadId, count, now, tenantId];
   const values = messageValues(first, args);
   const [counter, source] = tenantId === undefined ? [UPSERT_THREAD, 'upserted'] : [BUMP_TENANTS_THREAD, 'bumped'];
-  const tx = await adapter.startTransaction();
-  try {
-    // The counter's new value (null: not the tenant's thread); the INSERT runs whether or not the SELECT reads it.
-    const [[last]] = (await tx.queryRaw(sql(`WITH ${counter}, inserted AS (${insertFrom(source, values)}) SELECT (SELECT last_seq FROM ${source})`, args))).rows;
-    if (tenantId === undefined && (await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0) {
-      throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-    }
-    if (last !== null) {
-      let after = Number(last) - count + first.length;
-      for (const run of rest) {
-        const runArgs: Arg[] = [threadId, after];
-        await tx.executeRaw(sql(insertAfter(messageValues(run, runArgs)), runArgs));
-        after += run.length;
-      }
-    }
-    await tx.executeRaw(sql(last === null ? 'ROLLBACK' : 'COMMIT', []));
-    await (last === null ? tx.rollback() : tx.commit());
-    return last === null ? null : Number(last);
-  } catch (error) {
-    await tx.executeRaw(sql('ROLLBACK', [])).catch(() => undefined);
-    await tx.rollback();
-    throw error;
+  // The counter's new value (null: not the tenant's thread); the INSERT runs whether or not the SELECT reads it.
+  const [[last]] = (await tx.queryRaw(sql(`WITH ${counter}, inserted AS (${insertFrom(source, values)}) SELECT (SELECT last_seq FROM ${source})`, args))).rows;
+  if (tenantId === undefined && (await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0) {
+    throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   }
+  if (last === null) return null;
+  let after = Number(last) - count + first.length;
+  for (const run of rest) {
+    const runArgs: Arg[] = [threadId, after];
+    await tx.executeRaw(sql(insertAfter(messageValues(run, runArgs)), runArgs));
+    after += run.length;
+  }
+  return Number(last);
 }
 
-export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
-  const rows = async (text: string, args: Arg[]): Promise<Row[]> => (await adapter.queryRaw(sql(text, args))).rows;
-  return {
-    // A batch of normal size is one statement: a CTE bumps the counter, locking the row, and the INSERT
-    // reads the new value. A missing, deleted or other tenant's thread matches no row and nothing is
-    // written. When no row matched, the statement also reports a tombstone its snapshot holds, so that
-    // an append to a thread deleted earlier fails at once; one deleted while this statement waited is
-    // caught by appendInTransaction. A long batch is several statements in a transaction.
-    async append(threadId, messages, now, tenantId) {
-      const runs = insertRuns(messages.map(messageColumns), textLength);
-      if (runs.length > 1) return appendInTransaction(adapter, threadId, runs, now, tenantId);
-      const args: Arg[] = [threadId, messages.length, now];
-      const tenant = tenantId === undefined ? '' : ` AND tenant_id = $${args.push(tenantId)}`;
-      const values = messageValues(runs[0], args);
-      const [[last, deleted]] = await rows(
+/**
+ * A batch of normal size to an existing thread, in one statement: a CTE bumps the counter, locking the
+ * row, and the INSERT reads the new value. A missing, deleted or other tenant's thread matches no row and
+ * nothing is written (`last` null). Then the statement also reports a tombstone its snapshot holds, so that
+ * an append to a thread deleted earlier fails at once; one deleted while it waited is caught by appendRuns.
+ */
+async function appendToExisting(tx: SqlQueryable, threadId: string, run: Arg[][], now: Date, tenantId: string | undefined): Promise<{ last: number | null; deleted: boolean }> {
+  const args: Arg[] = [threadId, run.length, now];
+  const tenant = tenantId === undefined ? '' : ` AND tenant_id = $${args.push(tenantId)}`;
+  const values = messageValues(run, args);
+  const [[last, deleted]] = (
+    await tx.queryRaw(
+      sql(
         `WITH bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1${tenant} RETURNING last_seq),
            inserted AS (${insertFrom('bumped', values)})
          SELECT (SELECT MAX(seq) FROM inserted), CASE WHEN NOT EXISTS (SELECT 1 FROM bumped) THEN EXISTS (SELECT 1 FROM agent_tombstone WHERE id = $1) END`,
         args,
-      );
-      if (last !== null) return Number(last);
-      if (tenantId !== undefined) return null;
-      if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-      return appendInTransaction(adapter, threadId, runs, now, undefined);
-    },
+      ),
+    )
+  ).rows;
+  return { last: last === null ? null : Number(last), deleted: Boolean(deleted) };
+}
 
+/** Runs `work` on a transaction all or nothing, keeping nothing when it returns null. */
+type Atomically = (work: (tx: SqlQueryable) => Promise<number | null>) => Promise<number | null>;
+
+/** A transaction of its own on a connection of the pool. */
+const inTransaction =
+  (adapter: SqlDriverAdapter): Atomically =>
+  async (work) => {
+    const tx = await adapter.startTransaction();
+    try {
+      const result = await work(tx);
+      await tx.executeRaw(sql(result === null ? 'ROLLBACK' : 'COMMIT', []));
+      await (result === null ? tx.rollback() : tx.commit());
+      return result;
+    } catch (error) {
+      await tx.executeRaw(sql('ROLLBACK', [])).catch(() => undefined);
+      await tx.rollback();
+      throw error;
+    }
+  };
+
+/**
+ * The fast paths on the pool under Prisma's pg adapter. A batch of normal size to an existing thread is
+ * one statement, which needs no transaction; a first append or a long batch is a transaction of its own.
+ */
+export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
+  const atomically = inTransaction(adapter);
+  return {
+    ...readsOn(adapter),
+    async append(threadId, messages, now, tenantId) {
+      const runs = insertRuns(messages.map(messageColumns), textLength);
+      if (runs.length > 1) return atomically((tx) => appendRuns(tx, threadId, runs, now, tenantId));
+      const { last, deleted } = await appendToExisting(adapter, threadId, runs[0], now, tenantId);
+      if (last !== null || tenantId !== undefined) return last;
+      if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+      return atomically((tx) => appendRuns(tx, threadId, runs, now, undefined));
+    },
+  };
+}
+
+/**
+ * The fast paths in the application's transaction `tx` (the driver's transaction under Prisma's): the
+ * same statements, an append in a savepoint (a failed statement would otherwise end the transaction);
+ * reads see the transaction's own writes.
+ */
+export function postgresHostFastPaths(tx: Transaction): FastPaths {
+  return {
+    ...readsOn(tx),
+    append: (threadId, messages, now, tenantId) =>
+      inSavepoint(
+        (statement) => tx.executeRaw(sql(statement, [])),
+        async () => {
+          const runs = insertRuns(messages.map(messageColumns), textLength);
+          if (runs.length > 1) return appendRuns(tx, threadId, runs, now, tenantId);
+          const { last, deleted } = await appendToExisting(tx, threadId, runs[0], now, tenantId);
+          if (last !== null || tenantId !== undefined) return last;
+          if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+          return appendRuns(tx, threadId, runs, now, undefined);
+        },
+      ),
+  };
+}
+
+/** The reads: one statement each, one snapshot. */
+function readsOn(db: SqlQueryable): Omit<FastPaths, 'append'> {
+  const rows = async (text: string, args: Arg[]): Promise<Row[]> => (await db.queryRaw(sql(text, args))).rows;
+  return {
     async history(threadId, tenantId) {
       if (tenantId === undefined) return historyOf(await rows(STATEMENTS.history, [threadId]));
       const read = await rows(STATEMENTS.scopedHistory, [threadId, tenantId]);

@@ -7,7 +7,7 @@ import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
 import { insertIfMissing, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
-import { postgresFastPaths } from './fast-paths.js';
+import { postgresFastPaths, postgresHostFastPaths } from './fast-paths.js';
 
 // Serialization failure, deadlock, lock not available.
 const TRANSIENT = new Set(['40001', '40P01', '55P03']);
@@ -56,6 +56,7 @@ export const postgresql: ProviderKit = {
 
   // Their rows are read as Prisma's pg adapter returns them.
   fastPaths: (adapter) => (adapter.adapterName === PG_ADAPTER ? postgresFastPaths(adapter) : undefined),
+  hostFastPaths: (tx) => (tx.adapterName === PG_ADAPTER ? postgresHostFastPaths(tx) : undefined),
 
   classify(error) {
     if (CONNECTION_LOST.test(String((error as Error)?.message ?? ''))) return 'unavailable';

@@ -11,7 +11,7 @@ import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../adapter-statement.js';
 import { listSessionsSql, messageInserts } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
-import type { SerializedSqliteAdapter } from './sqlite-adapter.js';
+import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
 
 // Scoped, the tenant is @tenant, and every part is gated on the thread being the
 // tenant's (an uncorrelated EXISTS, evaluated once), so another tenant's log is never read.
@@ -72,10 +72,20 @@ function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
   return append;
 }
 
-export function sqliteFastPaths(adapter: SerializedSqliteAdapter): FastPaths {
-  const run = <T>(work: (prepared: (sql: string) => Statement) => T) => adapter.direct((_db, prepared) => work(prepared));
+/** The fast paths on the store adapter's own connection, behind its lock. */
+export const sqliteFastPaths = (adapter: SerializedSqliteAdapter): FastPaths => fastPathsOn((work) => adapter.direct(work));
+
+/**
+ * The fast paths in the application's transaction `tx`, on its connection: the same statements, an
+ * append in a savepoint (better-sqlite3 nests its transaction functions so); reads see its own writes.
+ */
+export const sqliteHostFastPaths = (tx: SqliteTransaction): FastPaths => fastPathsOn((work) => tx.direct(work));
+
+function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths {
+  const run = <T>(work: (prepared: (sql: string) => Statement) => T) => direct((_db, prepared) => work(prepared));
   return {
-    append: (threadId, messages, now, tenantId) => adapter.direct((db, prepared) => appendIn(db, prepared).immediate(threadId, messages, sqliteDate(now), tenantId)),
+    // BEGIN IMMEDIATE, or a savepoint inside a transaction.
+    append: (threadId, messages, now, tenantId) => direct((db, prepared) => appendIn(db, prepared).immediate(threadId, messages, sqliteDate(now), tenantId)),
 
     history: (threadId, tenantId) =>
       run((prepared) => {

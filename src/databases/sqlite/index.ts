@@ -6,8 +6,8 @@ import { adapterFailureOf } from '../../data/db-errors.js';
 import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.js';
 import { insertIfMissing, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
-import { sqliteFastPaths } from './fast-paths.js';
-import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory } from './sqlite-adapter.js';
+import { sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
+import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory, SqliteTransaction } from './sqlite-adapter.js';
 
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
@@ -53,6 +53,7 @@ export const sqlite: ProviderKit = {
 
   // Prisma's stock better-sqlite3 adapter has no connection of its own to run them on.
   fastPaths: (adapter) => (adapter instanceof SerializedSqliteAdapter ? sqliteFastPaths(adapter) : undefined),
+  hostFastPaths: (tx) => (tx instanceof SqliteTransaction ? sqliteHostFastPaths(tx) : undefined),
 
   // Busy and locked, as the adapter reports them (kind sqlite, or SocketTimeout with the driver's code) or better-sqlite3 throws them.
   classify(error) {

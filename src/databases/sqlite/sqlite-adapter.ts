@@ -94,7 +94,6 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
   readonly #openDirect: () => Database.Database;
   readonly #busyTimeoutMs: number;
   #direct: Database.Database | undefined;
-  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(inner: SqlDriverAdapter, lock: FileLock, openDirect: () => Database.Database, busyTimeoutMs: number) {
     this.#inner = inner;
@@ -110,14 +109,10 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
    * `work` is one statement or one better-sqlite3 transaction, so a refusal
    * for another process's lock changed nothing and it can run again.
    */
-  direct<T>(work: (db: Database.Database, prepared: (sql: string) => Database.Statement) => T): Promise<T> {
+  direct<T>(work: DirectWork<T>): Promise<T> {
     const run = () => {
       const db = (this.#direct ??= this.#openDirect());
-      return work(db, (sql) => {
-        let statement = this.#statements.get(sql);
-        if (!statement) this.#statements.set(sql, (statement = db.prepare(sql)));
-        return statement;
-      });
+      return work(db, preparerOf(db));
     };
     // Synchronous work needs the lock only against others: when it is free, no one can come between.
     if (this.#lock.isFree()) {
@@ -177,8 +172,31 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
   }
 }
 
+/** Synchronous better-sqlite3 work, `prepared` preparing each statement once per connection. */
+export type DirectWork<T> = (db: Database.Database, prepared: (sql: string) => Database.Statement) => T;
+
+const PREPARED = new WeakMap<Database.Database, (sql: string) => Database.Statement>();
+
+function preparerOf(db: Database.Database): (sql: string) => Database.Statement {
+  let prepared = PREPARED.get(db);
+  if (!prepared) {
+    const statements = new Map<string, Database.Statement>();
+    prepared = (sql) => {
+      let statement = statements.get(sql);
+      // Numbers, as the store's own connection reads them (Prisma's connection defaults to BigInts).
+      if (!statement) statements.set(sql, (statement = db.prepare(sql).safeIntegers(false)));
+      return statement;
+    };
+    PREPARED.set(db, prepared);
+  }
+  return prepared;
+}
+
+/** Stands for synchronous work in #run, which looks only for COMMIT. */
+const DIRECT_WORK = statement('-- direct');
+
 /** Runs on the connection while it holds the lock; Prisma sends COMMIT and ROLLBACK through executeRaw. */
-class SqliteTransaction implements Transaction {
+export class SqliteTransaction implements Transaction {
   readonly provider = 'sqlite';
   readonly adapterName = 'nestjs-agent-store-sqlite';
   readonly options = { usePhantomQuery: false };
@@ -203,6 +221,16 @@ class SqliteTransaction implements Transaction {
     const changes = await this.#run(query, () => this.#inner.executeRaw(query));
     if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') this.#open = false;
     return changes;
+  }
+
+  /**
+   * Runs synchronous `work` on this transaction's connection, in it: the store's fast paths in an
+   * application's transaction. A better-sqlite3 transaction function there runs in a savepoint.
+   */
+  direct<T>(work: DirectWork<T>): Promise<T> {
+    if (!this.#open) return Promise.reject(new Error('the transaction was committed or rolled back'));
+    const db = (this.#inner as unknown as { client: Database.Database }).client;
+    return this.#run(DIRECT_WORK, async () => work(db, preparerOf(db)));
   }
 
   commit(): Promise<void> {
