@@ -74,13 +74,13 @@ function replaced<T extends object, K extends keyof T>(object: T, key: K, value:
 const PROBE = '/* nestjs-agent-store: which driver transaction */ SELECT ';
 /** Each probe's transaction, from its answer until its prober reads it. */
 const PROBED = new Map<string, Transaction>();
-/** The transaction found under each transaction client. */
-const FOUND = new WeakMap<object, Transaction>();
-/** Transactions committed or rolled back: their connection went back to the pool. */
+/** The transaction found under each transaction client; null where none was. */
+const FOUND = new WeakMap<object, Transaction | null>();
+/** Transactions ending or ended (their connection goes back to the pool), and those whose end would go unseen. */
 const ENDED = new WeakSet<Transaction>();
 let probes = 0;
 
-/** Wraps each transaction the adapter starts, so that it answers probes and says when it ends. */
+/** Wraps each transaction the adapter starts, so that it says when it ends and answers probes (only then: see driverTransactionOf). */
 function watchTransactions(adapter: SqlDriverAdapter): void {
   const start = adapter.startTransaction.bind(adapter);
   replaced(adapter, 'startTransaction', async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
@@ -89,20 +89,29 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
     const commit = transaction.commit.bind(transaction);
     const rollback = transaction.rollback.bind(transaction);
     const ends = () => ENDED.add(transaction);
-    replaced(transaction, 'executeRaw', (query: SqlQuery) => {
-      if (!query.sql.startsWith(PROBE)) {
-        // Prisma sends COMMIT and ROLLBACK through executeRaw on some adapters, then calls commit() or rollback().
+    // A transaction whose end would go unseen must never be found: it answers probes only if all three are wrapped.
+    const watched =
+      replaced(transaction, 'commit', () => (ends(), commit())) &&
+      replaced(transaction, 'rollback', () => (ends(), rollback())) &&
+      replaced(transaction, 'executeRaw', (query: SqlQuery) => {
+        if (query.sql.startsWith(PROBE)) {
+          PROBED.set(query.sql, transaction);
+          return Promise.resolve(0);
+        }
+        // Some adapters have Prisma send COMMIT and ROLLBACK here, then call commit() or rollback().
         if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') ends();
         return executeRaw(query);
-      }
-      PROBED.set(query.sql, transaction);
-      return Promise.resolve(0);
-    });
-    replaced(transaction, 'commit', () => (ends(), commit()));
-    replaced(transaction, 'rollback', () => (ends(), rollback()));
+      });
+    if (!watched) ENDED.add(transaction);
     return transaction;
   });
 }
+
+/**
+ * Whether `transaction` ended (or its end would go unseen): from the moment Prisma asks for its
+ * COMMIT or ROLLBACK, before that reaches the database, no statement of the store's may follow.
+ */
+export const hasEnded = (transaction: Transaction): boolean => ENDED.has(transaction);
 
 /**
  * The driver's transaction under `tx`, a Prisma interactive transaction's client of a watched
@@ -111,12 +120,14 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
  */
 export async function driverTransactionOf(tx: object): Promise<Transaction | undefined> {
   const found = FOUND.get(tx);
+  if (found === null) return undefined;
   if (found && !ENDED.has(found)) return found;
   const probe = `${PROBE}${++probes}`;
   await (tx as { $executeRawUnsafe(sql: string): Promise<number> }).$executeRawUnsafe(probe);
   const transaction = PROBED.get(probe);
   PROBED.delete(probe);
-  if (!transaction || ENDED.has(transaction)) return undefined;
-  FOUND.set(tx, transaction);
+  if (transaction && ENDED.has(transaction)) return undefined;
+  // Not found: the probe reached the database, and will on no later call in this transaction.
+  FOUND.set(tx, transaction ?? null);
   return transaction;
 }

@@ -3,7 +3,8 @@
 // kit's fast paths. Inside the application's own transaction (a host
 // transaction) every call runs in it instead, and is never retried there.
 import type { FastPaths, ProviderKit } from '../databases/provider-kit.js';
-import { StoreBusyError, StoreConfigurationError } from '../store.errors.js';
+import { BrokenHostTransaction } from '../databases/adapter-statement.js';
+import { StoreBusyError, StoreConfigurationError, StoreDatabaseError } from '../store.errors.js';
 import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { PrismaTx, StoreClient, StoreTx } from './store-client.js';
@@ -30,8 +31,8 @@ export interface DatabaseOptions {
 
 /** The last store call in each host transaction, which the next one waits for. */
 const HOST_CALLS = new WeakMap<object, Promise<unknown>>();
-/** Host transactions in which a store call met a conflict. */
-const CONFLICTED = new WeakSet<object>();
+/** Host transactions in which a store call met a conflict, or could not finish (see #once). */
+const BROKEN = new WeakSet<object>();
 
 const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 /**
@@ -181,22 +182,27 @@ export class StoreDatabase {
 
   /**
    * A conflict may have ended the host's transaction in the database (MariaDB rolls the whole of it
-   * back on a deadlock, and what runs after it commits statement by statement): once a call met one,
-   * the store's later calls in that transaction refuse, and the host must roll it back.
+   * back on a deadlock, and what runs after it commits statement by statement), and a transaction
+   * that ended under a store call, or holds a savepoint the store could not settle, must not commit
+   * what it holds: once a call met either, the store's later calls in that transaction refuse, and
+   * the host must roll it back.
    */
   async #once<T>(host: PrismaTx, work: () => Promise<T>): Promise<T> {
-    if (CONFLICTED.has(host)) {
-      throw new StoreBusyError('an earlier store call in this transaction met a conflict, which may have ended it in the database: roll it back and run it again');
+    if (BROKEN.has(host)) {
+      throw new StoreBusyError('an earlier store call in this transaction met a conflict, or could not finish, which may have ended it in the database: roll it back and run it again');
     }
     try {
       return await work();
     } catch (error) {
-      const failure = toStoreError(error, this.kit);
-      if (!(failure instanceof StoreBusyError)) throw failure;
-      CONFLICTED.add(host);
-      throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: roll it back and run it again)`, {
-        cause: failure.cause ?? error,
-      });
+      const broken = error instanceof BrokenHostTransaction;
+      const failure = toStoreError(broken ? (error.failure ?? error) : error, this.kit);
+      if (failure instanceof StoreBusyError) {
+        BROKEN.add(host);
+        throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: roll it back and run it again)`, { cause: failure.cause ?? error });
+      }
+      if (!broken) throw failure;
+      BROKEN.add(host);
+      throw new StoreDatabaseError(`${error.message}: roll your transaction back (${failure.message})`, { cause: error.failure ?? error });
     }
   }
 

@@ -39,7 +39,7 @@ export function assertSeqInRange(threadId: string, last: number): void {
 }
 
 export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<void> {
-  if (await tx.dialect.isDeleted(tx.prisma, threadId)) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+  if (await tx.dialect.isDeleted(tx.prisma, threadId, tx.inHost)) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
 }
 
 export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: number, messages: Message[]): Promise<StoredMessage[]> {

@@ -2,6 +2,7 @@
 // client generated for it, pending migrations if asked, and the fast paths.
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
+import { BrokenHostTransaction } from '../databases/adapter-statement.js';
 import type { FastPaths, ProviderKit, UrlOptions } from '../databases/provider-kit.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from '../store.options.js';
@@ -9,7 +10,7 @@ import { StoreDatabase } from './database.js';
 import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
-import { driverTransactionOf, watchClientAdapter } from './client-adapter.js';
+import { driverTransactionOf, hasEnded, watchClientAdapter } from './client-adapter.js';
 import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 
@@ -68,10 +69,20 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   const hostFast = adapter && (async (host: PrismaTx) => {
     const transaction = await driverTransactionOf(host);
     if (!transaction) return undefined;
-    if (!hostFastOf.has(transaction)) hostFastOf.set(transaction, kit.hostFastPaths(transaction));
+    if (!hostFastOf.has(transaction)) hostFastOf.set(transaction, kit.hostFastPaths(transaction, () => assertOpen(transaction)));
     return hostFastOf.get(transaction);
   });
   return new StoreDatabase(client, kit, { fast, hostTransaction, hostFast });
+}
+
+/**
+ * Before each of the store's statements in a host transaction: Prisma may have ended it meanwhile
+ * (its timeout, or a callback that returned before the store call did), and its connection with it.
+ */
+function assertOpen(transaction: Transaction): void {
+  if (hasEnded(transaction)) {
+    throw new BrokenHostTransaction('your transaction ended (it timed out, or was committed or rolled back) while a store call ran in it, which may have left part of that call in it');
+  }
 }
 
 /** The TransactionHost's open transaction, which must be one of the store's client: another client's runs on another connection. */

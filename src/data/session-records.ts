@@ -49,8 +49,9 @@ export class SessionRecords {
         throw new StoreNotFoundError(`parent session ${session.parentId} does not exist`);
       }
       await sessions.insertSession(tx, session, new Date());
-      // Read again after the insert, in a statement of its own: a delete that committed since the first check is seen.
-      if (await sessions.isDeleted(tx, session.id)) throw this.#unavailable(session.id, `session ${session.id} was deleted; ids of deleted sessions are not reused`);
+      // Read again after the insert, in a statement of its own: a delete that committed since the first check is seen
+      // (in the application's transaction too, whose snapshot may predate it).
+      if (await tx.dialect.isDeleted(tx.prisma, session.id, tx.inHost)) throw this.#unavailable(session.id, `session ${session.id} was deleted; ids of deleted sessions are not reused`);
       if (session.parentId !== null) await attachChild(tx, session.parentId, session.id);
       return session.id;
     });

@@ -1,6 +1,5 @@
 // Statements straight on a driver adapter, typed as the adapters expect.
 import type { ArgType, SqlQuery } from '@prisma/driver-adapter-utils';
-import { StoreDatabaseError } from '../store.errors.js';
 
 export type Arg = string | number | Date | null;
 
@@ -12,8 +11,23 @@ const argType = (arg: Arg): ArgType => ({ scalarType: arg instanceof Date ? 'dat
 /** A statement for the adapter: each argument typed from its value. */
 export const sql = (text: string, args: Arg[]): SqlQuery => ({ sql: text, args, argTypes: args.map(argType) });
 
-/** The savepoint a store write takes in the application's transaction (Prisma names its own prisma_sp_N). */
-const SAVEPOINT = 'nestjs_agent_store';
+/**
+ * The application's transaction can no longer take the store's statements: it ended while a store
+ * call ran in it, or a savepoint of the store's could not be rolled back or released (the database
+ * may have ended the transaction: MariaDB rolls the whole of it back on a deadlock). `failure` is the
+ * error the write met first, if any. The store refuses its later calls in that transaction.
+ */
+export class BrokenHostTransaction extends Error {
+  constructor(
+    message: string,
+    readonly failure?: unknown,
+  ) {
+    super(message, { cause: failure });
+  }
+}
+
+/** Savepoint names: calls through two transaction clients of one transaction (a nested one) never share one. */
+let savepoints = 0;
 
 /**
  * Runs `work` in a savepoint of the transaction whose statements `run` sends,
@@ -22,25 +36,27 @@ const SAVEPOINT = 'nestjs_agent_store';
  * transaction usable (PostgreSQL would otherwise abort the whole of it).
  */
 export async function inSavepoint<T>(run: (statement: string) => Promise<unknown>, work: () => Promise<T | null>): Promise<T | null> {
-  await run(`SAVEPOINT ${SAVEPOINT}`);
+  const name = `nestjs_agent_store_${++savepoints}`;
+  await run(`SAVEPOINT ${name}`);
   let result: T | null;
   try {
     result = await work();
   } catch (error) {
-    await undo(run, error);
+    await settle(run, `ROLLBACK TO SAVEPOINT ${name}`, name, error);
     throw error;
   }
-  if (result === null) await undo(run, undefined);
-  else await run(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+  if (result === null) await settle(run, `ROLLBACK TO SAVEPOINT ${name}`, name, undefined);
+  else await settle(run, undefined, name, undefined);
   return result;
 }
 
-/** Rolls the savepoint back; when even that fails, the transaction holds half a write and must not commit. */
-async function undo(run: (statement: string) => Promise<unknown>, failure: unknown): Promise<void> {
+/** Rolls the savepoint back (`rollback`) and releases it; when that fails, the transaction holds a write it must not commit. */
+async function settle(run: (statement: string) => Promise<unknown>, rollback: string | undefined, name: string, failure: unknown): Promise<void> {
   try {
-    await run(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
-    await run(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    if (rollback) await run(rollback);
+    await run(`RELEASE SAVEPOINT ${name}`);
   } catch (error) {
-    throw new StoreDatabaseError('a store write failed in your transaction and could not be undone: roll the transaction back', { cause: failure ?? error });
+    if (error instanceof BrokenHostTransaction) throw new BrokenHostTransaction(error.message, failure ?? error.failure);
+    throw new BrokenHostTransaction(`a store write in your transaction could not be ${rollback ? 'undone' : 'completed'}`, failure ?? error);
   }
 }

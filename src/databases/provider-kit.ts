@@ -57,8 +57,11 @@ export interface Dialect {
    * is a StoreBusyError, before anything is read from it.
    */
   reserveSeqs(tx: PrismaTx, threadId: string, count: number, now: Date, inHost: boolean): Promise<number>;
-  /** Whether the thread was deleted, as last committed whatever the transaction's level (a host's snapshot may predate the delete). */
-  isDeleted(tx: PrismaTx, id: string): Promise<boolean>;
+  /**
+   * Whether the thread was deleted, as last committed whatever the transaction's level (a host's
+   * snapshot may predate the delete; `inHost`: in the application's transaction, at its level).
+   */
+  isDeleted(tx: PrismaTx, id: string, inHost: boolean): Promise<boolean>;
   /** Locks existing thread rows until the transaction ends, in id order, in one statement. */
   lockThreads(tx: PrismaTx, ids: string[]): Promise<void>;
   /** Locks `id` and every session below it until the transaction ends. */
@@ -141,9 +144,10 @@ export interface ProviderKit {
   fastPaths(adapter: SqlDriverAdapter, ownPool: boolean): FastPaths | undefined;
   /**
    * The fast paths inside an application's transaction, on the driver transaction `tx` under
-   * Prisma's (see client-adapter.ts): each write in a savepoint. Undefined when they cannot run on it.
+   * Prisma's (see client-adapter.ts): each write in a savepoint. `assertOpen` runs before each
+   * statement and throws once Prisma ended the transaction. Undefined when they cannot run on it.
    */
-  hostFastPaths(tx: Transaction): FastPaths | undefined;
+  hostFastPaths(tx: Transaction, assertOpen: () => void): FastPaths | undefined;
   /** What a failure of this database's driver or adapter means; undefined when it is none of the kinds. */
   classify(error: unknown): FailureKind | undefined;
   readonly migrations: MigrationSteps;

@@ -305,7 +305,94 @@ eachDatabase((database) => {
           expect(await stores.messages.getTranscript(threadId)).toEqual([]);
           await expect(stores.messages.append(threadId, user('later'))).rejects.toBeInstanceOf(StoreNotFoundError);
         });
+
+        it.each([...stale, ...fresh, undefined])('at %s, a session created and deleted since the snapshot does not come back', async (level) => {
+          const threadId = `created and deleted since ${String(level)}`;
+          const outcome = await stores.prisma
+            .$transaction(async (tx) => {
+              const messages = stores.messages.withTransaction(tx);
+              await messages.getHistory('snapshot');
+              await stores.messages.append(threadId, user('from elsewhere'));
+              await stores.transcripts.deleteTranscript(threadId);
+              await messages.append(threadId, user('after the delete'));
+            }, levelOption(level))
+            .then(() => 'appended', (error: unknown) => error);
+          // The snapshot cannot see the tombstone: PostgreSQL fails the store's insert of one (serialization failure).
+          const stalePostgres = database.provider === 'postgresql' && stale.includes(level ?? defaultLevel);
+          expect(outcome).toEqual(expect.any(stalePostgres ? StoreBusyError : StoreNotFoundError));
+          expect(await stores.messages.getTranscript(threadId)).toEqual([]);
+          await expect(stores.messages.append(threadId, user('later'))).rejects.toBeInstanceOf(StoreNotFoundError);
+        });
       });
+
+      it.each([1, 1_001])('keeps nothing of a call of %i messages that Prisma’s timeout ended the transaction under, and the thread goes on', async (size) => {
+        const threadId = `timed out ${size}`;
+        await stores.messages.append(threadId, user('a'));
+        // Another transaction holds the thread's row past the host's timeout.
+        const holder = stores.prisma.$transaction(async (tx) => {
+          await tx.$queryRawUnsafe('SELECT id FROM agent_thread WHERE id = $1 FOR UPDATE'.replace('$1', database.provider === 'postgresql' ? '$1' : '?'), threadId);
+          await new Promise((resolve) => setTimeout(resolve, 1_200));
+        });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const outcome = await stores.prisma
+          .$transaction(
+            async (tx) => {
+              await setStatus(tx, 'paid');
+              await stores.messages.withTransaction(tx).appendMany(threadId, Array.from({ length: size }, (_, i) => user(`m${i}`)));
+            },
+            { timeout: 400 },
+          )
+          .then(() => 'committed', (error: unknown) => error);
+        await holder;
+        // What was left of the call after the timeout runs no more: it would have committed statement by statement.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(outcome).toBeInstanceOf(Error);
+        expect(await statusOf(stores.prisma)).toBe('new');
+        expect((await stores.messages.getTranscript(threadId)).map((m) => [m.seq, m.content])).toEqual([[1, 'a']]);
+        expect((await stores.messages.append(threadId, user('later'))).seq).toBe(2);
+      });
+
+      if (database.provider === 'mysql') {
+        it('refuses its later calls in a transaction that MariaDB ended on a deadlock (its savepoint gone with it)', async () => {
+          await stores.messages.append('deadlocked', user('a'));
+          await stores.prisma.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS app_heavy (id INT PRIMARY KEY)');
+          // The other side does more work, so that InnoDB picks the host's transaction as the deadlock's victim.
+          let release!: () => void;
+          const released = new Promise<void>((resolve) => (release = resolve));
+          let locked!: () => void;
+          const holding = new Promise<void>((resolve) => (locked = resolve));
+          const other = stores.prisma.$transaction(
+            async (tx) => {
+              await tx.$executeRawUnsafe('INSERT INTO app_heavy SELECT seq FROM seq_1_to_2000');
+              await tx.$queryRawUnsafe("SELECT id FROM agent_thread WHERE id = 'deadlocked' FOR UPDATE");
+              locked();
+              await released;
+              await setStatus(tx, 'other');
+              await tx.$executeRawUnsafe('DELETE FROM app_heavy');
+            },
+            { timeout: 10_000 },
+          );
+          await holding;
+          let first: unknown;
+          let afterwards: unknown;
+          const host = stores.prisma.$transaction(
+            async (tx) => {
+              await setStatus(tx, 'paid');
+              const messages = stores.messages.withTransaction(tx);
+              setTimeout(release, 300);
+              first = await messages.append('deadlocked', user('in the host')).catch((error: unknown) => error);
+              afterwards = await messages.append('deadlocked elsewhere', user('later')).catch((error: unknown) => error);
+            },
+            { timeout: 10_000 },
+          );
+          await Promise.allSettled([host, other]);
+          expect(first).toBeInstanceOf(StoreBusyError);
+          expect(afterwards).toBeInstanceOf(StoreBusyError);
+          expect(await stores.messages.getTranscript('deadlocked elsewhere')).toEqual([]);
+          expect((await stores.messages.getTranscript('deadlocked')).map((m) => m.content)).toEqual(['a']);
+          expect(await statusOf(stores.prisma)).toBe('other');
+        });
+      }
 
       it('does not retry a conflict in the host transaction: StoreBusyError, for the host to run again', async () => {
         await stores.messages.append('contended', user('first'));

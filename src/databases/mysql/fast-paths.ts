@@ -48,12 +48,15 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
 /**
  * The fast paths in the application's transaction `tx` (the driver's transaction under Prisma's, on one
  * connection of its pool): the same statements, an append in a savepoint; reads see its own writes.
+ * `assertOpen` before each statement (see ProviderKit).
  * Undefined when `tx` is not the MariaDB adapter's.
  */
-export function mysqlHostFastPaths(tx: Transaction): FastPaths | undefined {
+export function mysqlHostFastPaths(tx: Transaction, assertOpen: () => void): FastPaths | undefined {
   const connection = mariadbConnectionOf(tx);
   if (!connection) return undefined;
-  const query = queryOn(connection);
+  const onConnection = queryOn(connection);
+  // Before each statement (see ProviderKit): the connection goes back to the pool when the transaction ends.
+  const query: Query = async (text, args) => (assertOpen(), onConnection(text, args));
   return fastPathsOn({
     write: (work) => inSavepoint((statement) => query(statement, []), () => work(query)),
     read: (work) => work(query),
@@ -77,7 +80,7 @@ function fastPathsOn(connection: Connection): FastPaths {
     // In an application's transaction, its snapshot is checked first (see snapshot-check.ts).
     append: (threadId, messages, now, tenantId) =>
       connection.write(async (query) => {
-        if (connection.inHost) await assertSnapshotCurrent(onConnection(query), threadId, now);
+        if (connection.inHost) await assertSnapshotCurrent(snapshotReads(query), threadId, now);
         const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
         if (last === null) return null;
         assertSeqInRange(threadId, last);
@@ -113,7 +116,7 @@ function fastPathsOn(connection: Connection): FastPaths {
 }
 
 /** The snapshot check's statements on the transaction's connection. */
-const onConnection = (query: Query): ThreadRowReads => ({
+const snapshotReads = (query: Query): ThreadRowReads => ({
   lockUnchanged: async (threadId, now) => void (await query(LOCK_UNCHANGED, [threadId, now, now])),
   lastSeq: async (threadId, locking) => {
     const [row] = await query(lastSeqStatement(locking), [threadId]);

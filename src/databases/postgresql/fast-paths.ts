@@ -78,7 +78,14 @@ const BUMP_TENANTS_THREAD = 'bumped AS (UPDATE agent_thread SET last_seq = last_
  * the thread does not come back. Scoped, only the tenant's thread is bumped:
  * null when there is none (to be rolled back). The later runs follow on `tx`.
  */
-async function appendRuns(tx: SqlQueryable, threadId: string, runs: Arg[][][], now: Date, tenantId: string | undefined): Promise<number | null> {
+async function appendRuns(
+  tx: SqlQueryable,
+  threadId: string,
+  runs: Arg[][][],
+  now: Date,
+  tenantId: string | undefined,
+  isDeleted: (tx: SqlQueryable, threadId: string, now: Date) => Promise<boolean> = tombstoneRead,
+): Promise<number | null> {
   const [first, ...rest] = runs;
   const count = runs.reduce((sum, run) => sum + run.length, 0);
   const args: Arg[] = tenantId === undefined ? [threadId, count, now] : [threadId, count, now, tenantId];
@@ -86,9 +93,7 @@ async function appendRuns(tx: SqlQueryable, threadId: string, runs: Arg[][][], n
   const [counter, source] = tenantId === undefined ? [UPSERT_THREAD, 'upserted'] : [BUMP_TENANTS_THREAD, 'bumped'];
   // The counter's new value (null: not the tenant's thread); the INSERT runs whether or not the SELECT reads it.
   const [[last]] = (await tx.queryRaw(sql(`WITH ${counter}, inserted AS (${insertFrom(source, values)}) SELECT (SELECT last_seq FROM ${source})`, args))).rows;
-  if (tenantId === undefined && (await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0) {
-    throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-  }
+  if (tenantId === undefined && (await isDeleted(tx, threadId, now))) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   if (last === null) return null;
   let after = Number(last) - count + first.length;
   for (const run of rest) {
@@ -97,6 +102,26 @@ async function appendRuns(tx: SqlQueryable, threadId: string, runs: Arg[][][], n
     after += run.length;
   }
   return Number(last);
+}
+
+/** The tombstone as the statement's snapshot holds it: at READ COMMITTED, every delete that committed before it. */
+const tombstoneRead = async (tx: SqlQueryable, threadId: string) => (await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0;
+
+/**
+ * The tombstone as last committed, at any level. In an application's transaction at REPEATABLE READ
+ * or SERIALIZABLE, a read sees the transaction's snapshot, which may predate the delete; an insert
+ * of the tombstone meets it whatever the snapshot, and fails (40001: StoreBusyError) when the snapshot
+ * cannot see it. The insert, when nothing was there, is taken back at once.
+ */
+export const TOMBSTONE_PROBE = {
+  insert: 'INSERT INTO agent_tombstone (id, deleted_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING 1',
+  undo: 'DELETE FROM agent_tombstone WHERE id = $1',
+};
+
+async function deletedSinceAnySnapshot(tx: SqlQueryable, threadId: string, now: Date): Promise<boolean> {
+  if ((await tx.queryRaw(sql(TOMBSTONE_PROBE.insert, [threadId, now]))).rows.length === 0) return true;
+  await tx.executeRaw(sql(TOMBSTONE_PROBE.undo, [threadId]));
+  return false;
 }
 
 /**
@@ -164,9 +189,16 @@ export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
 /**
  * The fast paths in the application's transaction `tx` (the driver's transaction under Prisma's): the
  * same statements, an append in a savepoint (a failed statement would otherwise end the transaction);
- * reads see the transaction's own writes.
+ * reads see the transaction's own writes. `assertOpen` before each statement (see ProviderKit).
+ * A thread created in it has its tombstone looked for by a write (see deletedSinceAnySnapshot).
  */
-export function postgresHostFastPaths(tx: Transaction): FastPaths {
+export function postgresHostFastPaths(transaction: Transaction, assertOpen: () => void): FastPaths {
+  const tx: SqlQueryable = {
+    provider: transaction.provider,
+    adapterName: transaction.adapterName,
+    queryRaw: async (query) => (assertOpen(), transaction.queryRaw(query)),
+    executeRaw: async (query) => (assertOpen(), transaction.executeRaw(query)),
+  };
   return {
     ...readsOn(tx),
     append: (threadId, messages, now, tenantId) =>
@@ -174,11 +206,12 @@ export function postgresHostFastPaths(tx: Transaction): FastPaths {
         (statement) => tx.executeRaw(sql(statement, [])),
         async () => {
           const runs = insertRuns(messages.map(messageColumns), textLength);
-          if (runs.length > 1) return appendRuns(tx, threadId, runs, now, tenantId);
-          const { last, deleted } = await appendToExisting(tx, threadId, runs[0], now, tenantId);
-          if (last !== null || tenantId !== undefined) return last;
-          if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-          return appendRuns(tx, threadId, runs, now, undefined);
+          if (runs.length === 1) {
+            const { last, deleted } = await appendToExisting(tx, threadId, runs[0], now, tenantId);
+            if (last !== null || tenantId !== undefined) return last;
+            if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+          }
+          return appendRuns(tx, threadId, runs, now, tenantId, deletedSinceAnySnapshot);
         },
       ),
   };

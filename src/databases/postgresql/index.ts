@@ -1,5 +1,6 @@
 // PostgreSQL, through node-postgres and Prisma's pg adapter (both optional peer dependencies).
 import type { Transaction } from '@prisma/driver-adapter-utils';
+import type { PrismaTx } from '../../data/store-client.js';
 import { adapterFailureOf } from '../../data/db-errors.js';
 import { redactText } from '../../redact.js';
 import { sql } from '../adapter-statement.js';
@@ -7,7 +8,7 @@ import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
 import { insertIfMissing, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
-import { postgresFastPaths, postgresHostFastPaths } from './fast-paths.js';
+import { postgresFastPaths, postgresHostFastPaths, TOMBSTONE_PROBE } from './fast-paths.js';
 
 // Serialization failure, deadlock, lock not available.
 const TRANSIENT = new Set(['40001', '40P01', '55P03']);
@@ -21,6 +22,13 @@ const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection term
 const PG_ADAPTER = '@prisma/adapter-pg';
 // The same advisory lock key as `prisma migrate deploy`, so the two never run at once.
 const MIGRATION_LOCK = 'SELECT pg_advisory_xact_lock(72707369)';
+
+/** TOMBSTONE_PROBE through Prisma's transaction client. */
+async function deletedSinceAnySnapshot(tx: PrismaTx, id: string): Promise<boolean> {
+  if ((await tx.$queryRawUnsafe<unknown[]>(TOMBSTONE_PROBE.insert, id, new Date())).length === 0) return true;
+  await tx.$executeRawUnsafe(TOMBSTONE_PROBE.undo, id);
+  return false;
+}
 
 export const postgresql: ProviderKit = {
   provider: 'postgresql',
@@ -48,7 +56,8 @@ export const postgresql: ProviderKit = {
     readIsolation: 'RepeatableRead',
     // Read committed after the row's lock; at a host's higher level, a delete since its snapshot fails the upsert (40001).
     reserveSeqs: upsertReturning,
-    isDeleted: tombstoneExists,
+    // In the application's transaction, above READ COMMITTED its snapshot may predate the delete: see deletedSinceAnySnapshot.
+    isDeleted: (tx, id, inHost) => (inHost ? deletedSinceAnySnapshot(tx, id) : tombstoneExists(tx, id)),
     lockThreads: selectForUpdate((i) => `$${i + 1}`),
     lockSubtree: lockSubtreeForUpdate,
     ensureThread: insertIfMissing,
@@ -56,7 +65,7 @@ export const postgresql: ProviderKit = {
 
   // Their rows are read as Prisma's pg adapter returns them.
   fastPaths: (adapter) => (adapter.adapterName === PG_ADAPTER ? postgresFastPaths(adapter) : undefined),
-  hostFastPaths: (tx) => (tx.adapterName === PG_ADAPTER ? postgresHostFastPaths(tx) : undefined),
+  hostFastPaths: (tx, assertOpen) => (tx.adapterName === PG_ADAPTER ? postgresHostFastPaths(tx, assertOpen) : undefined),
 
   classify(error) {
     if (CONNECTION_LOST.test(String((error as Error)?.message ?? ''))) return 'unavailable';

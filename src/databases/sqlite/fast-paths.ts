@@ -78,8 +78,13 @@ export const sqliteFastPaths = (adapter: SerializedSqliteAdapter): FastPaths => 
 /**
  * The fast paths in the application's transaction `tx`, on its connection: the same statements, an
  * append in a savepoint (better-sqlite3 nests its transaction functions so); reads see its own writes.
+ * `assertOpen` before each call (see ProviderKit); each is one synchronous piece of work.
  */
-export const sqliteHostFastPaths = (tx: SqliteTransaction): FastPaths => fastPathsOn((work) => tx.direct(work));
+export const sqliteHostFastPaths = (tx: SqliteTransaction, assertOpen: () => void): FastPaths =>
+  fastPathsOn(async (work) => {
+    assertOpen();
+    return tx.direct(work);
+  });
 
 function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths {
   const run = <T>(work: (prepared: (sql: string) => Statement) => T) => direct((_db, prepared) => work(prepared));

@@ -45,7 +45,8 @@ export const sqlite: ProviderKit = {
     readIsolation: undefined,
     // One writer: a snapshot is taken under the write lock.
     reserveSeqs: upsertReturning,
-    isDeleted: tombstoneExists,
+    // One writer at a time: a write after another connection's refuses a stale snapshot (SQLITE_BUSY_SNAPSHOT).
+    isDeleted: (tx, id) => tombstoneExists(tx, id),
     lockThreads: async () => {},
     lockSubtree: async () => {},
     ensureThread: insertIfMissing,
@@ -53,7 +54,7 @@ export const sqlite: ProviderKit = {
 
   // Prisma's stock better-sqlite3 adapter has no connection of its own to run them on.
   fastPaths: (adapter) => (adapter instanceof SerializedSqliteAdapter ? sqliteFastPaths(adapter) : undefined),
-  hostFastPaths: (tx) => (tx instanceof SqliteTransaction ? sqliteHostFastPaths(tx) : undefined),
+  hostFastPaths: (tx, assertOpen) => (tx instanceof SqliteTransaction ? sqliteHostFastPaths(tx, assertOpen) : undefined),
 
   // Busy and locked, as the adapter reports them (kind sqlite, or SocketTimeout with the driver's code) or better-sqlite3 throws them.
   classify(error) {
