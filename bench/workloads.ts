@@ -56,7 +56,7 @@ export interface Workload {
   run(target: Target, context: RunContext): Promise<(number | undefined)[]>;
 }
 
-const WRITERS: TargetKey[] = ['ours', 'oursClient', 'oursClientTx', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', 'mastra'];
+const WRITERS: TargetKey[] = ['ours', 'oursClient', 'oursClientTx', 'oursClientTxCall', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', 'mastra'];
 /** The reads of the store (on its url and on the app's own client) and of the raw driver. */
 const READERS: TargetKey[] = ['ours', 'oursClient', 'raw'];
 const PAGE_WALK = 500;
@@ -90,8 +90,9 @@ async function sequentialRate(target: Target, name: string, { sizes, key }: RunC
   const { warm, timed } = await threads(target, name);
   await appendLoop(target, warm, 1, Math.min(sizes.warmup, count));
   const start = performance.now();
+  const clock = clockOf(target);
   const calls = await loop(count, minMs, start, (i) => target.append!(timed[0], benchMessage(i + 1)));
-  const rate = calls / ((performance.now() - start) / 1000);
+  const rate = calls / (clock.elapsed() / 1000);
   await expectStored(target, timed[0], calls);
   return rate;
 }
@@ -111,8 +112,16 @@ async function loop(count: number, minMs: number, start: number, step: (i: numbe
   return i;
 }
 
-/** Messages per second of concurrent loops, each making at least `count` calls; checks what each thread stored. */
-async function concurrentRate(target: Target, threadOf: (writer: number) => string, sizes: Sizes): Promise<number> {
+/** Time from now on the target's own clock (see Target.clock), or the wall clock's. Loops run on the wall clock either way. */
+function clockOf(target: Target): { elapsed(): number } {
+  const now = target.clock ? () => target.clock!() : () => performance.now();
+  const start = now();
+  return { elapsed: () => now() - start };
+}
+
+/** Messages per second of concurrent loops, each making at least `count` calls; checks what each thread stored. Undefined for a target with a clock of its own. */
+async function concurrentRate(target: Target, threadOf: (writer: number) => string, sizes: Sizes): Promise<number | undefined> {
+  if (target.clock) return undefined;
   const start = performance.now();
   const calls = await Promise.all(
     Array.from({ length: sizes.writers }, (_, w) => loop(sizes.appendsPerWriter, sizes.writeMinMs, start, (i) => target.append!(threadOf(w), benchMessage(i + 1)))),
@@ -147,13 +156,14 @@ export const WORKLOADS: Workload[] = [
     // Every call creates its thread: a statement the first append wastes (an update of a row not there yet) shows here.
     rows: [{ key: 'firstAppend', label: 'append, first message of a new thread', unit: 'msg/s' }],
     phase: 'write',
-    targets: ['ours', 'oursClient', 'oursClientTx', 'raw', 'rawPlain'],
+    targets: ['ours', 'oursClient', 'oursClientTx', 'oursClientTxCall', 'raw', 'rawPlain'],
     async run(target, { sizes, round }) {
       for (let i = 1; i <= Math.min(sizes.warmup, sizes.newThreads); i++) await target.appendFirst!(`first-${round}-warmup-${i}`, benchMessage(1));
       const thread = (i: number) => `first-${round}-${i}`;
       const start = performance.now();
+      const clock = clockOf(target);
       const calls = await loop(sizes.newThreads, sizes.writeMinMs, start, (i) => target.appendFirst!(thread(i), benchMessage(1)));
-      const rate = calls / ((performance.now() - start) / 1000);
+      const rate = calls / (clock.elapsed() / 1000);
       for (let i = 0; i < calls; i++) await expectStored(target, thread(i), 1);
       return [rate];
     },
@@ -166,8 +176,9 @@ export const WORKLOADS: Workload[] = [
       const { warm, timed } = await threads(target, `batch-${round}`);
       for (let b = 0; b < Math.ceil(sizes.warmup / sizes.batchSize); b++) await target.appendMany!(warm, messages(b * sizes.batchSize + 1, sizes.batchSize));
       const start = performance.now();
+      const clock = clockOf(target);
       const calls = await loop(sizes.batches, sizes.writeMinMs, start, (b) => target.appendMany!(timed[0], messages(b * sizes.batchSize + 1, sizes.batchSize)));
-      const rate = (calls * sizes.batchSize) / ((performance.now() - start) / 1000);
+      const rate = (calls * sizes.batchSize) / (clock.elapsed() / 1000);
       await expectStored(target, timed[0], calls * sizes.batchSize);
       return [rate];
     },

@@ -56,6 +56,16 @@ export const TARGET_KINDS: TargetKind[] = [
     open: (engine, url) => openOursClient(engine, url, 'transaction'),
   },
   {
+    key: 'oursClientTxCall',
+    label: 'nestjs-agent-store, own PrismaClient, its call alone in the app\'s transaction',
+    description:
+      'The same transactions, timed on another clock: only the store\'s call inside each (from the call to its return: the search for the driver\'s transaction, the savepoint, the statements), ' +
+      'not the app\'s BEGIN and COMMIT around it, which the app pays with or without the store. The url mode\'s own BEGIN and COMMIT count in its cells. No concurrent rows (their calls overlap).',
+    engines: ALL,
+    usesStoreSchema: true,
+    open: (engine, url) => openOursClient(engine, url, 'call'),
+  },
+  {
     key: 'raw',
     label: 'raw driver (reference)',
     description:

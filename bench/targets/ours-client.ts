@@ -5,12 +5,13 @@
 // as the url mode's) on the servers. "transaction": every write is the app's own
 // interactive transaction, which the store joins:
 // prisma.$transaction(async (tx) => messages.withTransaction(tx).append(…)).
+// "call": the same, its rates counting only the time of the store's calls in it.
 import { SerializedSqliteAdapterFactory, type MessageStore } from '../../src/index.js';
 import { bootOurs } from './ours.js';
 import { generatedClient, stockAdapter } from './prisma.js';
 import type { Engine, Target } from './target.js';
 
-export async function openOursClient(engine: Engine, url: string, mode: 'direct' | 'transaction'): Promise<Target> {
+export async function openOursClient(engine: Engine, url: string, mode: 'direct' | 'transaction' | 'call'): Promise<Target> {
   const prisma = await generatedClient(engine, engine === 'sqlite' ? new SerializedSqliteAdapterFactory(url) : stockAdapter(engine, url));
   const { target, messages } = await bootOurs({ prisma }).catch(async (error: unknown) => {
     await prisma.$disconnect();
@@ -22,10 +23,17 @@ export async function openOursClient(engine: Engine, url: string, mode: 'direct'
     await prisma.$disconnect();
   };
   if (mode === 'direct') return { ...target, close };
+  // "call": the clock counts only the store's call, inside the transaction.
+  let storeMs = 0;
   const inTransaction = async (write: (joined: MessageStore) => Promise<unknown>) => {
-    await prisma.$transaction(async (tx) => write(messages.withTransaction(tx)));
+    await prisma.$transaction(async (tx) => {
+      const start = performance.now();
+      await write(messages.withTransaction(tx));
+      storeMs += performance.now() - start;
+    });
   };
   return {
+    ...(mode === 'call' && { clock: () => storeMs }),
     append: (threadId, message) => inTransaction((joined) => joined.append(threadId, message)),
     appendFirst: (threadId, message) => inTransaction((joined) => joined.append(threadId, message)),
     appendMany: (threadId, batch) => inTransaction((joined) => joined.appendMany(threadId, batch)),

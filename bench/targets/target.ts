@@ -24,6 +24,12 @@ export interface Target {
   appendMany?(threadId: string, messages: BenchMessage[]): Promise<void>;
   /** How many messages the thread holds, so that every acknowledged append is checked to be there. */
   stored?(threadId: string): Promise<number>;
+  /**
+   * Milliseconds on the target's own clock, when its write rates count only part of each call's time
+   * (the store's calls in the app's transaction, without that transaction's BEGIN and COMMIT). Such a
+   * target has no concurrent rows: its calls' times overlap there.
+   */
+  clock?(): number;
   /** The thread's effective history. */
   getHistory?(threadId: string): Promise<unknown[]>;
   /** The length of the effective history. */
@@ -58,4 +64,4 @@ export interface TargetKind {
   open(engine: Engine, url: string): Promise<Target>;
 }
 
-export type TargetKey = 'ours' | 'oursClient' | 'oursClientTx' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph';
+export type TargetKey = 'ours' | 'oursClient' | 'oursClientTx' | 'oursClientTxCall' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph';

@@ -34,7 +34,17 @@ type Cell = { value?: number; error?: string };
 interface Report {
   databases: {
     label: string;
-    rows: { key: string; label: string; unit: string; cells: Record<string, Cell>; scopedRatio?: number; ownClientRatio?: number; inTransactionRatio?: number }[];
+    rows: {
+      key: string;
+      label: string;
+      unit: string;
+      cells: Record<string, Cell>;
+      scopedRatio?: number;
+      ownClientRatio?: number;
+      inTransactionRatio?: number;
+      inTransactionUrlRatio?: number;
+      callUrlRatio?: number;
+    }[];
     floor: { key: string; ratio: number }[];
   }[];
   skipped: { label: string }[];
@@ -107,6 +117,16 @@ test(
           const row = rows.get(key)!;
           const inTransaction = { value: row.cells.oursClientTx?.value, ratio: row.inTransactionRatio };
           expect({ database: database.label, key, ...inTransaction }).toEqual({ database: database.label, key, value: expect.any(Number), ratio: row.cells.prismaTx ? expect.any(Number) : undefined });
+          expect({ database: database.label, key, ratio: row.inTransactionUrlRatio }).toEqual({ database: database.label, key, ratio: expect.any(Number) });
+          // The store's call alone, on its own clock: every such row but the concurrent ones, whose calls overlap.
+          const concurrent = key.startsWith('writers');
+          const call = { value: row.cells.oursClientTxCall?.value, ratio: row.callUrlRatio };
+          expect({ database: database.label, key, ...call }).toEqual({
+            database: database.label,
+            key,
+            value: concurrent ? undefined : expect.any(Number),
+            ratio: concurrent ? undefined : expect.any(Number),
+          });
         }
         // The tenant-scoped rows are compared with the unscoped store, the write rows with the plain INSERT.
         for (const key of SCOPED_ROWS) expect({ database: database.label, key, scopedRatio: rows.get(key)!.scopedRatio }).toEqual({ database: database.label, key, scopedRatio: expect.any(Number) });
