@@ -80,15 +80,28 @@ const FOUND = new WeakMap<object, Transaction | null>();
 const ENDED = new WeakSet<Transaction>();
 let probes = 0;
 
+/** Each watched adapter's transactions that have not ended, and whether one of them cannot be seen to end. */
+interface OpenTransactions {
+  open: Set<Transaction>;
+  unwatched: boolean;
+}
+const OPEN = new WeakMap<SqlDriverAdapter, OpenTransactions>();
+
 /** Wraps each transaction the adapter starts, so that it says when it ends and answers probes (only then: see driverTransactionOf). */
 function watchTransactions(adapter: SqlDriverAdapter): void {
   const start = adapter.startTransaction.bind(adapter);
+  const open: OpenTransactions = { open: new Set(), unwatched: false };
+  OPEN.set(adapter, open);
   replaced(adapter, 'startTransaction', async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
     const transaction = await start(...args);
     const executeRaw = transaction.executeRaw.bind(transaction);
     const commit = transaction.commit.bind(transaction);
     const rollback = transaction.rollback.bind(transaction);
-    const ends = () => ENDED.add(transaction);
+    const ends = () => {
+      ENDED.add(transaction);
+      open.open.delete(transaction);
+    };
+    open.open.add(transaction);
     // A transaction whose end would go unseen must never be found: it answers probes only if all three are wrapped.
     const watched =
       replaced(transaction, 'commit', () => (ends(), commit())) &&
@@ -102,7 +115,11 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
         if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') ends();
         return executeRaw(query);
       });
-    if (!watched) ENDED.add(transaction);
+    if (!watched) {
+      ENDED.add(transaction);
+      // Its end cannot be seen: from now on, which transaction is open is never taken from the count (see driverTransactionOf).
+      open.unwatched = true;
+    }
     return transaction;
   });
 }
@@ -113,15 +130,34 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
  */
 export const hasEnded = (transaction: Transaction): boolean => ENDED.has(transaction);
 
+/** Where Prisma 7 keeps a transaction client's scope: its id, on a stack of the scopes open in that transaction. */
+const SCOPE = Symbol.for('prisma.client.transaction.scope_context');
+
+/** Whether the transaction client `tx` is inside its $transaction callback now; false when Prisma does not say. */
+function inItsCallback(tx: object): boolean {
+  const scope = (tx as Record<symbol, { scopeId?: unknown; scopeState?: { stack?: unknown } } | undefined>)[SCOPE];
+  const stack = scope?.scopeState?.stack;
+  return Array.isArray(stack) && stack.includes(scope!.scopeId);
+}
+
 /**
  * The driver's transaction under `tx`, a Prisma interactive transaction's client of a watched
- * client; undefined when it cannot be found (its adapter not watched, or not wrapped). Prisma's own
- * errors (a transaction that ended or timed out) come from the probe as they would from any query.
+ * client whose adapter is `adapter`; undefined when it cannot be found (its adapter not watched,
+ * or not wrapped). A transaction client inside its callback has its driver's transaction open on
+ * the adapter: when that is the one open there (always on SQLite, whose adapter opens one at a
+ * time), it is taken at once. Otherwise a probe through `tx` finds it, and Prisma's own errors (a
+ * transaction that ended or timed out) come from the probe as they would from any query.
  */
-export async function driverTransactionOf(tx: object): Promise<Transaction | undefined> {
+export async function driverTransactionOf(tx: object, adapter: SqlDriverAdapter): Promise<Transaction | undefined> {
   const found = FOUND.get(tx);
   if (found === null) return undefined;
   if (found && !ENDED.has(found)) return found;
+  const open = OPEN.get(adapter);
+  if (open && !open.unwatched && open.open.size === 1 && inItsCallback(tx)) {
+    const [only] = open.open;
+    FOUND.set(tx, only);
+    return only;
+  }
   const probe = `${PROBE}${++probes}`;
   await (tx as { $executeRawUnsafe(sql: string): Promise<number> }).$executeRawUnsafe(probe);
   const transaction = PROBED.get(probe);

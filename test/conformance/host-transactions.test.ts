@@ -325,6 +325,27 @@ eachDatabase((database) => {
         });
       });
 
+      it('takes each of two transactions open at once as its own: one rolls back, the other commits', async () => {
+        let bothOpen!: () => void;
+        const opened = new Promise<void>((resolve) => (bothOpen = resolve));
+        let count = 0;
+        const run = (threadId: string, fail: boolean) =>
+          stores.prisma.$transaction(async (tx) => {
+            if (++count === 2) bothOpen();
+            await opened;
+            const messages = stores.messages.withTransaction(tx);
+            await messages.append(threadId, user('one'));
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            await messages.append(threadId, user('two'));
+            if (fail) throw new Rollback();
+          });
+        const [kept, rolledBack] = await Promise.allSettled([run('both open, kept', false), run('both open, rolled back', true)]);
+        expect(kept.status).toBe('fulfilled');
+        expect(rolledBack).toEqual({ status: 'rejected', reason: expect.any(Rollback) });
+        expect((await stores.messages.getHistory('both open, kept')).map((m) => m.content)).toEqual(['one', 'two']);
+        expect(await stores.messages.getHistory('both open, rolled back')).toEqual([]);
+      });
+
       it.each([1, 1_001])('keeps nothing of a call of %i messages that Prisma’s timeout ended the transaction under, and the thread goes on', async (size) => {
         const threadId = `timed out ${size}`;
         await stores.messages.append(threadId, user('a'));
