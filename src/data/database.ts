@@ -4,7 +4,7 @@
 // transaction) every call runs in it instead, and is never retried there.
 import type { FastPaths, ProviderKit } from '../databases/provider-kit.js';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
-import { StoreBusyError, StoreConfigurationError, StoreDatabaseError } from '../store.errors.js';
+import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
 import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { PrismaTx, StoreClient, StoreTx } from './store-client.js';
@@ -202,7 +202,9 @@ export class StoreDatabase {
       }
       if (!broken) throw failure;
       BROKEN.add(host);
-      throw new StoreDatabaseError(`${error.message}: roll your transaction back (${failure.message})`, { cause: error.failure ?? error });
+      // The failure's own kind (a validation error stays one), saying what the transaction needs.
+      const Failure = (failure instanceof StoreError ? failure.constructor : StoreDatabaseError) as new (message: string, options: { cause: unknown }) => StoreError;
+      throw new Failure(`${error.message}: roll your transaction back (${failure.message})`, { cause: error.failure ?? error });
     }
   }
 

@@ -6,7 +6,18 @@ import { Test } from '@nestjs/testing';
 type IsolationLevel = 'ReadCommitted' | 'RepeatableRead' | 'Serializable';
 /** Prisma's transaction option (the client is typed as SQLite's, whose only level is Serializable). */
 const levelOption = (level: IsolationLevel | undefined) => (level ? { isolationLevel: level as 'Serializable' } : undefined);
-import { ChatStore, MessageStore, SessionStore, StoreBusyError, StoreConfigurationError, StoreModule, StoreNotFoundError, TenantStores, TranscriptStore } from '../../src/index.js';
+import {
+  ChatStore,
+  MessageStore,
+  SessionStore,
+  StoreBusyError,
+  StoreConfigurationError,
+  StoreModule,
+  StoreNotFoundError,
+  StoreValidationError,
+  TenantStores,
+  TranscriptStore,
+} from '../../src/index.js';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
@@ -323,6 +334,34 @@ eachDatabase((database) => {
           expect(await stores.messages.getTranscript(threadId)).toEqual([]);
           await expect(stores.messages.append(threadId, user('later'))).rejects.toBeInstanceOf(StoreNotFoundError);
         });
+      });
+
+      it('a one-statement append the database fails: PostgreSQL’s fast path ends the transaction, as any failed statement there; a savepoint keeps it usable elsewhere', async () => {
+        // The thread's counter at the INTEGER column's end: the next sequence number is out of range.
+        await stores.messages.append('counter at its end', user('a'));
+        await stores.prisma.$executeRawUnsafe(`UPDATE agent_thread SET last_seq = 2147483647 WHERE id = ${database.provider === 'postgresql' ? '$1' : '?'}`, 'counter at its end');
+        let failure: unknown;
+        let afterwards: unknown;
+        const outcome = await stores.prisma
+          .$transaction(async (tx) => {
+            await setStatus(tx, 'paid');
+            const messages = stores.messages.withTransaction(tx);
+            failure = await messages.append('counter at its end', user('past the end')).catch((error: unknown) => error);
+            afterwards = await messages.append('after the failure', user('b')).then(() => 'appended', (error: unknown) => error);
+          })
+          .then(() => 'returned', (error: unknown) => error);
+        expect(failure).toBeInstanceOf(StoreValidationError);
+        expect(await stores.messages.getTranscript('counter at its end')).toHaveLength(1);
+        if (database.provider === 'postgresql' && !connectedFirst) {
+          expect((failure as Error).message).toMatch(/roll your transaction back/);
+          expect(afterwards).toBeInstanceOf(StoreBusyError);
+          // PostgreSQL answers the COMMIT of a transaction it ended with a ROLLBACK.
+          expect(await statusOf(stores.prisma)).toBe('new');
+        } else {
+          expect({ outcome, afterwards }).toEqual({ outcome: 'returned', afterwards: 'appended' });
+          expect(await statusOf(stores.prisma)).toBe('paid');
+        }
+        expect(await stores.messages.getTranscript('after the failure')).toHaveLength(database.provider === 'postgresql' && !connectedFirst ? 0 : 1);
       });
 
       it('takes each of two transactions open at once as its own: one rolls back, the other commits', async () => {

@@ -6,7 +6,7 @@ import { insertRuns, textLength } from '../../data/insert-runs.js';
 import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import { sessionOf } from '../../data/session-list.js';
-import { inSavepoint, sql, type Arg, type Row } from '../adapter-statement.js';
+import { BrokenHostTransaction, inSavepoint, sql, type Arg, type Row } from '../adapter-statement.js';
 import { listSessionsSql } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
 
@@ -188,9 +188,13 @@ export function postgresFastPaths(adapter: SqlDriverAdapter): FastPaths {
 
 /**
  * The fast paths in the application's transaction `tx` (the driver's transaction under Prisma's): the
- * same statements, an append in a savepoint (a failed statement would otherwise end the transaction);
- * reads see the transaction's own writes. `assertOpen` before each statement (see ProviderKit).
- * A thread created in it has its tombstone looked for by a write (see deletedSinceAnySnapshot).
+ * same statements; reads see the transaction's own writes. `assertOpen` before each statement (see
+ * ProviderKit). An append of one statement (a batch of normal size to an existing thread, without
+ * message ids) is all or nothing by itself and takes no savepoint (two round trips fewer): should the
+ * database fail it, PostgreSQL ends the transaction, as it does for any failed statement, and the
+ * store's later calls there refuse. Every other append runs in a savepoint, so that its failure (a
+ * lost race for a message id, a deleted thread found after the upsert) leaves the transaction usable.
+ * A thread created in the transaction has its tombstone looked for by a write (deletedSinceAnySnapshot).
  */
 export function postgresHostFastPaths(transaction: Transaction, assertOpen: () => void): FastPaths {
   const tx: SqlQueryable = {
@@ -199,21 +203,29 @@ export function postgresHostFastPaths(transaction: Transaction, assertOpen: () =
     queryRaw: async (query) => (assertOpen(), transaction.queryRaw(query)),
     executeRaw: async (query) => (assertOpen(), transaction.executeRaw(query)),
   };
+  const inSavepointOnTx = (work: () => Promise<number | null>) => inSavepoint((statement) => tx.executeRaw(sql(statement, [])), work);
   return {
     ...readsOn(tx),
-    append: (threadId, messages, now, tenantId) =>
-      inSavepoint(
-        (statement) => tx.executeRaw(sql(statement, [])),
-        async () => {
-          const runs = insertRuns(messages.map(messageColumns), textLength);
-          if (runs.length === 1) {
-            const { last, deleted } = await appendToExisting(tx, threadId, runs[0], now, tenantId);
-            if (last !== null || tenantId !== undefined) return last;
-            if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
-          }
-          return appendRuns(tx, threadId, runs, now, tenantId, deletedSinceAnySnapshot);
-        },
-      ),
+    async append(threadId, messages, now, tenantId) {
+      const runs = insertRuns(messages.map(messageColumns), textLength);
+      if (runs.length === 1 && messages.every((message) => message.id === undefined)) {
+        const { last, deleted } = await appendToExisting(tx, threadId, runs[0], now, tenantId).catch((error: unknown) => {
+          throw error instanceof BrokenHostTransaction ? error : new BrokenHostTransaction('a store write failed in your transaction, which PostgreSQL then ended', error);
+        });
+        if (last !== null || tenantId !== undefined) return last;
+        if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+        // The thread does not exist (or was deleted while the statement waited): nothing was written.
+        return inSavepointOnTx(() => appendRuns(tx, threadId, runs, now, undefined, deletedSinceAnySnapshot));
+      }
+      return inSavepointOnTx(async () => {
+        if (runs.length === 1) {
+          const { last, deleted } = await appendToExisting(tx, threadId, runs[0], now, tenantId);
+          if (last !== null || tenantId !== undefined) return last;
+          if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
+        }
+        return appendRuns(tx, threadId, runs, now, tenantId, deletedSinceAnySnapshot);
+      });
+    },
   };
 }
 
