@@ -74,34 +74,21 @@ function replaced<T extends object, K extends keyof T>(object: T, key: K, value:
 const PROBE = '/* nestjs-agent-store: which driver transaction */ SELECT ';
 /** Each probe's transaction, from its answer until its prober reads it. */
 const PROBED = new Map<string, Transaction>();
-/** The transaction found under each transaction client; null where none was. */
+/** The driver's transaction found under each Prisma transaction (see transactionKey); null where none was. */
 const FOUND = new WeakMap<object, Transaction | null>();
 /** Transactions ending or ended (their connection goes back to the pool), and those whose end would go unseen. */
 const ENDED = new WeakSet<Transaction>();
 let probes = 0;
 
-/** Each watched adapter's transactions that have not ended, and whether one of them cannot be seen to end. */
-interface OpenTransactions {
-  open: Set<Transaction>;
-  unwatched: boolean;
-}
-const OPEN = new WeakMap<SqlDriverAdapter, OpenTransactions>();
-
 /** Wraps each transaction the adapter starts, so that it says when it ends and answers probes (only then: see driverTransactionOf). */
 function watchTransactions(adapter: SqlDriverAdapter): void {
   const start = adapter.startTransaction.bind(adapter);
-  const open: OpenTransactions = { open: new Set(), unwatched: false };
-  OPEN.set(adapter, open);
   replaced(adapter, 'startTransaction', async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
     const transaction = await start(...args);
     const executeRaw = transaction.executeRaw.bind(transaction);
     const commit = transaction.commit.bind(transaction);
     const rollback = transaction.rollback.bind(transaction);
-    const ends = () => {
-      ENDED.add(transaction);
-      open.open.delete(transaction);
-    };
-    open.open.add(transaction);
+    const ends = () => ENDED.add(transaction);
     // A transaction whose end would go unseen must never be found: it answers probes only if all three are wrapped.
     const watched =
       replaced(transaction, 'commit', () => (ends(), commit())) &&
@@ -115,11 +102,7 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
         if (query.sql === 'COMMIT' || query.sql === 'ROLLBACK') ends();
         return executeRaw(query);
       });
-    if (!watched) {
-      ENDED.add(transaction);
-      // Its end cannot be seen: from now on, which transaction is open is never taken from the count (see driverTransactionOf).
-      open.unwatched = true;
-    }
+    if (!watched) ENDED.add(transaction);
     return transaction;
   });
 }
@@ -130,40 +113,36 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
  */
 export const hasEnded = (transaction: Transaction): boolean => ENDED.has(transaction);
 
-/** Where Prisma 7 keeps a transaction client's scope: its id, on a stack of the scopes open in that transaction. */
+/** Where Prisma 7 keeps a transaction client's scope: its transaction's state, which nested transaction clients share. */
 const SCOPE = Symbol.for('prisma.client.transaction.scope_context');
 
-/** Whether the transaction client `tx` is inside its $transaction callback now; false when Prisma does not say. */
-function inItsCallback(tx: object): boolean {
-  const scope = (tx as Record<symbol, { scopeId?: unknown; scopeState?: { stack?: unknown } } | undefined>)[SCOPE];
-  const stack = scope?.scopeState?.stack;
-  return Array.isArray(stack) && stack.includes(scope!.scopeId);
+/**
+ * What stands for the Prisma transaction of the transaction client `tx`: the scope state its
+ * nested clients share (nestjs-cls's Nested propagation makes one), or `tx` itself where Prisma
+ * does not say. The store's calls queue, and are refused after a conflict, per transaction.
+ */
+export function transactionKey(tx: object): object {
+  const state = (tx as Record<symbol, { scopeState?: unknown } | undefined>)[SCOPE]?.scopeState;
+  return typeof state === 'object' && state !== null ? state : tx;
 }
 
 /**
  * The driver's transaction under `tx`, a Prisma interactive transaction's client of a watched
- * client whose adapter is `adapter`; undefined when it cannot be found (its adapter not watched,
- * or not wrapped). A transaction client inside its callback has its driver's transaction open on
- * the adapter: when that is the one open there (always on SQLite, whose adapter opens one at a
- * time), it is taken at once. Otherwise a probe through `tx` finds it, and Prisma's own errors (a
- * transaction that ended or timed out) come from the probe as they would from any query.
+ * client; undefined when it cannot be found (its adapter not watched, or not wrapped). A probe
+ * through `tx` finds it, once per transaction; Prisma's own errors (a transaction that ended or
+ * timed out) come from the probe as they would from any query.
  */
-export async function driverTransactionOf(tx: object, adapter: SqlDriverAdapter): Promise<Transaction | undefined> {
-  const found = FOUND.get(tx);
+export async function driverTransactionOf(tx: object): Promise<Transaction | undefined> {
+  const key = transactionKey(tx);
+  const found = FOUND.get(key);
   if (found === null) return undefined;
   if (found && !ENDED.has(found)) return found;
-  const open = OPEN.get(adapter);
-  if (open && !open.unwatched && open.open.size === 1 && inItsCallback(tx)) {
-    const [only] = open.open;
-    FOUND.set(tx, only);
-    return only;
-  }
   const probe = `${PROBE}${++probes}`;
   await (tx as { $executeRawUnsafe(sql: string): Promise<number> }).$executeRawUnsafe(probe);
   const transaction = PROBED.get(probe);
   PROBED.delete(probe);
   if (transaction && ENDED.has(transaction)) return undefined;
   // Not found: the probe reached the database, and will on no later call in this transaction.
-  FOUND.set(tx, transaction ?? null);
+  FOUND.set(key, transaction ?? null);
   return transaction;
 }

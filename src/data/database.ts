@@ -4,6 +4,7 @@
 // transaction) every call runs in it instead, and is never retried there.
 import type { FastPaths, ProviderKit } from '../databases/provider-kit.js';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
+import { transactionKey } from './client-adapter.js';
 import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
 import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
@@ -172,9 +173,11 @@ export class StoreDatabase {
    * that is still in its savepoint.
    */
   #inHost<T>(host: PrismaTx, work: () => Promise<T>): Promise<T> {
-    const run = (HOST_CALLS.get(host) ?? Promise.resolve()).then(() => this.#once(host, work));
+    // Per transaction, not per client: a nested transaction's client is another object on the same connection.
+    const key = transactionKey(host);
+    const run = (HOST_CALLS.get(key) ?? Promise.resolve()).then(() => this.#once(key, work));
     HOST_CALLS.set(
-      host,
+      key,
       run.catch(() => undefined),
     );
     return run;
@@ -187,7 +190,7 @@ export class StoreDatabase {
    * what it holds: once a call met either, the store's later calls in that transaction refuse, and
    * the host must roll it back.
    */
-  async #once<T>(host: PrismaTx, work: () => Promise<T>): Promise<T> {
+  async #once<T>(host: object, work: () => Promise<T>): Promise<T> {
     if (BROKEN.has(host)) {
       throw new StoreBusyError('an earlier store call in this transaction met a conflict, or could not finish, which may have ended it in the database: roll it back and run it again');
     }
@@ -196,6 +199,7 @@ export class StoreDatabase {
     } catch (error) {
       const broken = error instanceof BrokenHostTransaction;
       const failure = toStoreError(broken ? (error.failure ?? error) : error, this.kit);
+      const why = broken && error.failure !== undefined ? ` (${failure.message})` : '';
       if (failure instanceof StoreBusyError) {
         BROKEN.add(host);
         throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: roll it back and run it again)`, { cause: failure.cause ?? error });
@@ -204,7 +208,7 @@ export class StoreDatabase {
       BROKEN.add(host);
       // The failure's own kind (a validation error stays one), saying what the transaction needs.
       const Failure = (failure instanceof StoreError ? failure.constructor : StoreDatabaseError) as new (message: string, options: { cause: unknown }) => StoreError;
-      throw new Failure(`${error.message}: roll your transaction back (${failure.message})`, { cause: error.failure ?? error });
+      throw new Failure(`${error.message}: roll your transaction back${why}`, { cause: error.failure ?? error });
     }
   }
 

@@ -67,8 +67,7 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   // One FastPaths for each driver transaction under a host transaction.
   const hostFastOf = new WeakMap<Transaction, FastPaths | undefined>();
   const hostFast = adapter && (async (host: PrismaTx) => {
-    const current = adapter();
-    const transaction = current && (await driverTransactionOf(host, current));
+    const transaction = await driverTransactionOf(host);
     if (!transaction) return undefined;
     if (!hostFastOf.has(transaction)) hostFastOf.set(transaction, kit.hostFastPaths(transaction, () => assertOpen(transaction)));
     return hostFastOf.get(transaction);

@@ -185,6 +185,51 @@ eachDatabase((database) => {
       expect(await stores.messages.getTranscript('deleted')).toEqual([]);
     });
 
+    it.each([false, true])('a call after Prisma’s timeout ended the transaction never lands in another one (the store used before it: %s)', async (usedBefore) => {
+      const threadId = `after the timeout ${usedBefore}`;
+      const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      let late: unknown;
+      const timedOut = stores.prisma
+        .$transaction(
+          async (tx) => {
+            const messages = stores.messages.withTransaction(tx);
+            if (usedBefore) await messages.count(threadId);
+            await sleep(700);
+            late = await messages.append(threadId, user('after the timeout')).catch((error: unknown) => error);
+          },
+          { timeout: 300 },
+        )
+        .then(() => 'committed', (error: unknown) => error);
+      await sleep(450);
+      // Another transaction of the client, the only one open when the late call comes.
+      const other = stores.prisma.$transaction(() => sleep(600), { timeout: 5_000 });
+      const [outcome] = await Promise.all([timedOut, other]);
+      expect(outcome).toBeInstanceOf(Error);
+      expect(late).toBeInstanceOf(Error);
+      expect(await stores.messages.getHistory(threadId)).toEqual([]);
+    });
+
+    if (database.provider !== 'sqlite') {
+      it('queues calls through a transaction’s client and its nested transaction’s client as one: a failed one never undoes another', async () => {
+        await stores.messages.append('nested gone', user('x'));
+        await stores.transcripts.deleteTranscript('nested gone');
+        let results: PromiseSettledResult<unknown>[] = [];
+        await stores.prisma.$transaction(async (tx) => {
+          const outer = stores.messages.withTransaction(tx);
+          await outer.count('nested fresh');
+          await (tx as unknown as AppClient).$transaction(async (nested) => {
+            const inner = stores.messages.withTransaction(nested);
+            results = await Promise.allSettled([outer.append('nested fresh', user('kept')), inner.append('nested gone', user('refused'))]);
+          });
+        });
+        // Through Prisma, the outer call's savepoint is a nested transaction of the outer client, which Prisma refuses while
+        // the inner one is open; on the fast paths it waits for the inner call.
+        expect(results.map((result) => result.status)).toEqual([connectedFirst ? 'rejected' : 'fulfilled', 'rejected']);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreNotFoundError);
+        expect((await stores.messages.getHistory('nested fresh')).map((m) => m.content)).toEqual(connectedFirst ? [] : ['kept']);
+      });
+    }
+
     it('takes store calls made at once in one transaction, one after another', async () => {
       await stores.prisma.$transaction(async (tx) => {
         const messages = stores.messages.withTransaction(tx);
@@ -299,36 +344,22 @@ eachDatabase((database) => {
           }
         });
 
-        it.each([...stale, ...fresh, undefined])('at %s, an append to a session deleted since the snapshot does not bring it back', async (level) => {
-          const threadId = `deleted since ${String(level)}`;
-          await stores.messages.append(threadId, user('a'));
+        // The session existed before the host's snapshot, or was created after it too (then the snapshot cannot see its tombstone).
+        const deletions = [...stale, ...fresh, undefined].flatMap((level) => [[level, 'existed'] as const, [level, 'created since'] as const]);
+        it.each(deletions)('at %s, an append to a session deleted since the snapshot (it %s) does not bring it back', async (level, when) => {
+          const threadId = `deleted since ${String(level)}, ${when}`;
+          if (when === 'existed') await stores.messages.append(threadId, user('a'));
           const outcome = await stores.prisma
             .$transaction(async (tx) => {
               const messages = stores.messages.withTransaction(tx);
-              await messages.getHistory(threadId);
+              await messages.getHistory(when === 'existed' ? threadId : 'snapshot');
+              if (when === 'created since') await stores.messages.append(threadId, user('from elsewhere'));
               await stores.transcripts.deleteTranscript(threadId);
               await messages.append(threadId, user('after the delete'));
             }, levelOption(level))
             .then(() => 'appended', (error: unknown) => error);
-          // PostgreSQL fails the stale snapshot's write (serialization failure); MariaDB's locking read of the tombstone finds the delete.
-          const stalePostgres = database.provider === 'postgresql' && stale.includes(level ?? defaultLevel);
-          expect(outcome).toEqual(expect.any(stalePostgres ? StoreBusyError : StoreNotFoundError));
-          expect(await stores.messages.getTranscript(threadId)).toEqual([]);
-          await expect(stores.messages.append(threadId, user('later'))).rejects.toBeInstanceOf(StoreNotFoundError);
-        });
-
-        it.each([...stale, ...fresh, undefined])('at %s, a session created and deleted since the snapshot does not come back', async (level) => {
-          const threadId = `created and deleted since ${String(level)}`;
-          const outcome = await stores.prisma
-            .$transaction(async (tx) => {
-              const messages = stores.messages.withTransaction(tx);
-              await messages.getHistory('snapshot');
-              await stores.messages.append(threadId, user('from elsewhere'));
-              await stores.transcripts.deleteTranscript(threadId);
-              await messages.append(threadId, user('after the delete'));
-            }, levelOption(level))
-            .then(() => 'appended', (error: unknown) => error);
-          // The snapshot cannot see the tombstone: PostgreSQL fails the store's insert of one (serialization failure).
+          // PostgreSQL fails the stale snapshot's write (a serialization failure: of the thread's row, or of the store's insert of a
+          // tombstone the snapshot cannot see); MariaDB's locking read of the tombstone finds the delete.
           const stalePostgres = database.provider === 'postgresql' && stale.includes(level ?? defaultLevel);
           expect(outcome).toEqual(expect.any(stalePostgres ? StoreBusyError : StoreNotFoundError));
           expect(await stores.messages.getTranscript(threadId)).toEqual([]);
