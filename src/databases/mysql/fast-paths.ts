@@ -49,7 +49,7 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
  * The fast paths in the application's transaction `tx` (the driver's transaction under Prisma's, on one
  * connection of its pool): the same statements, an append in a savepoint; reads see its own writes.
  * `assertOpen` before each statement (see ProviderKit).
- * Undefined when `tx` is not the MariaDB adapter's.
+ * Undefined when `tx` holds no connection where Prisma's MariaDB adapter keeps it.
  */
 export function mysqlHostFastPaths(tx: Transaction, assertOpen: () => void): FastPaths | undefined {
   const connection = mariadbConnectionOf(tx);

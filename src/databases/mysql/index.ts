@@ -137,8 +137,8 @@ export const mysql: ProviderKit = {
 
   // They run on the connector pool under Prisma's MariaDB adapter.
   fastPaths: (adapter, ownPool) => (adapter.adapterName === MARIADB_ADAPTER ? mysqlFastPaths(adapter, ownPool) : undefined),
-  // On the connection of the adapter's transaction.
-  hostFastPaths: mysqlHostFastPaths,
+  // On the connection under the adapter's transaction.
+  hostFastPaths: (tx, assertOpen) => (tx.adapterName === MARIADB_ADAPTER ? mysqlHostFastPaths(tx, assertOpen) : undefined),
 
   // Error numbers as the adapter reports them (kind mysql), or as the connector throws them on the fast paths.
   classify(error) {

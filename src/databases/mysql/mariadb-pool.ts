@@ -15,10 +15,10 @@ import type { Arg, Row } from '../adapter-statement.js';
 export const mariadbPoolOf = (adapter: SqlDriverAdapter): Pool =>
   (adapter as Awaited<ReturnType<PrismaMariaDb['connect']>>).underlyingDriver() as unknown as Pool;
 
-/** The connection under a transaction of Prisma's MariaDB adapter; undefined when it holds none (another adapter's). */
+/** The connection under a transaction of Prisma's MariaDB adapter; undefined when it holds none where that adapter keeps it. */
 export function mariadbConnectionOf(tx: Transaction): PoolConnection | undefined {
   const connection = (tx as { conn?: Partial<PoolConnection> }).conn;
-  return tx.adapterName === '@prisma/adapter-mariadb' && typeof connection?.query === 'function' ? (connection as PoolConnection) : undefined;
+  return typeof connection?.query === 'function' ? (connection as PoolConnection) : undefined;
 }
 
 /** Listens for the pool's 'error' events (failed attempts to open a connection), which the connector's typings leave out. */

@@ -46,7 +46,7 @@ export const sqlite: ProviderKit = {
     // One writer: a snapshot is taken under the write lock.
     reserveSeqs: upsertReturning,
     // One writer at a time: a write after another connection's refuses a stale snapshot (SQLITE_BUSY_SNAPSHOT).
-    isDeleted: (tx, id) => tombstoneExists(tx, id),
+    isDeleted: tombstoneExists,
     lockThreads: async () => {},
     lockSubtree: async () => {},
     ensureThread: insertIfMissing,
