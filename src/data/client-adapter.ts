@@ -3,61 +3,105 @@
 // connection limit) instead of going through Prisma for every append and read.
 //
 // Prisma 7 keeps the adapter factory it was built with in `_engineConfig.adapter`
-// and connects it once, on the first query or $connect (again after a
-// $disconnect). The store wraps that factory's connect and the adapter's
-// dispose, so it holds the adapter Prisma runs on for exactly as long as Prisma
-// does. Whatever cannot be wrapped (a frozen object) is left as it is, and the
-// store goes through Prisma: the application's client never fails for it.
+// and connects it on the first query or $connect (again after a $disconnect).
+// The store wraps that factory's connect and its adapters' dispose. A factory
+// can serve more than one client, so a client's adapter is the one connected
+// while the store's own $connect of that client ran, and only if it was the
+// factory's only connect then; otherwise the store goes through Prisma. So does
+// it whatever cannot be wrapped (a frozen object): the application's client
+// never fails for it.
 //
 // Inside the application's interactive transaction the fast paths run on the
 // driver's transaction under it, which Prisma does not hand out: the store
-// wraps the adapter's startTransaction too, and finds the transaction under a
-// transaction client by sending a probe through it (see driverTransactionOf).
+// wraps the adapter's startTransaction and the client engine's transaction
+// start, and maps Prisma's transaction id to the driver's transaction (see
+// driverTransactionOf).
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 
-/** The adapter Prisma runs on now, or undefined while the client is not connected. */
-export type ClientAdapter = () => SqlDriverAdapter | undefined;
+/** The adapter the client runs on now, or undefined while it cannot be known (the call then goes through Prisma). */
+export type ClientAdapter = () => SqlDriverAdapter | undefined | Promise<SqlDriverAdapter | undefined>;
 
-interface Watch {
-  current?: SqlDriverAdapter;
+/** A wrapped factory: what its adapters did while a store was looking. */
+interface FactoryWatch {
+  /** Adapters connected during each $connect the store is timing. */
+  connecting: Set<SqlDriverAdapter[]>;
+  /** Driver transactions started during each transaction start the store is timing. */
+  starting: Set<Transaction[]>;
+  /** Bumped on every connect and dispose: whether trying again to adopt can find anything new. */
+  generation: number;
 }
 
-const WATCHED = new WeakMap<SqlDriverAdapterFactory, Watch>();
+const FACTORIES = new WeakMap<SqlDriverAdapterFactory, FactoryWatch>();
+/** Adapters disposed of (their pool is closed). */
+const DISPOSED = new WeakSet<SqlDriverAdapter>();
 
 /**
- * Watches the adapter `client` connects, and connects it. Undefined when the
- * client has no adapter factory where Prisma 7 keeps it, the factory cannot be
- * wrapped, or the client connected before the store could watch it: the store
- * then runs every call through Prisma.
+ * Watches the adapter `client` runs on. Undefined when the client has no adapter factory where
+ * Prisma 7 keeps it, or the factory cannot be wrapped: the store then runs every call through
+ * Prisma. The adapter is known while it is the one connected by the store's own $connect of the
+ * client (now, or again after the application disconnected it); see adopted.
  */
 export async function watchClientAdapter(client: object): Promise<ClientAdapter | undefined> {
+  // One watch for each engine, which the client's $extends clients share, for every store on it.
+  const key = (client as { _engine?: object })._engine ?? client;
+  if (!CLIENTS.has(key)) CLIENTS.set(key, watched(client));
+  return CLIENTS.get(key);
+}
+const CLIENTS = new WeakMap<object, Promise<ClientAdapter | undefined>>();
+
+async function watched(client: object): Promise<ClientAdapter | undefined> {
   const factory = (client as { _engineConfig?: { adapter?: SqlDriverAdapterFactory } })._engineConfig?.adapter;
   if (typeof factory?.connect !== 'function') return undefined;
-  const watch = WATCHED.get(factory) ?? wrapFactory(factory);
+  const watch = FACTORIES.get(factory) ?? wrapFactory(factory);
   if (!watch) return undefined;
-  await (client as { $connect(): Promise<void> }).$connect();
-  return watch.current ? () => watch.current : undefined;
+  watchTransactionStarts(client, watch);
+  const $connect = () => (client as { $connect(): Promise<void> }).$connect();
+  let adapter = await adopted(watch, $connect);
+  let triedAt = watch.generation;
+  return () => {
+    if (adapter && !DISPOSED.has(adapter)) return adapter;
+    // Disposed ($disconnect): connect again under the store's eye, once for each change the factory saw.
+    if (triedAt === watch.generation) return undefined;
+    triedAt = watch.generation;
+    return adopted(watch, $connect).then((found) => (adapter = found));
+  };
 }
 
-function wrapFactory(factory: SqlDriverAdapterFactory): Watch | undefined {
-  const watch: Watch = {};
+/** The one adapter `watch`'s factory connected while `$connect` ran; undefined when none (already connected) or two. */
+async function adopted(watch: FactoryWatch, $connect: () => Promise<void>): Promise<SqlDriverAdapter | undefined> {
+  const connected: SqlDriverAdapter[] = [];
+  watch.connecting.add(connected);
+  try {
+    await $connect();
+  } finally {
+    watch.connecting.delete(connected);
+  }
+  const [adapter] = connected;
+  return connected.length === 1 && !DISPOSED.has(adapter) ? adapter : undefined;
+}
+
+function wrapFactory(factory: SqlDriverAdapterFactory): FactoryWatch | undefined {
+  const watch: FactoryWatch = { connecting: new Set(), starting: new Set(), generation: 0 };
   const connect = factory.connect.bind(factory);
   const watchedConnect = async () => {
     const adapter = await connect();
-    if (watchDisposal(adapter, watch)) watch.current = adapter;
-    watchTransactions(adapter);
+    watch.generation++;
+    // An adapter whose dispose goes unseen is never adopted: the store could run on a closed pool.
+    if (watchDisposal(adapter, watch)) for (const connected of watch.connecting) connected.push(adapter);
+    watchTransactions(adapter, watch);
     return adapter;
   };
   if (!replaced(factory, 'connect', watchedConnect)) return undefined;
-  WATCHED.set(factory, watch);
+  FACTORIES.set(factory, watch);
   return watch;
 }
 
-/** Forgets `adapter` when Prisma disposes of it; false when its dispose cannot be wrapped (it is then never used). */
-function watchDisposal(adapter: SqlDriverAdapter, watch: Watch): boolean {
+/** Marks `adapter` disposed when Prisma disposes of it; false when its dispose cannot be wrapped. */
+function watchDisposal(adapter: SqlDriverAdapter, watch: FactoryWatch): boolean {
   const dispose = adapter.dispose.bind(adapter);
   return replaced(adapter, 'dispose', () => {
-    if (watch.current === adapter) watch.current = undefined;
+    DISPOSED.add(adapter);
+    watch.generation++;
     return dispose();
   });
 }
@@ -67,6 +111,44 @@ function replaced<T extends object, K extends keyof T>(object: T, key: K, value:
   return Reflect.set(object, key, value) && object[key] === value;
 }
 
+/** The driver's transaction under each Prisma transaction id, from its start to its end. */
+const BY_ID = new Map<string, Transaction>();
+/** Each mapped transaction's Prisma id, to forget it when it ends. */
+const ID_OF = new WeakMap<Transaction, string>();
+
+/**
+ * Times each transaction start of `client`'s engine (Prisma 7 keeps it in `_engine`): when the
+ * factory's adapters started exactly one driver transaction meanwhile, that one is the start's
+ * own (it always starts one), and Prisma's id for it maps to it. Starts that overlap see two and
+ * map nothing; their transactions are found by a probe (see driverTransactionOf).
+ */
+function watchTransactionStarts(client: object, watch: FactoryWatch): void {
+  type Start = (action: string, headers: unknown, options?: { newTxId?: string }) => Promise<{ id: string } | undefined>;
+  const engine = (client as { _engine?: { transaction?: Start } })._engine;
+  const transaction = engine?.transaction;
+  if (typeof transaction !== 'function' || STARTS_WATCHED.has(engine!)) return;
+  const start = transaction.bind(engine);
+  const timed: Start = async (action, headers, options) => {
+    // A nested start is a savepoint in the transaction already mapped.
+    if (action !== 'start' || options?.newTxId) return start(action, headers, options);
+    const started: Transaction[] = [];
+    watch.starting.add(started);
+    try {
+      const result = await start(action, headers, options);
+      const [only] = started;
+      if (result && started.length === 1 && !ENDED.has(only)) {
+        BY_ID.set(result.id, only);
+        ID_OF.set(only, result.id);
+      }
+      return result;
+    } finally {
+      watch.starting.delete(started);
+    }
+  };
+  if (replaced(engine!, 'transaction', timed)) STARTS_WATCHED.add(engine!);
+}
+const STARTS_WATCHED = new WeakSet<object>();
+
 /**
  * The probe's SQL begins so. A watched transaction answers it without sending
  * it; one that is not watched sends it, a harmless SELECT, and is not found.
@@ -74,22 +156,26 @@ function replaced<T extends object, K extends keyof T>(object: T, key: K, value:
 const PROBE = '/* nestjs-agent-store: which driver transaction */ SELECT ';
 /** Each probe's transaction, from its answer until its prober reads it. */
 const PROBED = new Map<string, Transaction>();
-/** The driver's transaction found under each Prisma transaction (see transactionKey); null where none was. */
+/** The driver's transaction a probe found under each Prisma transaction (see transactionKey); null where none was. */
 const FOUND = new WeakMap<object, Transaction | null>();
 /** Transactions ending or ended (their connection goes back to the pool), and those whose end would go unseen. */
 const ENDED = new WeakSet<Transaction>();
 let probes = 0;
 
-/** Wraps each transaction the adapter starts, so that it says when it ends and answers probes (only then: see driverTransactionOf). */
-function watchTransactions(adapter: SqlDriverAdapter): void {
+/** Wraps each transaction the adapter starts, so that it says when it ends and can be found (only then: see driverTransactionOf). */
+function watchTransactions(adapter: SqlDriverAdapter, watch: FactoryWatch): void {
   const start = adapter.startTransaction.bind(adapter);
   replaced(adapter, 'startTransaction', async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
     const transaction = await start(...args);
     const executeRaw = transaction.executeRaw.bind(transaction);
     const commit = transaction.commit.bind(transaction);
     const rollback = transaction.rollback.bind(transaction);
-    const ends = () => ENDED.add(transaction);
-    // A transaction whose end would go unseen must never be found: it answers probes only if all three are wrapped.
+    const ends = () => {
+      ENDED.add(transaction);
+      const id = ID_OF.get(transaction);
+      if (id !== undefined) BY_ID.delete(id);
+    };
+    // A transaction whose end would go unseen must never be found: it is found only if all three are wrapped.
     const watched =
       replaced(transaction, 'commit', () => (ends(), commit())) &&
       replaced(transaction, 'rollback', () => (ends(), rollback())) &&
@@ -103,6 +189,7 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
         return executeRaw(query);
       });
     if (!watched) ENDED.add(transaction);
+    for (const started of watch.starting) started.push(transaction);
     return transaction;
   });
 }
@@ -113,8 +200,9 @@ function watchTransactions(adapter: SqlDriverAdapter): void {
  */
 export const hasEnded = (transaction: Transaction): boolean => ENDED.has(transaction);
 
-/** Where Prisma 7 keeps a transaction client's scope: its transaction's state, which nested transaction clients share. */
+/** Where Prisma 7 keeps a transaction client's scope: its transaction's id, and its state, which nested transaction clients share. */
 const SCOPE = Symbol.for('prisma.client.transaction.scope_context');
+type Scope = { txId?: unknown; scopeState?: unknown } | undefined;
 
 /**
  * What stands for the Prisma transaction of the transaction client `tx`: the scope state its
@@ -122,17 +210,21 @@ const SCOPE = Symbol.for('prisma.client.transaction.scope_context');
  * does not say. The store's calls queue, and are refused after a conflict, per transaction.
  */
 export function transactionKey(tx: object): object {
-  const state = (tx as Record<symbol, { scopeState?: unknown } | undefined>)[SCOPE]?.scopeState;
+  const state = (tx as Record<symbol, Scope>)[SCOPE]?.scopeState;
   return typeof state === 'object' && state !== null ? state : tx;
 }
 
 /**
  * The driver's transaction under `tx`, a Prisma interactive transaction's client of a watched
- * client; undefined when it cannot be found (its adapter not watched, or not wrapped). A probe
- * through `tx` finds it, once per transaction; Prisma's own errors (a transaction that ended or
- * timed out) come from the probe as they would from any query.
+ * client; undefined when it cannot be found (its adapter not watched, or not wrapped). Prisma's
+ * id for it, mapped at its start, finds it; where that start was not timed alone, a probe through
+ * `tx` does, once per transaction, and Prisma's own errors (a transaction that ended or timed out)
+ * come from the probe as they would from any query.
  */
 export async function driverTransactionOf(tx: object): Promise<Transaction | undefined> {
+  const id = (tx as Record<symbol, Scope>)[SCOPE]?.txId;
+  const mapped = typeof id === 'string' ? BY_ID.get(id) : undefined;
+  if (mapped) return mapped;
   const key = transactionKey(tx);
   const found = FOUND.get(key);
   if (found === null) return undefined;

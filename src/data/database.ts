@@ -21,8 +21,8 @@ export interface DatabaseOptions {
   /** Releases what the store opened (client, adapter, pool); absent for a caller's own client, which is never closed here. */
   close?: () => Promise<void>;
   limits?: TransactionLimits;
-  /** The fast paths on the adapter Prisma runs on now; absent (or undefined while the client is not connected) when they cannot run on it. */
-  fast?: () => FastPaths | undefined;
+  /** The fast paths on the adapter Prisma runs on now; absent (or undefined while that adapter is not known) when they cannot run on it. */
+  fast?: () => FastPaths | undefined | Promise<FastPaths | undefined>;
   retry?: RetryPolicy;
   /** The host transaction a call runs in, if one is open now (nestjs-cls's TransactionHost, or a client given to withTransaction). */
   hostTransaction?: () => PrismaTx | undefined;
@@ -43,7 +43,7 @@ const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 const MS_PER_ROW = 1;
 
 export class StoreDatabase {
-  readonly #fast?: () => FastPaths | undefined;
+  readonly #fast?: DatabaseOptions['fast'];
   /** Each adapter's fast paths, retrying and turning errors into StoreErrors like every other call. */
   readonly #retryingFast = new WeakMap<FastPaths, FastPaths>();
   readonly #close?: () => Promise<void>;
@@ -72,7 +72,7 @@ export class StoreDatabase {
    */
   async fastPaths(): Promise<FastPaths | undefined> {
     const host = this.#hostTransaction?.();
-    if (!host) return this.fast;
+    if (!host) return this.#outside();
     const hostFast = this.#hostFast;
     const fast = hostFast && (await this.#inHost(host, () => hostFast(host)));
     return (
@@ -87,12 +87,11 @@ export class StoreDatabase {
 
   /**
    * The kit's fast paths on the adapter Prisma runs on, with retries and errors turned into
-   * StoreErrors like every other call; absent when the driver is not reachable under Prisma,
-   * and inside a host transaction, whose connection they do not use (see fastPaths).
+   * StoreErrors like every other call; absent when the driver is not reachable under Prisma.
    */
-  get fast(): FastPaths | undefined {
-    const fast = this.#fast?.();
-    if (!fast || this.#hostTransaction?.()) return undefined;
+  async #outside(): Promise<FastPaths | undefined> {
+    const fast = await this.#fast?.();
+    if (!fast) return undefined;
     let retrying = this.#retryingFast.get(fast);
     if (!retrying) {
       retrying = {

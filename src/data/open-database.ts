@@ -53,15 +53,22 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   const adapter = await watchClientAdapter(client).catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
   await checkStoreSchema(client, kit);
   if (!adapter) {
-    logger.warn("the store cannot reach your PrismaClient's driver adapter (the client connected before the store started, or its adapter factory cannot be wrapped): every call goes through Prisma, without the fast paths");
+    logger.warn("the store cannot reach your PrismaClient's driver adapter (its adapter factory cannot be wrapped): every call goes through Prisma, without the fast paths");
+  } else if (!(await adapter())) {
+    logger.warn(
+      'the store did not see your PrismaClient connect (it connected before the store started, or its adapter factory connected for another client at the same moment): calls outside your transactions go through Prisma, without the fast paths, and so do those inside them if it connected before the store started',
+    );
   }
   // One FastPaths for each adapter Prisma connects (a new one after a $disconnect).
   const fastOf = new WeakMap<SqlDriverAdapter, FastPaths | undefined>();
-  const fast = adapter && (() => {
-    const current = adapter();
+  const fastOn = (current: SqlDriverAdapter | undefined) => {
     if (!current) return undefined;
     if (!fastOf.has(current)) fastOf.set(current, kit.fastPaths(current, false));
     return fastOf.get(current);
+  };
+  const fast = adapter && (() => {
+    const current = adapter();
+    return current instanceof Promise ? current.then(fastOn) : fastOn(current);
   });
   const hostTransaction = transactionHost && (() => hostTransactionOf(transactionHost, client));
   // One FastPaths for each driver transaction under a host transaction.

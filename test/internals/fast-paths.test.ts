@@ -2,6 +2,7 @@
 // session lists skip Prisma's transactions, and agree with the full path.
 import { jest } from '@jest/globals';
 import { StoreDatabase } from '../../src/data/database.js';
+import type { FastPaths } from '../../src/databases/provider-kit.js';
 import { StoreNotFoundError, StoreValidationError, type Message, type MessageInput } from '../../src/index.js';
 import { PrismaMessageStore } from '../../src/message-store.service.js';
 import { PrismaSessionStore } from '../../src/session-store.service.js';
@@ -16,7 +17,11 @@ import { storeFor } from '../support/store-app.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);
-  const fast = () => store.db.fast!;
+  let paths: FastPaths;
+  beforeAll(async () => {
+    paths = (await store.db.fastPaths())!;
+  });
+  const fast = () => paths;
   /** The same database through the full path only, as a store on a caller's own client runs. */
   const fullPath = () => new StoreDatabase(store.db.client, store.db.kit, {});
 

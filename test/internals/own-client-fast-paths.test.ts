@@ -11,7 +11,7 @@ import { PrismaMessageStore } from '../../src/message-store.service.js';
 import { SerializedSqliteAdapterFactory } from '../../src/index.js';
 import { resolveOptions } from '../../src/store.options.js';
 import { eachDatabase, SQLITE } from '../support/databases.js';
-import { appClient, migratedUrl, type AppClient } from '../support/openers.js';
+import { appClient, migratedUrl, OWN_ADAPTERS, type AppClient } from '../support/openers.js';
 
 const logger = new Logger('test');
 const user = (content: string) => ({ role: 'user' as const, content });
@@ -26,18 +26,18 @@ eachDatabase((database) => {
   afterAll(() => prisma?.$disconnect());
 
   test('takes the fast paths on the client’s own adapter, which see what Prisma writes and the reverse', async () => {
-    expect(db.fast).toBeDefined();
+    expect(await db.fastPaths()).toBeDefined();
     const messages = new PrismaMessageStore(db);
     await messages.append('fast', user('one'));
-    expect(await db.fast!.count('fast', undefined)).toBe(1);
+    expect(await (await db.fastPaths())!.count('fast', undefined)).toBe(1);
     expect((await prisma.agentMessage.findMany({ where: { threadId: 'fast' } })).map((m) => m.seq)).toEqual([1]);
-    expect(await db.fast!.append('fast', [{ role: 'user', content: 'two', createdAt: new Date() }], new Date(), undefined)).toBe(2);
+    expect(await (await db.fastPaths())!.append('fast', [{ role: 'user', content: 'two', createdAt: new Date() }], new Date(), undefined)).toBe(2);
     expect((await messages.getTranscript('fast')).map((m) => m.content)).toEqual(['one', 'two']);
   });
 
   test('an error of theirs carries no statement parameters (messages), whatever the application’s pool logs', async () => {
     const noDate = { role: 'user', content: 'a secret the tool printed' } as unknown as Message;
-    const failure = await db.fast!.append('no-date', [noDate], new Date(), undefined).then(
+    const failure = await (await db.fastPaths())!.append('no-date', [noDate], new Date(), undefined).then(
       () => undefined,
       (error: Error) => error,
     );
@@ -55,8 +55,8 @@ eachDatabase((database) => {
         .$transaction(async (tx) => {
           open = tx;
           // Not the pool's paths (whose connection is not the transaction's), but the transaction's own.
-          expect(hosted.fast).toBeUndefined();
           expect(await hosted.fastPaths()).toBeDefined();
+          expect(await hosted.fastPaths()).not.toBe(await db.fastPaths());
           await messages.append(`hosted ${outcome}`, user('in the transaction'));
           expect(await messages.count(`hosted ${outcome}`)).toBe(1);
           // Not seen outside before the commit (on SQLite a read outside would wait for the lock the transaction holds).
@@ -66,9 +66,9 @@ eachDatabase((database) => {
         .catch((error: Error) => expect(error.message).toBe('roll back'))
         .finally(() => (open = undefined));
     }
-    expect(hosted.fast).toBeDefined();
-    expect(await hosted.fast!.count('hosted rolled back', undefined)).toBe(0);
-    expect(await hosted.fast!.count('hosted committed', undefined)).toBe(1);
+    expect(await hosted.fastPaths()).toBeDefined();
+    expect(await (await hosted.fastPaths())!.count('hosted rolled back', undefined)).toBe(0);
+    expect(await (await hosted.fastPaths())!.count('hosted committed', undefined)).toBe(1);
   });
 
   test('a transaction client kept after its transaction ended is refused as Prisma refuses it, and nothing is written', async () => {
@@ -98,14 +98,82 @@ eachDatabase((database) => {
     }
   });
 
-  test('after the client disconnects, the full path runs, and its reconnect brings the fast paths back', async () => {
+  test('after the client disconnects, the store connects it again under its eye, on its next call, and keeps its fast paths', async () => {
+    const before = await db.fastPaths();
     await prisma.$disconnect();
-    expect(db.fast).toBeUndefined();
     const messages = new PrismaMessageStore(db);
-    await messages.append('reconnected', user('through Prisma'));
-    const fast = db.fast;
-    expect(fast).toBeDefined();
-    expect(await fast!.history('reconnected', undefined)).toEqual([expect.objectContaining({ content: 'through Prisma', seq: 1 })]);
+    await messages.append('reconnected', user('after the disconnect'));
+    const after = await db.fastPaths();
+    expect(after).toBeDefined();
+    // The new adapter's, not the disposed one's (whose pool is closed).
+    expect(after).not.toBe(before);
+    expect(await after!.history('reconnected', undefined)).toEqual([expect.objectContaining({ content: 'after the disconnect', seq: 1 })]);
+  });
+
+  test("two clients on one adapter factory: the store's fast paths stay on its own client's pool, whatever the other does", async () => {
+    const url = await migratedUrl(database);
+    const factory = OWN_ADAPTERS[database.provider](url);
+    const mine = await appClient(database, url, { adapter: factory });
+    const other = await appClient(database, url, { adapter: factory });
+    try {
+      const shared = await openDatabase(resolveOptions({ prisma: mine }), logger);
+      const messages = new PrismaMessageStore(shared);
+      const own = await shared.fastPaths();
+      expect(own).toBeDefined();
+      // The other client connects, and disconnects: its pool closes, the store's runs on.
+      await other.$connect();
+      await other.agentMessage.count();
+      await other.$disconnect();
+      expect(await shared.fastPaths()).toBe(own);
+      await messages.append('shared factory', user('on my pool'));
+      expect(await own!.count('shared factory', undefined)).toBe(1);
+      // Mine disconnects while the other connects: the store takes its own client's new adapter, not the other's.
+      await mine.$disconnect();
+      await other.$connect();
+      await messages.append('shared factory', user('after both moved'));
+      const again = await shared.fastPaths();
+      expect(again).toBeDefined();
+      await other.$disconnect();
+      expect(await shared.fastPaths()).toBe(again);
+      expect(await again!.count('shared factory', undefined)).toBe(2);
+    } finally {
+      await mine.$disconnect();
+      await other.$disconnect();
+    }
+  });
+
+  test("in the application's transaction the driver's transaction is found by Prisma's id, without a probe; starts at the same moment fall back to one", async () => {
+    const url = await migratedUrl(database);
+    const logged = await appClient(database, url, { log: [{ emit: 'event', level: 'query' }] });
+    const statements: string[] = [];
+    (logged as unknown as { $on(event: 'query', listener: (event: { query: string }) => void): void }).$on('query', (event) => statements.push(event.query));
+    const probes = () => statements.filter((sql) => sql.includes('which driver transaction')).length;
+    try {
+      const messages = new PrismaMessageStore(await openDatabase(resolveOptions({ prisma: logged }), logger));
+      await logged.$transaction(async (tx) => {
+        await messages.withTransaction(tx).append('mapped', user('one'));
+        await messages.withTransaction(tx).getHistory('mapped');
+      });
+      expect(probes()).toBe(0);
+      // SQLite starts one transaction at a time (its write lock); the others' starts overlap.
+      if (database.provider !== 'sqlite') {
+        const seen = new Set<string>();
+        await Promise.all(
+          ['a', 'b', 'c'].map((name) =>
+            logged.$transaction(async (tx) => {
+              await messages.withTransaction(tx).append(`overlapping ${name}`, user(name));
+              seen.add(name);
+            }),
+          ),
+        );
+        expect([...seen].sort()).toEqual(['a', 'b', 'c']);
+        expect(probes()).toBeGreaterThan(0);
+        for (const name of ['a', 'b', 'c']) expect((await messages.getHistory(`overlapping ${name}`)).map((m) => m.content)).toEqual([name]);
+      }
+      expect(await messages.count('mapped')).toBe(1);
+    } finally {
+      await logged.$disconnect();
+    }
   });
 });
 
@@ -116,7 +184,7 @@ describe('own clients the fast paths cannot run on', () => {
     const prisma = new PrismaClient({ adapter: new PrismaBetterSqlite3({ url }) });
     try {
       const db = await openDatabase(resolveOptions({ prisma }), logger);
-      expect(db.fast).toBeUndefined();
+      expect(await db.fastPaths()).toBeUndefined();
       await new PrismaMessageStore(db).append('stock', user('kept'));
       expect(await new PrismaMessageStore(db).getHistory('stock')).toEqual([expect.objectContaining({ content: 'kept' })]);
     } finally {
@@ -134,7 +202,7 @@ describe('own clients the fast paths cannot run on', () => {
       const prisma = new PrismaClient({ adapter: frozen });
       try {
         const db = await openDatabase(resolveOptions({ prisma }), logger);
-        expect(db.fast).toBeUndefined();
+        expect(await db.fastPaths()).toBeUndefined();
         await new PrismaMessageStore(db).append('frozen', user('kept'));
         expect(await prisma.agentMessage.count()).toBe(1);
         await prisma.$disconnect();
@@ -152,7 +220,7 @@ describe('own clients the fast paths cannot run on', () => {
     try {
       await prisma.$connect();
       const db = await openDatabase(resolveOptions({ prisma }), watching);
-      expect(db.fast).toBeUndefined();
+      expect(await db.fastPaths()).toBeUndefined();
       expect(warnings).toEqual([expect.stringMatching(/connected before the store started/)]);
       await new PrismaMessageStore(db).append('early', user('kept'));
       expect(await new PrismaMessageStore(db).count('early')).toBe(1);

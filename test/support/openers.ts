@@ -69,10 +69,10 @@ export const OWN_ADAPTERS: Record<TestDatabase['provider'], (url: string) => Sql
 /** The application's own PrismaClient (the provider's generated client, typed loosely: its models are the store's). */
 export type AppClient = StoreClient;
 
-/** An application's own PrismaClient on `url`, built with its driver adapter. */
-export async function appClient(database: TestDatabase, url: string): Promise<AppClient> {
+/** An application's own PrismaClient on `url`, built with its driver adapter (or the factory given), with Prisma's other options. */
+export async function appClient(database: TestDatabase, url: string, options: { adapter?: SqlDriverAdapterFactory; log?: object[] } = {}): Promise<AppClient> {
   const { PrismaClient } = await generatedClient(database.provider);
-  return new PrismaClient({ adapter: OWN_ADAPTERS[database.provider](url) }) as unknown as AppClient;
+  return new PrismaClient({ adapter: OWN_ADAPTERS[database.provider](url), ...options }) as unknown as AppClient;
 }
 
 /** A fresh database migrated with the store's migrations, as `npm run db:migrate` applies them. */
