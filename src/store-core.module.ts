@@ -58,6 +58,7 @@ class StoreShutdown implements OnApplicationShutdown {
       useFactory: (db: StoreDatabase, options: StoreModuleOptions) => new StoreHealthIndicator(db, resolveOptions(options)),
     },
   ],
-  exports: [MessageStore, TranscriptStore, SessionStore, ChatStore, TenantStores, HistoryProviders, StoreHealthIndicator],
+  // StoreDatabase for the integrations' providers (nestjs-agent-store/<framework>), which the app registers beside StoreModule.
+  exports: [StoreDatabase, MessageStore, TranscriptStore, SessionStore, ChatStore, TenantStores, HistoryProviders, StoreHealthIndicator],
 })
 export class StoreCoreModule {}
