@@ -42,7 +42,10 @@ eachDatabase((database) => {
 
     const given: AgentInputItem[][] = [];
     const addItems = session.addItems.bind(session);
-    session.addItems = async (items) => void given.push(structuredClone(items)) ?? addItems(items);
+    session.addItems = async (items) => {
+      given.push(structuredClone(items));
+      return addItems(items);
+    };
 
     const first = await run(agent, 'Weather in Oslo?', { session });
     expect(first.finalOutput).toBe('Sunny in Oslo.');
