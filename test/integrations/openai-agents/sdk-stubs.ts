@@ -1,5 +1,6 @@
 // The OpenAI Agents SDK's test stubs (packages/agents-core/test/stubs.ts, v0.14.3), the parts
 // the ported tests use, verbatim but for imports: a Model that answers from a list, no network.
+// (A test that wants the requests a model was given records them in a subclass of its own.)
 import { Usage, type Model, type ModelProvider, type ModelRequest, type ModelResponse, type protocol } from '@openai/agents-core';
 
 export const TEST_MODEL_MESSAGE: protocol.AssistantMessageItem = {
@@ -33,6 +34,15 @@ export function fakeModelMessage(text: string): protocol.AssistantMessageItem {
   };
 }
 
+export const TEST_MODEL_FUNCTION_CALL: protocol.FunctionCallItem = {
+  id: '123',
+  type: 'function_call' as const,
+  name: 'test',
+  callId: '123',
+  status: 'completed',
+  arguments: '{"test": "test"}',
+};
+
 export const TEST_MODEL_RESPONSE_BASIC: ModelResponse = {
   output: [{ ...TEST_MODEL_MESSAGE }],
   usage: new Usage(),
@@ -41,11 +51,7 @@ export const TEST_MODEL_RESPONSE_BASIC: ModelResponse = {
 export class FakeModel implements Model {
   constructor(private _responses: ModelResponse[] = []) {}
 
-  /** Ours: the requests the model was given, to see what history a turn sent. */
-  readonly requests: ModelRequest[] = [];
-
   async getResponse(_request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(_request);
     const response = this._responses.shift();
     if (!response) {
       throw new Error('No response found');

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Test } from '@nestjs/testing';
 import { Module } from '@nestjs/common';
-import { Agent, run, setDefaultModelProvider, tool, Usage, type AgentInputItem, type protocol } from '@openai/agents-core';
+import { Agent, run, setDefaultModelProvider, tool, Usage, type AgentInputItem, type ModelRequest, type ModelResponse, type protocol } from '@openai/agents-core';
 import { z } from 'zod';
 import { SessionStore, StoreModule, StoreNotFoundError, StoreValidationError } from '../../../src/index.js';
 import { OpenAIAgentsSessions } from '../../../src/integrations/openai-agents/index.js';
@@ -14,6 +14,16 @@ import { storeFor } from '../../support/store-app.js';
 import { FakeModel, FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
 
 const user = (text: string): AgentInputItem => ({ role: 'user', content: text });
+/** The stubs' FakeModel, keeping the requests it was given, to see what history a turn sent. */
+class RecordingModel extends FakeModel {
+  readonly requests: ModelRequest[] = [];
+
+  override async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(request);
+    return super.getResponse(request);
+  }
+}
+
 const texts = (items: AgentInputItem[]) => items.map((item) => ('content' in item && typeof item.content === 'string' ? item.content : item.type));
 
 eachDatabase((database) => {
@@ -32,7 +42,7 @@ eachDatabase((database) => {
     });
     const reasoning: protocol.ReasoningItem = { type: 'reasoning', id: 'rs_1', content: [{ type: 'input_text', text: 'Look it up.' }], providerData: { encrypted: 'x'.repeat(20) } };
     const call: protocol.FunctionCallItem = { type: 'function_call', id: 'fc_1', callId: 'call_1', name: 'weather', status: 'completed', arguments: JSON.stringify({ city: 'Oslo' }) };
-    const model = new FakeModel([
+    const model = new RecordingModel([
       { output: [reasoning, call], usage: new Usage() },
       { output: [fakeModelMessage('Sunny in Oslo.')], usage: new Usage() },
       { output: [fakeModelMessage('You asked about Oslo.')], usage: new Usage() },
