@@ -4,18 +4,18 @@
 //
 // Prisma 7 keeps the adapter factory it was built with in `_engineConfig.adapter`
 // and connects it on the first query or $connect (again after a $disconnect).
-// The store wraps that factory's connect and its adapters' dispose. A factory
-// can serve more than one client, so a client's adapter is the one connected
-// while the store's own $connect of that client ran, and only if it was the
-// factory's only connect then; otherwise the store goes through Prisma. So does
-// it whatever cannot be wrapped (a frozen object): the application's client
+// The store wraps that factory's connect and its adapters' dispose, executeRaw
+// and startTransaction. A factory can serve more than one client, so the store
+// finds its client's adapter by asking: a probe statement sent through the
+// client, which the adapter under it answers itself (see adoptedAdapter). What
+// cannot be wrapped (a frozen object, a client connected before the store) is
+// left as it is, and the store goes through Prisma: the application's client
 // never fails for it.
 //
 // Inside the application's interactive transaction the fast paths run on the
-// driver's transaction under it, which Prisma does not hand out: the store
-// wraps the adapter's startTransaction and the client engine's transaction
-// start, and maps Prisma's transaction id to the driver's transaction (see
-// driverTransactionOf).
+// driver's transaction under it, which Prisma does not hand out: the store maps
+// Prisma's transaction id to it when it starts, and otherwise finds it with a
+// probe through the transaction's client (see driverTransactionOf).
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 
 /** The adapter the client runs on now, or undefined while it cannot be known (the call then goes through Prisma). */
@@ -23,11 +23,9 @@ export type ClientAdapter = () => SqlDriverAdapter | undefined | Promise<SqlDriv
 
 /** A wrapped factory: what its adapters did while a store was looking. */
 interface FactoryWatch {
-  /** Adapters connected during each $connect the store is timing. */
-  connecting: Set<SqlDriverAdapter[]>;
   /** Driver transactions started during each transaction start the store is timing. */
   starting: Set<Transaction[]>;
-  /** Bumped on every connect and dispose: whether trying again to adopt can find anything new. */
+  /** Bumped on every connect and dispose: whether asking again which adapter is the client's can find another. */
   generation: number;
 }
 
@@ -38,8 +36,8 @@ const DISPOSED = new WeakSet<SqlDriverAdapter>();
 /**
  * Watches the adapter `client` runs on. Undefined when the client has no adapter factory where
  * Prisma 7 keeps it, or the factory cannot be wrapped: the store then runs every call through
- * Prisma. The adapter is known while it is the one connected by the store's own $connect of the
- * client (now, or again after the application disconnected it); see adopted.
+ * Prisma. The adapter is known once a probe through the client found it (now, and again after
+ * the application disconnected it); see adoptedAdapter.
  */
 export async function watchClientAdapter(client: object): Promise<ClientAdapter | undefined> {
   // One watch for each engine, which the client's $extends clients share, for every store on it.
@@ -54,40 +52,54 @@ async function watched(client: object): Promise<ClientAdapter | undefined> {
   if (typeof factory?.connect !== 'function') return undefined;
   const watch = FACTORIES.get(factory) ?? wrapFactory(factory);
   if (!watch) return undefined;
-  watchTransactionStarts(client, watch);
-  const $connect = () => (client as { $connect(): Promise<void> }).$connect();
-  let adapter = await adopted(watch, $connect);
+  let adapter: SqlDriverAdapter | undefined;
+  const own = () => (adapter && !DISPOSED.has(adapter) ? adapter : undefined);
+  watchTransactionStarts(client, watch, own);
   let triedAt = watch.generation;
+  adapter = await adoptedAdapter(client);
   return () => {
-    if (adapter && !DISPOSED.has(adapter)) return adapter;
-    // Disposed ($disconnect): connect again under the store's eye, once for each change the factory saw.
+    if (own()) return adapter;
+    // None yet, or disposed ($disconnect): ask again, once for each connect or dispose the factory saw.
     if (triedAt === watch.generation) return undefined;
     triedAt = watch.generation;
-    return adopted(watch, $connect).then((found) => (adapter = found));
+    return adoptedAdapter(client).then((found) => (adapter = found));
   };
 }
 
-/** The one adapter `watch`'s factory connected while `$connect` ran; undefined when none (already connected) or two. */
-async function adopted(watch: FactoryWatch, $connect: () => Promise<void>): Promise<SqlDriverAdapter | undefined> {
-  const connected: SqlDriverAdapter[] = [];
-  watch.connecting.add(connected);
+/** The probe's SQL begins so: a watched adapter, or transaction, answers it without sending it. */
+const PROBE = '/* nestjs-agent-store: which driver adapter */ SELECT ';
+/** What answered each probe, from its answer until its prober reads it. */
+const PROBED = new Map<string, SqlDriverAdapter | Transaction>();
+let probes = 0;
+
+/**
+ * Sends a probe through `query` (a client, or a transaction's client), which connects the client
+ * if it is not; what answered it, or undefined where it reached the database (nothing watched under it).
+ */
+async function probe(query: object): Promise<SqlDriverAdapter | Transaction | undefined> {
+  const sql = `${PROBE}${++probes}`;
   try {
-    await $connect();
+    await (query as { $executeRawUnsafe(sql: string): Promise<number> }).$executeRawUnsafe(sql);
+    return PROBED.get(sql);
   } finally {
-    watch.connecting.delete(connected);
+    PROBED.delete(sql);
   }
-  const [adapter] = connected;
-  return connected.length === 1 && !DISPOSED.has(adapter) ? adapter : undefined;
+}
+
+/** The adapter under `client`: the watched adapter that answered a probe sent through it, if one did and lives. */
+async function adoptedAdapter(client: object): Promise<SqlDriverAdapter | undefined> {
+  const answered = (await probe(client)) as SqlDriverAdapter | undefined;
+  return answered && !DISPOSED.has(answered) ? answered : undefined;
 }
 
 function wrapFactory(factory: SqlDriverAdapterFactory): FactoryWatch | undefined {
-  const watch: FactoryWatch = { connecting: new Set(), starting: new Set(), generation: 0 };
+  const watch: FactoryWatch = { starting: new Set(), generation: 0 };
   const connect = factory.connect.bind(factory);
   const watchedConnect = async () => {
     const adapter = await connect();
     watch.generation++;
-    // An adapter whose dispose goes unseen is never adopted: the store could run on a closed pool.
-    if (watchDisposal(adapter, watch)) for (const connected of watch.connecting) connected.push(adapter);
+    // An adapter whose dispose goes unseen never answers a probe: the store could run on a closed pool.
+    if (watchDisposal(adapter, watch)) answerProbes(adapter);
     watchTransactions(adapter, watch);
     return adapter;
   };
@@ -106,6 +118,16 @@ function watchDisposal(adapter: SqlDriverAdapter, watch: FactoryWatch): boolean 
   });
 }
 
+/** Has `adapter` answer the probes Prisma sends it outside transactions (see adoptedAdapter). */
+function answerProbes(adapter: SqlDriverAdapter): void {
+  const executeRaw = adapter.executeRaw.bind(adapter);
+  replaced(adapter, 'executeRaw', (query: SqlQuery) => {
+    if (!query.sql.startsWith(PROBE)) return executeRaw(query);
+    PROBED.set(query.sql, adapter);
+    return Promise.resolve(0);
+  });
+}
+
 /** Sets `object[key]` to `value`; false when the object refuses it. */
 function replaced<T extends object, K extends keyof T>(object: T, key: K, value: T[K]): boolean {
   return Reflect.set(object, key, value) && object[key] === value;
@@ -118,11 +140,13 @@ const ID_OF = new WeakMap<Transaction, string>();
 
 /**
  * Times each transaction start of `client`'s engine (Prisma 7 keeps it in `_engine`): when the
- * factory's adapters started exactly one driver transaction meanwhile, that one is the start's
- * own (it always starts one), and Prisma's id for it maps to it. Starts that overlap see two and
- * map nothing; their transactions are found by a probe (see driverTransactionOf).
+ * factory's adapters started exactly one driver transaction meanwhile, on the adapter known to be
+ * the client's (`own`), that one is the start's own (it always starts one), and Prisma's id for it
+ * maps to it. Starts that overlap see two and map nothing, nor does a start while the client's
+ * adapter is not known (another client's transaction could be the only one); their transactions
+ * are found by a probe (see driverTransactionOf).
  */
-function watchTransactionStarts(client: object, watch: FactoryWatch): void {
+function watchTransactionStarts(client: object, watch: FactoryWatch, own: () => SqlDriverAdapter | undefined): void {
   type Start = (action: string, headers: unknown, options?: { newTxId?: string }) => Promise<{ id: string } | undefined>;
   const engine = (client as { _engine?: { transaction?: Start } })._engine;
   const transaction = engine?.transaction;
@@ -136,7 +160,8 @@ function watchTransactionStarts(client: object, watch: FactoryWatch): void {
     try {
       const result = await start(action, headers, options);
       const [only] = started;
-      if (result && started.length === 1 && !ENDED.has(only)) {
+      const adapter = own();
+      if (result && started.length === 1 && adapter !== undefined && ADAPTER_OF.get(only) === adapter && !ENDED.has(only)) {
         BY_ID.set(result.id, only);
         ID_OF.set(only, result.id);
       }
@@ -149,24 +174,19 @@ function watchTransactionStarts(client: object, watch: FactoryWatch): void {
 }
 const STARTS_WATCHED = new WeakSet<object>();
 
-/**
- * The probe's SQL begins so. A watched transaction answers it without sending
- * it; one that is not watched sends it, a harmless SELECT, and is not found.
- */
-const PROBE = '/* nestjs-agent-store: which driver transaction */ SELECT ';
-/** Each probe's transaction, from its answer until its prober reads it. */
-const PROBED = new Map<string, Transaction>();
+/** Each watched transaction's adapter. */
+const ADAPTER_OF = new WeakMap<Transaction, SqlDriverAdapter>();
 /** The driver's transaction a probe found under each Prisma transaction (see transactionKey); null where none was. */
 const FOUND = new WeakMap<object, Transaction | null>();
 /** Transactions ending or ended (their connection goes back to the pool), and those whose end would go unseen. */
 const ENDED = new WeakSet<Transaction>();
-let probes = 0;
 
 /** Wraps each transaction the adapter starts, so that it says when it ends and can be found (only then: see driverTransactionOf). */
 function watchTransactions(adapter: SqlDriverAdapter, watch: FactoryWatch): void {
   const start = adapter.startTransaction.bind(adapter);
   replaced(adapter, 'startTransaction', async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
     const transaction = await start(...args);
+    ADAPTER_OF.set(transaction, adapter);
     const executeRaw = transaction.executeRaw.bind(transaction);
     const commit = transaction.commit.bind(transaction);
     const rollback = transaction.rollback.bind(transaction);
@@ -229,10 +249,7 @@ export async function driverTransactionOf(tx: object): Promise<Transaction | und
   const found = FOUND.get(key);
   if (found === null) return undefined;
   if (found && !ENDED.has(found)) return found;
-  const probe = `${PROBE}${++probes}`;
-  await (tx as { $executeRawUnsafe(sql: string): Promise<number> }).$executeRawUnsafe(probe);
-  const transaction = PROBED.get(probe);
-  PROBED.delete(probe);
+  const transaction = (await probe(tx)) as Transaction | undefined;
   if (transaction && ENDED.has(transaction)) return undefined;
   // Not found: the probe reached the database, and will on no later call in this transaction.
   FOUND.set(key, transaction ?? null);

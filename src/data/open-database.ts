@@ -56,7 +56,7 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     logger.warn("the store cannot reach your PrismaClient's driver adapter (its adapter factory cannot be wrapped): every call goes through Prisma, without the fast paths");
   } else if (!(await adapter())) {
     logger.warn(
-      'the store did not see your PrismaClient connect (it connected before the store started, or its adapter factory connected for another client at the same moment): calls outside your transactions go through Prisma, without the fast paths, and so do those inside them if it connected before the store started',
+      'the store cannot reach the driver adapter under your PrismaClient (it connected before the store started): every call goes through Prisma, without the fast paths',
     );
   }
   // One FastPaths for each adapter Prisma connects (a new one after a $disconnect).

@@ -142,14 +142,77 @@ eachDatabase((database) => {
     }
   });
 
+  test("two clients on one adapter factory: after the app reconnected its client itself while the other connects, the store's adapter is its own client's", async () => {
+    const url = await migratedUrl(database);
+    for (let k = 0; k < 6; k++) {
+      const factory = OWN_ADAPTERS[database.provider](url);
+      const mine = await appClient(database, url, { adapter: factory });
+      const other = await appClient(database, url, { adapter: factory });
+      try {
+        const shared = await openDatabase(resolveOptions({ prisma: mine }), logger);
+        expect(await shared.fastPaths()).toBeDefined();
+        await mine.$disconnect();
+        await mine.agentMessage.count(); // reconnected by the app, not by the store
+        const connecting = other.$connect();
+        for (let tick = 0; tick < k; tick++) await Promise.resolve();
+        const fast = await shared.fastPaths(); // the store asks again here, while the other connects
+        await connecting;
+        await other.$disconnect();
+        // Its client's: still there after the other's pool closed, and working.
+        expect(fast).toBeDefined();
+        expect(await shared.fastPaths()).toBe(fast);
+        expect(await fast!.count(`no thread ${k}`, undefined)).toBe(0);
+      } finally {
+        await mine.$disconnect();
+        await other.$disconnect();
+      }
+    }
+  });
+
+  test("a transaction of another client on the same factory is never taken for the store's client's", async () => {
+    const url = await migratedUrl(database);
+    const factory = OWN_ADAPTERS[database.provider](url);
+    // Connected before the store: the store cannot reach its adapter, and goes through Prisma.
+    const early = await appClient(database, url, { adapter: factory });
+    await early.$connect();
+    const other = await appClient(database, url, { adapter: factory });
+    try {
+      const messages = new PrismaMessageStore(await openDatabase(resolveOptions({ prisma: early }), logger));
+      await other.$connect();
+      for (let round = 0; round < 10; round++) {
+        // The other client's transaction starts while the store's client's does: it must not stand for it.
+        const id = `cross ${round}`;
+        // The other's starts first and stays open while the store's call runs (its commit would take the call's rows with it).
+        const theirs = other.$transaction(async (tx) => {
+          await (tx as unknown as AppClient).agentThread.count();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        });
+        const mine = early
+          .$transaction(async (tx) => {
+            await messages.withTransaction(tx).append(id, user('rolled back'));
+            throw new Error('roll back');
+          })
+          .catch((error: Error) => expect(error.message).toBe('roll back'));
+        await Promise.all([mine, theirs]);
+        expect(await early.agentMessage.count({ where: { threadId: id } })).toBe(0);
+      }
+    } finally {
+      await early.$disconnect();
+      await other.$disconnect();
+    }
+  });
+
   test("in the application's transaction the driver's transaction is found by Prisma's id, without a probe; starts at the same moment fall back to one", async () => {
     const url = await migratedUrl(database);
     const logged = await appClient(database, url, { log: [{ emit: 'event', level: 'query' }] });
     const statements: string[] = [];
     (logged as unknown as { $on(event: 'query', listener: (event: { query: string }) => void): void }).$on('query', (event) => statements.push(event.query));
-    const probes = () => statements.filter((sql) => sql.includes('which driver transaction')).length;
+    const probes = () => statements.filter((sql) => sql.includes('which driver adapter')).length;
     try {
       const messages = new PrismaMessageStore(await openDatabase(resolveOptions({ prisma: logged }), logger));
+      // The store asked once, at start-up, which adapter is its client's.
+      expect(probes()).toBe(1);
+      statements.length = 0;
       await logged.$transaction(async (tx) => {
         await messages.withTransaction(tx).append('mapped', user('one'));
         await messages.withTransaction(tx).getHistory('mapped');
