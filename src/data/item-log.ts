@@ -22,6 +22,35 @@ import { isDeleted, setHeader } from './session.repository.js';
 import type { StoreTx } from './store-client.js';
 import { notFound } from './tenancy.js';
 
+/**
+ * The frameworks whose items live in sessions' logs, each under its own kind: their events
+ * (`<kind>.item` and its kin) are written only through their adapter, never by SessionStore.append,
+ * and checked on a JSONL import.
+ */
+export const ITEM_LOG_KINDS = { openaiAgents: 'openai-agents' } as const;
+
+/** The kind whose event `type` is, if it is one of an item log's. */
+export const itemLogKindOf = (type: string): string | undefined => Object.values(ITEM_LOG_KINDS).find((kind) => type.startsWith(`${kind}.`));
+
+/** Whether `data` can stand as the event `type` of an item log (its items objects with a type or a role); imports check it. */
+export function isItemLogEvent(type: string, data: unknown): boolean {
+  const kind = itemLogKindOf(type);
+  if (kind === undefined) return false;
+  const isItem = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && (typeof (value as Item).type === 'string' || typeof (value as Item).role === 'string');
+  switch (type.slice(kind.length + 1)) {
+    case 'item':
+    case 'dropped':
+      return isItem(data);
+    case 'history':
+      return typeof data === 'object' && data !== null && Array.isArray((data as { items?: unknown }).items) && (data as { items: unknown[] }).items.every(isItem);
+    case 'operation':
+    case 'operation.cleared':
+      return typeof data === 'object' && data !== null && !Array.isArray(data);
+    default:
+      return false;
+  }
+}
+
 /** An item: a JSON object, with the non-JSON values the store keeps (bytes, dates, URLs). */
 export type Item = Record<string, unknown>;
 

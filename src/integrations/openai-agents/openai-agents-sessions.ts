@@ -2,12 +2,13 @@
 // StoreModule, handing out the SDK's Session for a session id.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { StoreDatabase } from '../../data/database.js';
-import { ItemLog } from '../../data/item-log.js';
+import { ITEM_LOG_KINDS, ItemLog } from '../../data/item-log.js';
+import { StoreConfigurationError } from '../../store.errors.js';
 import { idOf } from '../../validation.js';
 import { StoreAgentSession } from './store-session.js';
 
 /** The prefix of the entries' kinds in the session's log: `openai-agents.item` and its kin. */
-export const OPENAI_AGENTS_KIND = 'openai-agents';
+export const OPENAI_AGENTS_KIND = ITEM_LOG_KINDS.openaiAgents;
 
 /** Never provided: Nest injects no tenant; forTenant passes one. */
 const TENANT = Symbol('OpenAIAgentsSessions tenant');
@@ -31,6 +32,7 @@ export class OpenAIAgentsSessions {
 
   /** The same, seeing only `tenantId`'s sessions and creating new ones in it. */
   forTenant(tenantId: string): OpenAIAgentsSessions {
+    if (this.tenantId !== undefined) throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forTenant on the injected OpenAIAgentsSessions`);
     return new OpenAIAgentsSessions(this.db, idOf(tenantId, 'tenantId'));
   }
 

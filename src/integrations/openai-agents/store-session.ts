@@ -51,14 +51,24 @@ export class StoreAgentSession implements SessionHistoryTransactionAwareSession 
   }
 }
 
-/** The SDK's items: objects with a `type` or a `role`; anything else is a StoreValidationError, and nothing is written. */
+/**
+ * A copy of the SDK's items (objects with a `type` or a `role`), read once: a getter or a Proxy
+ * cannot hand the check one value and the write another. Anything else is a StoreValidationError
+ * that quotes nothing of it, and nothing is written.
+ */
 function itemsOf(items: unknown, name: string): Item[] {
   if (!Array.isArray(items)) throw new StoreValidationError(`${name} must be an array of the SDK's items`);
-  items.forEach((item: unknown, i) => {
-    const candidate = item as Record<string, unknown> | null;
+  return items.map((item: unknown, i) => {
+    let copy: unknown;
+    try {
+      copy = structuredClone(item);
+    } catch {
+      throw new StoreValidationError(`${name}[${i}] cannot be copied as data (a function, a symbol, a Proxy or a class the store does not keep)`);
+    }
+    const candidate = copy as Record<string, unknown> | null;
     if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || (typeof candidate.type !== 'string' && typeof candidate.role !== 'string')) {
       throw new StoreValidationError(`${name}[${i}] must be an item of the SDK (an object with a type or a role)`);
     }
+    return candidate;
   });
-  return items as Item[];
 }
