@@ -12,7 +12,7 @@ import type { JsonObject, JsonValue, Message } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
 import { messageFromJson, serializeMessage } from './message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
-import { isItemLogEvent, itemLogKindOf } from './data/item-log.js';
+import { adapterKindOf, isAdapterEvent } from './data/adapter-events.js';
 import { chatMessageOf } from './chat-store.service.js';
 import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, textOf } from './validation.js';
 
@@ -167,7 +167,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
       if (event.type === CHAT_MESSAGE_EVENT) chatMessageOf(event.data, 'event.data');
       if (event.type === CHAT_ORDER_EVENT) chatOrderOf(event.data);
       // A framework's items come back as its adapter wrote them, or not at all.
-      if (typeof event.type === 'string' && itemLogKindOf(event.type) !== undefined && !isItemLogEvent(event.type, event.data)) {
+      if (typeof event.type === 'string' && adapterKindOf(event.type) !== undefined && !isAdapterEvent(event.type, event.data)) {
         throw new StoreValidationError(`event.data is not what a ${event.type} event holds`);
       }
       return { type: 'event', seq, event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue }, createdAt: validDateOf(entry.createdAt, 'createdAt') };

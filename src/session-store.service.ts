@@ -1,7 +1,7 @@
 // SessionStore: validates its input, then runs one data operation per call.
 import { randomUUID } from 'node:crypto';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
-import { itemLogKindOf } from './data/item-log.js';
+import { adapterKindOf } from './data/adapter-events.js';
 import type { StoreDatabase } from './data/database.js';
 import { SessionRecords, type EntryToAppend } from './data/session-records.js';
 import { decodeListCursor, type SessionListQuery } from './data/session-list.js';
@@ -161,8 +161,8 @@ function entryOf(entry: SessionEntryInput, now: Date): EntryToAppend {
   const type = idOf((entry as { type?: unknown }).type, 'event.type');
   // A chat's log is ChatStore's: an event of its types appended by hand would become part of the chat.
   if (type === CHAT_MESSAGE_EVENT || type === CHAT_ORDER_EVENT) throw new StoreValidationError(`event type "${type}" is ChatStore's; save chats with ChatStore.saveChat`);
-  // An item log's events are its adapter's: one appended by hand would stand in the framework's history.
-  const kind = itemLogKindOf(type);
+  // An adapter's events are its own: one appended by hand would stand in the framework's history.
+  const kind = adapterKindOf(type);
   if (kind !== undefined) throw new StoreValidationError(`event type "${type}" is the ${kind} adapter's; write its items through nestjs-agent-store/${kind}`);
   const data = (entry as { data?: JsonValue }).data ?? null;
   assertJson(data, 'event.data');

@@ -12,44 +12,14 @@
 // race for one id is settled by the database.
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonValue } from '../message.types.js';
-import { checkValue, fromJsonForm, toJsonForm } from '../stored-values.js';
 import { StoreConflictError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 import { insertRuns, textLength } from './insert-runs.js';
+import { decodedRow, encodedValue, type EncodedValue } from './json-rows.js';
 import { lockThread, reserveSeqs, threadExists } from './message.repository.js';
 import { isDeleted, setHeader } from './session.repository.js';
 import type { StoreTx } from './store-client.js';
 import { notFound } from './tenancy.js';
-
-/**
- * The frameworks whose items live in sessions' logs, each under its own kind: their events
- * (`<kind>.item` and its kin) are written only through their adapter, never by SessionStore.append,
- * and checked on a JSONL import.
- */
-export const ITEM_LOG_KINDS = { openaiAgents: 'openai-agents' } as const;
-
-/** The kind whose event `type` is, if it is one of an item log's. */
-export const itemLogKindOf = (type: string): string | undefined => Object.values(ITEM_LOG_KINDS).find((kind) => type.startsWith(`${kind}.`));
-
-/** Whether `data` can stand as the event `type` of an item log (its items objects with a type or a role); imports check it. */
-export function isItemLogEvent(type: string, data: unknown): boolean {
-  const kind = itemLogKindOf(type);
-  if (kind === undefined) return false;
-  const isItem = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && (typeof (value as Item).type === 'string' || typeof (value as Item).role === 'string');
-  switch (type.slice(kind.length + 1)) {
-    case 'item':
-    case 'dropped':
-      return isItem(data);
-    case 'history':
-      return typeof data === 'object' && data !== null && Array.isArray((data as { items?: unknown }).items) && (data as { items: unknown[] }).items.every(isItem);
-    case 'operation':
-    case 'operation.cleared':
-      return typeof data === 'object' && data !== null && !Array.isArray(data);
-    default:
-      return false;
-  }
-}
 
 /** An item: a JSON object, with the non-JSON values the store keeps (bytes, dates, URLs). */
 export type Item = Record<string, unknown>;
@@ -101,7 +71,7 @@ export class ItemLog {
 
   /** Appends `items` at the end, creating the session (in the tenant, when scoped). */
   async add(id: string, items: Item[]): Promise<void> {
-    const rows = items.map((item, i) => encoded(item, `items[${i}]`));
+    const rows = items.map((item, i) => encodedValue(item, `items[${i}]`));
     if (rows.length === 0) return;
     await this.db.write(async (tx) => {
       await this.#own(tx, id);
@@ -122,11 +92,11 @@ export class ItemLog {
       if (!last) return undefined;
       if (last.eventType === this.#item) {
         await this.#drop(tx, id, [last.seq]);
-        return decoded(last) as Item;
+        return decodedRow(last) as Item;
       }
-      const { items } = decoded(last) as { items: Item[] };
+      const { items } = decodedRow(last) as { items: Item[] };
       if (items.length === 0) return undefined;
-      await this.#startHistory(tx, id, encoded({ reason: 'pop', items: items.slice(0, -1) }, 'items'));
+      await this.#startHistory(tx, id, encodedValue({ reason: 'pop', items: items.slice(0, -1) }, 'items'));
       return items.at(-1);
     });
   }
@@ -135,14 +105,14 @@ export class ItemLog {
   async clear(id: string): Promise<void> {
     await this.db.write(async (tx) => {
       if (!(await lockThread(tx, id, new Date(), this.tenantId))) return;
-      await this.#startHistory(tx, id, encoded({ reason: 'clear', items: [] }, 'items'));
+      await this.#startHistory(tx, id, encodedValue({ reason: 'clear', items: [] }, 'items'));
       await tx.prisma.agentMessage.updateMany({ where: { threadId: id, eventType: this.#operation }, data: { eventType: this.#clearedOperation, messageId: null } });
     });
   }
 
   /** Makes `items` the whole effective history (a compaction's output), creating the session. */
   async replace(id: string, items: Item[]): Promise<void> {
-    const history = encoded({ reason: 'compaction', items }, 'items');
+    const history = encodedValue({ reason: 'compaction', items }, 'items');
     await this.db.write(async (tx) => {
       await this.#own(tx, id);
       await this.#startHistory(tx, id, history);
@@ -156,18 +126,18 @@ export class ItemLog {
    * as the store keeps them (an object's prototype, an undefined property aside).
    */
   async apply(id: string, operationId: string, operation: HistoryOperation): Promise<void> {
-    const record = encoded({ operationId, ...operation }, 'transaction');
-    const { operationId: _, ...given } = decoded(record) as HistoryOperation & { operationId: string };
+    const record = encodedValue({ operationId, ...operation }, 'transaction');
+    const { operationId: _, ...given } = decodedRow(record) as HistoryOperation & { operationId: string };
     await this.db.write(async (tx) => {
       await this.#own(tx, id);
       // A digest: any id fits the column (191 characters on MySQL), and its collation cannot make two ids one.
       const key = `${this.#operation}:${createHash('sha256').update(operationId).digest('hex')}`;
       const [applied] = await tx.prisma.agentMessage.findMany({ where: { threadId: id, messageId: key }, select: ROW });
       if (applied) {
-        if (!isDeepStrictEqual(decoded(applied), { operationId, ...given })) throw new StoreConflictError('Session history operation was already applied with a different transaction.');
+        if (!isDeepStrictEqual(decodedRow(applied), { operationId, ...given })) throw new StoreConflictError('Session history operation was already applied with a different transaction.');
         return;
       }
-      if (given.type === 'append_items') await this.#insertItems(tx, id, given.items.map((item) => encoded(item, 'item')));
+      if (given.type === 'append_items') await this.#insertItems(tx, id, given.items.map((item) => encodedValue(item, 'item')));
       else await this.#replaceSuffix(tx, id, given);
       const [seq] = await this.#seqs(tx, id, 1);
       await tx.prisma.agentMessage.create({ data: { threadId: id, seq, eventType: this.#operation, messageId: key, ...record, createdAt: new Date() } });
@@ -182,12 +152,12 @@ export class ItemLog {
     }
     if (suffix.every((entry) => entry.seq !== null)) {
       await this.#drop(tx, id, suffix.map((entry) => entry.seq!));
-      await this.#insertItems(tx, id, replacement.map((item) => encoded(item, 'item')));
+      await this.#insertItems(tx, id, replacement.map((item) => encodedValue(item, 'item')));
       return;
     }
     // The suffix reaches into the latest history event's items: the history starts anew.
     const kept = (await this.#effective(tx, id)).slice(0, -length);
-    await this.#startHistory(tx, id, encoded({ reason: 'replace_suffix', items: [...kept, ...replacement] }, 'items'));
+    await this.#startHistory(tx, id, encodedValue({ reason: 'replace_suffix', items: [...kept, ...replacement] }, 'items'));
   }
 
   /** The effective history's items, oldest first: all, or the last `limit`. */
@@ -214,8 +184,8 @@ export class ItemLog {
     }
     const items: { seq: number | null; item: Item }[] = [];
     for (const row of rows) {
-      if (row.eventType === this.#history) items.push(...(decoded(row) as { items: Item[] }).items.map((item) => ({ seq: null, item })));
-      else items.push({ seq: row.seq, item: decoded(row) as Item });
+      if (row.eventType === this.#history) items.push(...(decodedRow(row) as { items: Item[] }).items.map((item) => ({ seq: null, item })));
+      else items.push({ seq: row.seq, item: decodedRow(row) as Item });
     }
     return limit === undefined ? items : items.slice(-limit);
   }
@@ -238,7 +208,7 @@ export class ItemLog {
     return Array.from({ length: count }, (_, i) => last - count + 1 + i);
   }
 
-  async #insertItems(tx: StoreTx, id: string, items: Encoded[]): Promise<void> {
+  async #insertItems(tx: StoreTx, id: string, items: EncodedValue[]): Promise<void> {
     if (items.length === 0) return;
     const seqs = await this.#seqs(tx, id, items.length);
     const createdAt = new Date();
@@ -249,7 +219,7 @@ export class ItemLog {
   }
 
   /** Starts the effective history anew with a history event (`{ reason, items }`, encoded). */
-  async #startHistory(tx: StoreTx, id: string, history: Encoded): Promise<void> {
+  async #startHistory(tx: StoreTx, id: string, history: EncodedValue): Promise<void> {
     const [seq] = await this.#seqs(tx, id, 1);
     await tx.prisma.agentMessage.create({ data: { threadId: id, seq, eventType: this.#history, ...history, createdAt: new Date() } });
   }
@@ -258,18 +228,4 @@ export class ItemLog {
     await tx.prisma.agentMessage.updateMany({ where: { threadId: id, seq: { in: seqs }, eventType: this.#item }, data: { eventType: this.#dropped } });
   }
 }
-
-/** A value as a row holds it: its JSON text, and where its non-JSON values are. */
-interface Encoded {
-  content: string;
-  valueTypes: string | null;
-}
-
-/** StoreValidationError naming the first value the store cannot keep. */
-function encoded(value: unknown, name: string): Encoded {
-  const types = checkValue(value, name);
-  return { content: JSON.stringify(toJsonForm(value, types) as JsonValue), valueTypes: types.length > 0 ? JSON.stringify(types) : null };
-}
-
-const decoded = (row: Encoded): unknown => fromJsonForm(JSON.parse(row.content), row.valueTypes === null ? undefined : JSON.parse(row.valueTypes));
 

@@ -2,13 +2,14 @@
 // StoreModule, handing out the SDK's Session for a session id.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { StoreDatabase } from '../../data/database.js';
-import { ITEM_LOG_KINDS, ItemLog } from '../../data/item-log.js';
+import { ADAPTER_KINDS } from '../../data/adapter-events.js';
+import { ItemLog } from '../../data/item-log.js';
 import { StoreConfigurationError } from '../../store.errors.js';
 import { idOf } from '../../validation.js';
 import { StoreAgentSession } from './store-session.js';
 
 /** The prefix of the entries' kinds in the session's log: `openai-agents.item` and its kin. */
-export const OPENAI_AGENTS_KIND = ITEM_LOG_KINDS.openaiAgents;
+export const OPENAI_AGENTS_KIND = ADAPTER_KINDS.openaiAgents;
 
 /** Never provided: Nest injects no tenant; forTenant passes one. */
 const TENANT = Symbol('OpenAIAgentsSessions tenant');

@@ -1,0 +1,115 @@
+// The Claude Agent SDK's SessionStore on the store: each { projectKey,
+// sessionId, subpath } a session of the store (see KeyedTranscripts), its
+// entries kept as the SDK gave them, a uuid stored once, a subpath a subsession
+// of its main transcript, so that deleting the main one deletes them all.
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { StoreDatabase } from '../../data/database.js';
+import { ADAPTER_KINDS } from '../../data/adapter-events.js';
+import { KeyedTranscripts, type Entry, type TranscriptKey } from '../../data/keyed-transcripts.js';
+import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
+import { isWellFormed } from '../../stored-values.js';
+import { idOf } from '../../validation.js';
+
+/** The SDK's SessionKey (`@anthropic-ai/claude-agent-sdk`), structurally: the store needs nothing else of the SDK. */
+export interface ClaudeSessionKey {
+  projectKey: string;
+  sessionId: string;
+  subpath?: string;
+}
+
+/** The SDK's SessionStoreEntry: one JSONL transcript line, a JSON object with a string `type`. */
+export interface ClaudeSessionEntry {
+  type: string;
+  uuid?: string;
+  timestamp?: string;
+  [key: string]: unknown;
+}
+
+/** Never provided: Nest injects no tenant; forTenant passes one. */
+const TENANT = Symbol('ClaudeSessionStore tenant');
+
+/**
+ * Give it as `query({ prompt, options: { sessionStore } })`. Implements append, load,
+ * listSessions, delete and listSubkeys; not listSessionSummaries (the SDK lists with
+ * listSessions and a load per session then).
+ */
+@Injectable()
+export class ClaudeSessionStore {
+  readonly #transcripts: KeyedTranscripts;
+
+  constructor(
+    @Inject(StoreDatabase) private readonly db: StoreDatabase,
+    /** Set: this tenant's transcripts only (see forTenant). */
+    @Optional() @Inject(TENANT) private readonly tenantId?: string,
+  ) {
+    this.#transcripts = new KeyedTranscripts(db, ADAPTER_KINDS.claudeAgentSdk, tenantId);
+  }
+
+  /** The same, seeing only `tenantId`'s transcripts and creating new ones in it. */
+  forTenant(tenantId: string): ClaudeSessionStore {
+    if (this.tenantId !== undefined) throw new StoreConfigurationError(`this store is tenant ${this.tenantId}'s already: call forTenant on the injected ClaudeSessionStore`);
+    return new ClaudeSessionStore(this.db, idOf(tenantId, 'tenantId'));
+  }
+
+  /** The same, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
+  withTransaction(tx: object): ClaudeSessionStore {
+    return new ClaudeSessionStore(this.db.joining(tx), this.tenantId);
+  }
+
+  /** Appends the entries in order, all or none; an entry whose uuid the transcript holds is not stored again. */
+  async append(key: ClaudeSessionKey, entries: ClaudeSessionEntry[]): Promise<void> {
+    const valid = keyOf(key);
+    await this.#transcripts.append(valid, entriesOf(entries));
+  }
+
+  /** The transcript's entries in append order; null when it was never written (or was deleted). */
+  async load(key: ClaudeSessionKey): Promise<ClaudeSessionEntry[] | null> {
+    return this.#transcripts.load(keyOf(key));
+  }
+
+  /** The project's sessions (their main transcripts), each with when it was last written, in epoch ms. */
+  async listSessions(projectKey: string): Promise<{ sessionId: string; mtime: number }[]> {
+    return this.#transcripts.list(textOf(projectKey, 'projectKey'));
+  }
+
+  /** Deletes a transcript; the main one with all its subpaths, atomically. Nothing when there is none. */
+  async delete(key: ClaudeSessionKey): Promise<void> {
+    await this.#transcripts.delete(keyOf(key));
+  }
+
+  /** The subpaths (sub-agent transcripts) of a session; never the main transcript. */
+  async listSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]> {
+    return this.#transcripts.subkeys(keyOf({ projectKey: key?.projectKey, sessionId: key?.sessionId }));
+  }
+}
+
+/** A non-empty string without NUL or a lone surrogate: any length, as the key is digested. */
+function textOf(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new StoreValidationError(`${name} must be a non-empty string`);
+  if (value.includes('\u0000') || !isWellFormed(value)) throw new StoreValidationError(`${name} must not contain NUL characters or lone UTF-16 surrogates`);
+  return value;
+}
+
+function keyOf(key: unknown): TranscriptKey {
+  if (typeof key !== 'object' || key === null) throw new StoreValidationError('key must be { projectKey, sessionId, subpath? }');
+  const { projectKey, sessionId, subpath } = key as ClaudeSessionKey;
+  return { projectKey: textOf(projectKey, 'key.projectKey'), sessionId: textOf(sessionId, 'key.sessionId'), ...(subpath !== undefined && { subpath: textOf(subpath, 'key.subpath') }) };
+}
+
+/** A copy of the entries, each read once; anything but JSON objects with a string `type` is a StoreValidationError, and nothing is written. */
+function entriesOf(entries: unknown): Entry[] {
+  if (!Array.isArray(entries)) throw new StoreValidationError("entries must be an array of the SDK's transcript entries");
+  return entries.map((entry: unknown, i) => {
+    let copy: unknown;
+    try {
+      copy = structuredClone(entry);
+    } catch {
+      throw new StoreValidationError(`entries[${i}] cannot be copied as data (a function, a symbol, a Proxy or a class the store does not keep)`);
+    }
+    const candidate = copy as Entry | null;
+    if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || typeof candidate.type !== 'string') {
+      throw new StoreValidationError(`entries[${i}] must be a transcript entry (an object with a string type)`);
+    }
+    return candidate;
+  });
+}
