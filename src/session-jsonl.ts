@@ -1,15 +1,17 @@
 // The JSONL session format: a header line, then one entry per line.
 //   {"type":"session","version":1,"id":…,"tenantId":…,"title":…,"metadata":…,"createdAt":…}
 //   {"type":"message","seq":1,"message":{"role":…,"content":…,"id"?,"metadata"?,"providerOptions"?,"createdAt":…,"valueTypes"?}}
-//   {"type":"event","seq":2,"event":{"type":…,"data":…},"createdAt":…}
+//   {"type":"event","seq":2,"event":{"type":…,"data":…},"createdAt":…,"valueTypes"?}
 //   {"type":"compaction","seq":3,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"retainedMessageCount":…,"createdAt":…}
 //   {"type":"repair","seq":4,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"repairMessage":{…},"createdAt":…}
 //   {"type":"subsession","childId":…}
 // Log entries come in seq order; subsession lines last, in registration order.
 // Messages are in their JSON form (message-json.ts): URL, bytes and Dates as
-// text, listed in the message's `valueTypes`.
+// text, listed in the message's `valueTypes`; so are the items of a framework
+// adapter's events, listed in the event line's `valueTypes`.
 import type { JsonObject, JsonValue, Message } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
+import { fromJsonForm, type ValueTypes } from './stored-values.js';
 import { messageFromJson, serializeMessage } from './message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
 import { adapterKindOf, isAdapterEvent } from './data/adapter-events.js';
@@ -26,7 +28,7 @@ export interface JsonlHeader {
 
 export type JsonlLogEntry =
   | { type: 'message'; seq: number; message: Message }
-  | { type: 'event'; seq: number; event: { type: string; data: JsonValue }; createdAt: Date }
+  | { type: 'event'; seq: number; event: { type: string; data: JsonValue }; createdAt: Date; valueTypes?: ValueTypes }
   | { type: 'compaction'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; retainedMessageCount: number; createdAt: Date }
   | { type: 'repair'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; repairMessage: Message; createdAt: Date };
 
@@ -170,7 +172,14 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
       if (typeof event.type === 'string' && adapterKindOf(event.type) !== undefined && !isAdapterEvent(event.type, event.data)) {
         throw new StoreValidationError(`event.data is not what a ${event.type} event holds`);
       }
-      return { type: 'event', seq, event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue }, createdAt: validDateOf(entry.createdAt, 'createdAt') };
+      const valueTypes = entry.valueTypes === undefined ? undefined : adapterValueTypesOf(event.type as string, event.data, entry.valueTypes);
+      return {
+        type: 'event',
+        seq,
+        event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue },
+        createdAt: validDateOf(entry.createdAt, 'createdAt'),
+        ...(valueTypes && { valueTypes }),
+      };
     }
     case 'compaction':
       return {
@@ -195,6 +204,13 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
     default:
       throw new StoreValidationError(`unknown entry type ${JSON.stringify(entry.type)}`);
   }
+}
+
+/** An adapter event's value types: only theirs hold non-JSON values, and each must name a text of its data. */
+function adapterValueTypesOf(type: string, data: unknown, valueTypes: unknown): ValueTypes {
+  if (adapterKindOf(type) === undefined) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
+  fromJsonForm(structuredClone(data), valueTypes, 'event');
+  return valueTypes as ValueTypes;
 }
 
 /** A chat's order event's ids. */

@@ -71,7 +71,10 @@ export class PrismaSessionStore implements SessionStore {
     yield headerLine({ id: meta.id, tenantId: meta.tenantId, title: meta.title, metadata: meta.metadata, createdAt: meta.createdAt });
     const log: JsonlLogEntry[] = [
       ...snapshot.entries.map((entry): JsonlLogEntry => {
-        if (isEvent(entry)) return { type: 'event', seq: entry.seq, event: { type: entry.type, data: entry.data }, createdAt: entry.createdAt };
+        if (isEvent(entry)) {
+          const valueTypes = snapshot.eventValueTypes.get(entry.seq);
+          return { type: 'event', seq: entry.seq, event: { type: entry.type, data: entry.data }, createdAt: entry.createdAt, ...(valueTypes && { valueTypes }) };
+        }
         const { seq, ...message } = entry;
         return { type: 'message', seq, message };
       }),

@@ -1,6 +1,8 @@
 // The framework adapters' event kinds in sessions' logs: each adapter writes its
 // own (`<kind>.<what>`), never SessionStore.append, and a JSONL import checks
-// that each holds what its adapter would have written.
+// that each holds what its adapter would have written, and gives it back the
+// message id its adapter keys it by (an operation id, an entry's uuid).
+import { createHash } from 'node:crypto';
 
 export const ADAPTER_KINDS = { openaiAgents: 'openai-agents', claudeAgentSdk: 'claude-agent-sdk' } as const;
 
@@ -23,3 +25,19 @@ const HOLDS: Record<string, (data: unknown) => boolean> = {
 
 /** Whether `data` is what the adapter event `type` holds; false for a type no adapter writes. */
 export const isAdapterEvent = (type: string, data: unknown): boolean => HOLDS[type]?.(data) ?? false;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The message id of an applied history operation: a digest, so any id fits the column and its collation cannot make two ids one. */
+export const operationMessageId = (kind: string, operationId: string): string => `${kind}.operation:${sha256(operationId)}`;
+
+/** The message id of an entry's uuid: as it is when it fits plainly, else its digest. */
+export const entryMessageId = (uuid: string): string => (uuid.length <= 64 && /^[\w.:-]+$/.test(uuid) ? uuid : `sha256:${sha256(uuid)}`);
+
+/** The message id an adapter keys the event by, where it keys it (a JSONL import restores it). */
+export function adapterMessageIdOf(type: string, data: unknown): string | null {
+  const record = isObject(data) ? data : {};
+  if (type === `${ADAPTER_KINDS.openaiAgents}.operation` && typeof record.operationId === 'string') return operationMessageId(ADAPTER_KINDS.openaiAgents, record.operationId);
+  if (type === `${ADAPTER_KINDS.claudeAgentSdk}.entry` && typeof record.uuid === 'string') return entryMessageId(record.uuid);
+  return null;
+}

@@ -10,10 +10,10 @@
 // Applied history operations (`<kind>.operation`) carry their id in the row's
 // message id, unique in the thread, so a retried operation is found, and a
 // race for one id is settled by the database.
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { StoreConflictError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
+import { operationMessageId } from './adapter-events.js';
 import { insertRuns, textLength } from './insert-runs.js';
 import { decodedRow, encodedValue, type EncodedValue } from './json-rows.js';
 import { lockThread, reserveSeqs, threadExists } from './message.repository.js';
@@ -45,7 +45,7 @@ export class ItemLog {
   constructor(
     private readonly db: StoreDatabase,
     /** The framework's name, the prefix of its entries' kinds (`openai-agents`). */
-    kind: string,
+    private readonly kind: string,
     /** Set: only this tenant's sessions exist, and new ones are created in it. */
     private readonly tenantId?: string,
   ) {
@@ -130,8 +130,7 @@ export class ItemLog {
     const { operationId: _, ...given } = decodedRow(record) as HistoryOperation & { operationId: string };
     await this.db.write(async (tx) => {
       await this.#own(tx, id);
-      // A digest: any id fits the column (191 characters on MySQL), and its collation cannot make two ids one.
-      const key = `${this.#operation}:${createHash('sha256').update(operationId).digest('hex')}`;
+      const key = operationMessageId(this.kind, operationId);
       const [applied] = await tx.prisma.agentMessage.findMany({ where: { threadId: id, messageId: key }, select: ROW });
       if (applied) {
         if (!isDeepStrictEqual(decodedRow(applied), { operationId, ...given })) throw new StoreConflictError('Session history operation was already applied with a different transaction.');

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { JsonObject } from '../message.types.js';
 import { StoreNotFoundError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
+import { entryMessageId } from './adapter-events.js';
 import { insertRuns, textLength } from './insert-runs.js';
 import { decodedRow, encodedValue } from './json-rows.js';
 import { lockThread, reserveSeqs, threadExists } from './message.repository.js';
@@ -48,7 +49,7 @@ export class KeyedTranscripts {
     if (rows.length === 0) return;
     await this.db.write(async (tx) => {
       const id = await this.#own(tx, key);
-      const uuids = [...new Set(rows.flatMap((row) => (row.uuid === null ? [] : [this.#messageId(row.uuid)])))];
+      const uuids = [...new Set(rows.flatMap((row) => (row.uuid === null ? [] : [entryMessageId(row.uuid)])))];
       const held = new Set(
         uuids.length === 0
           ? []
@@ -56,7 +57,7 @@ export class KeyedTranscripts {
       );
       const fresh = rows.filter((row) => {
         if (row.uuid === null) return true;
-        const messageId = this.#messageId(row.uuid);
+        const messageId = entryMessageId(row.uuid);
         if (held.has(messageId)) return false;
         held.add(messageId);
         return true;
@@ -68,7 +69,7 @@ export class KeyedTranscripts {
         threadId: id,
         seq: last - fresh.length + 1 + i,
         eventType: this.#entry,
-        messageId: row.uuid === null ? null : this.#messageId(row.uuid),
+        messageId: row.uuid === null ? null : entryMessageId(row.uuid),
         content: row.content,
         valueTypes: row.valueTypes,
         createdAt,
@@ -142,10 +143,5 @@ export class KeyedTranscripts {
   #idOf(key: TranscriptKey): string {
     const digest = createHash('sha256').update(JSON.stringify([this.tenantId ?? null, key.projectKey, key.sessionId, key.subpath ?? null])).digest('hex');
     return `${this.kind}:${digest}`;
-  }
-
-  /** A uuid as the message id column holds it: as it is when it fits, else its digest. */
-  #messageId(uuid: string): string {
-    return uuid.length <= 64 && /^[\w.:-]+$/.test(uuid) ? uuid : `sha256:${createHash('sha256').update(uuid).digest('hex')}`;
   }
 }

@@ -1,5 +1,6 @@
 // SessionStore's data operations: one per store operation; the fast path or
 // the full transactional path is chosen here.
+import type { ValueTypes } from '../stored-values.js';
 import type { JsonObject, JsonValue, Message } from '../message.types.js';
 import type { JsonlLogEntry, JsonlSession } from '../session-jsonl.js';
 import type { SessionEntry, SessionMeta, SessionPage, SessionUpdate } from '../session.types.js';
@@ -26,6 +27,8 @@ export type EntryToAppend = { kind: 'message'; message: Message } | { kind: 'eve
 export interface SessionSnapshot {
   meta: SessionMeta;
   entries: SessionEntry[];
+  /** Where events (adapters' items) hold non-JSON values, by seq. */
+  eventValueTypes: Map<number, ValueTypes>;
   boundaries: Awaited<ReturnType<typeof messages.boundariesOf>>;
   children: string[];
 }
@@ -103,7 +106,13 @@ export class SessionRecords {
     return this.db.read(async (tx) => {
       const meta = await sessions.metaOf(tx, id, this.tenantId);
       if (!meta) throw notFound(id);
-      return { meta, entries: await sessions.entriesOf(tx, id), boundaries: await messages.boundariesOf(tx, id), children: await childrenOf(tx, id) };
+      return {
+        meta,
+        entries: await sessions.entriesOf(tx, id),
+        eventValueTypes: await sessions.eventValueTypesOf(tx, id),
+        boundaries: await messages.boundariesOf(tx, id),
+        children: await childrenOf(tx, id),
+      };
     });
   }
 
@@ -176,7 +185,7 @@ async function writeLog(tx: StoreTx, id: string, log: JsonlLogEntry[]): Promise<
   await sessions.insertEvents(
     tx,
     id,
-    log.flatMap((entry) => (entry.type === 'event' ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, createdAt: entry.createdAt }] : [])),
+    log.flatMap((entry) => (entry.type === 'event' ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, valueTypes: entry.valueTypes, createdAt: entry.createdAt }] : [])),
   );
   for (const entry of log) {
     if (entry.type !== 'compaction' && entry.type !== 'repair') continue;

@@ -1,5 +1,7 @@
 // Session headers, events and deletion. Like message.repository.ts, these run
 // inside a StoreDatabase transaction and read by index.
+import { adapterMessageIdOf } from './adapter-events.js';
+import type { ValueTypes } from '../stored-values.js';
 import type { JsonObject, JsonValue } from '../message.types.js';
 import type { SessionEntry, SessionMeta, StoredSessionEvent } from '../session.types.js';
 import { insertRuns, textLength } from './insert-runs.js';
@@ -69,10 +71,19 @@ export async function updateHeader(tx: StoreTx, id: string, changes: { title?: s
 }
 
 /** Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRuns). */
-export async function insertEvents(tx: StoreTx, threadId: string, events: { seq: number; type: string; data: JsonValue; createdAt: Date }[]): Promise<void> {
+/** Events as SessionStore, ChatStore and an import write them; an adapter's event gets the message id its adapter keys it by. */
+export async function insertEvents(tx: StoreTx, threadId: string, events: { seq: number; type: string; data: JsonValue; valueTypes?: ValueTypes; createdAt: Date }[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((event) => ({ threadId, seq: event.seq, eventType: event.type, content: JSON.stringify(event.data), createdAt: event.createdAt }));
-  for (const run of insertRuns(rows, (row) => textLength([row.eventType, row.content]))) {
+  const rows = events.map((event) => ({
+    threadId,
+    seq: event.seq,
+    eventType: event.type,
+    messageId: adapterMessageIdOf(event.type, event.data),
+    content: JSON.stringify(event.data),
+    valueTypes: event.valueTypes && event.valueTypes.length > 0 ? JSON.stringify(event.valueTypes) : null,
+    createdAt: event.createdAt,
+  }));
+  for (const run of insertRuns(rows, (row) => textLength([row.eventType, row.messageId, row.content, row.valueTypes]))) {
     await tx.prisma.agentMessage.createMany({ data: run });
   }
 }
@@ -126,4 +137,10 @@ export async function setHeader(
   header: { tenantId?: string | null; title?: string | null; metadata?: JsonObject | null; createdAt?: Date },
 ): Promise<void> {
   await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: jsonText(header.metadata) } });
+}
+
+/** The value types of the session's events that hold non-JSON values (adapters' items), by seq: a JSONL export writes them. */
+export async function eventValueTypesOf(tx: StoreTx, threadId: string): Promise<Map<number, ValueTypes>> {
+  const rows = await tx.prisma.agentMessage.findMany({ where: { threadId, eventType: { not: null }, valueTypes: { not: null } }, select: { seq: true, valueTypes: true } });
+  return new Map(rows.map((row) => [row.seq, JSON.parse(row.valueTypes!) as ValueTypes]));
 }

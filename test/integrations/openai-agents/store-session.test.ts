@@ -165,6 +165,25 @@ eachDatabase((database) => {
     await expect(store.sessions.importJsonl(forged.join(''), { sessionId: fresh('forged-import') })).rejects.toThrow(/openai-agents.history/);
   });
 
+  test('a JSONL export imports again whole: bytes stay bytes, and an operation applied before is not applied again', async () => {
+    const source = sessions().forSession(fresh('round-trip'));
+    const withBytes = { ...user('bytes'), providerData: { raw: new Uint8Array([1, 2, 255]) } } as AgentInputItem;
+    await source.addItems([withBytes]);
+    const once = { operationId: 'turn-1', transaction: { type: 'append_items' as const, items: [user('once')] } };
+    await source.applyHistoryTransaction(once);
+    let jsonl = '';
+    for await (const line of store.sessions.exportJsonl(await source.getSessionId())) jsonl += line;
+    const copy = sessions().forSession(fresh('round-trip-copy'));
+    await store.sessions.importJsonl(jsonl, { sessionId: await copy.getSessionId() });
+    await copy.applyHistoryTransaction(once);
+    const items = await copy.getItems();
+    expect(items).toEqual([withBytes, user('once')]);
+    expect((items[0].providerData as { raw: unknown }).raw).toBeInstanceOf(Uint8Array);
+    // valueTypes are an adapter's only: a plain event's line cannot carry them.
+    const plain = jsonl.replace('"type":"openai-agents.item"', '"type":"note"');
+    await expect(store.sessions.importJsonl(plain, { sessionId: fresh('plain') })).rejects.toThrow(/holds JSON only/);
+  });
+
   test('an item is read once: a getter cannot hand the check one value and the write another, nor its error reach the message', async () => {
     let reads = 0;
     const shifty = { role: 'user', get content() { return ++reads === 1 ? 'fine' : '\uD800'; } } as unknown as AgentInputItem;
