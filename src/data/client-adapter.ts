@@ -17,6 +17,7 @@
 // Prisma's transaction id to it when it starts, and otherwise finds it with a
 // probe through the transaction's client (see driverTransactionOf).
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
+import { StoreUnavailableError } from '../store.errors.js';
 
 /** The adapter the client runs on now, or undefined while it cannot be known (the call then goes through Prisma). */
 export type ClientAdapter = () => SqlDriverAdapter | undefined | Promise<SqlDriverAdapter | undefined>;
@@ -108,14 +109,44 @@ function wrapFactory(factory: SqlDriverAdapterFactory): FactoryWatch | undefined
   return watch;
 }
 
-/** Marks `adapter` disposed when Prisma disposes of it; false when its dispose cannot be wrapped. */
+/**
+ * Marks `adapter` disposed when Prisma disposes of it ($disconnect), so that no store call starts
+ * on it, and closes its pool once the store's calls on it have finished (see onAdapter): a pool
+ * closed under them would leave them waiting for ever (pg) or failing halfway (mariadb). False
+ * when its dispose cannot be wrapped.
+ */
 function watchDisposal(adapter: SqlDriverAdapter, watch: FactoryWatch): boolean {
   const dispose = adapter.dispose.bind(adapter);
-  return replaced(adapter, 'dispose', () => {
+  return replaced(adapter, 'dispose', async () => {
     DISPOSED.add(adapter);
     watch.generation++;
+    const calls = CALLS.get(adapter);
+    if (calls && calls.count > 0) await new Promise<void>((resolve) => (calls.idle = resolve));
     return dispose();
   });
+}
+
+/** The store's calls running on each adapter, and what its dispose waits on. */
+const CALLS = new WeakMap<SqlDriverAdapter, { count: number; idle?: () => void }>();
+
+/** A store call found the client's adapter disposed before it began: it asks for the client's adapter again. */
+export class AdapterDisposed extends StoreUnavailableError {
+  constructor() {
+    super('your PrismaClient disconnected before this call began, and did not connect again');
+  }
+}
+
+/** Runs a store call on `adapter` (the client's), which Prisma's dispose of it waits for; AdapterDisposed once it was disposed. */
+export async function onAdapter<T>(adapter: SqlDriverAdapter, work: () => Promise<T>): Promise<T> {
+  if (DISPOSED.has(adapter)) throw new AdapterDisposed();
+  let calls = CALLS.get(adapter);
+  if (!calls) CALLS.set(adapter, (calls = { count: 0 }));
+  calls.count++;
+  try {
+    return await work();
+  } finally {
+    if (--calls.count === 0) calls.idle?.();
+  }
 }
 
 /** Has `adapter` answer the probes Prisma sends it outside transactions (see adoptedAdapter). */

@@ -4,7 +4,7 @@
 // transaction) every call runs in it instead, and is never retried there.
 import type { FastPaths, ProviderKit } from '../databases/provider-kit.js';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
-import { transactionKey } from './client-adapter.js';
+import { AdapterDisposed, transactionKey } from './client-adapter.js';
 import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
 import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
@@ -94,11 +94,21 @@ export class StoreDatabase {
     if (!fast) return undefined;
     let retrying = this.#retryingFast.get(fast);
     if (!retrying) {
+      // A call that found the client's adapter disposed ($disconnect) runs once more on the one it has now, if any.
+      const again = async <T>(call: (paths: FastPaths) => Promise<T>): Promise<T> => {
+        try {
+          return await this.#retrying(() => call(fast));
+        } catch (error) {
+          const now = error instanceof AdapterDisposed ? await this.#fast?.() : undefined;
+          if (!now || now === fast) throw error;
+          return this.#retrying(() => call(now));
+        }
+      };
       retrying = {
-        append: (...args) => this.#retrying(() => fast.append(...args)),
-        history: (...args) => this.#retrying(() => fast.history(...args)),
-        count: (...args) => this.#retrying(() => fast.count(...args)),
-        listSessions: (...args) => this.#retrying(() => fast.listSessions(...args)),
+        append: (...args) => again((paths) => paths.append(...args)),
+        history: (...args) => again((paths) => paths.history(...args)),
+        count: (...args) => again((paths) => paths.count(...args)),
+        listSessions: (...args) => again((paths) => paths.listSessions(...args)),
       };
       this.#retryingFast.set(fast, retrying);
     }

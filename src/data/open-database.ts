@@ -10,7 +10,7 @@ import { StoreDatabase } from './database.js';
 import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
-import { driverTransactionOf, hasEnded, watchClientAdapter } from './client-adapter.js';
+import { driverTransactionOf, hasEnded, onAdapter, watchClientAdapter } from './client-adapter.js';
 import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 
@@ -63,7 +63,19 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   const fastOf = new WeakMap<SqlDriverAdapter, FastPaths | undefined>();
   const fastOn = (current: SqlDriverAdapter | undefined) => {
     if (!current) return undefined;
-    if (!fastOf.has(current)) fastOf.set(current, kit.fastPaths(current, false));
+    if (!fastOf.has(current)) {
+      const fast = kit.fastPaths(current, false);
+      // Each call on the client's pool, which its $disconnect waits for.
+      fastOf.set(
+        current,
+        fast && {
+          append: (...args) => onAdapter(current, () => fast.append(...args)),
+          history: (...args) => onAdapter(current, () => fast.history(...args)),
+          count: (...args) => onAdapter(current, () => fast.count(...args)),
+          listSessions: (...args) => onAdapter(current, () => fast.listSessions(...args)),
+        },
+      );
+    }
     return fastOf.get(current);
   };
   const fast = adapter && (() => {

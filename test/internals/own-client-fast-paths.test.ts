@@ -110,6 +110,29 @@ eachDatabase((database) => {
     expect(await after!.history('reconnected', undefined)).toEqual([expect.objectContaining({ content: 'after the disconnect', seq: 1 })]);
   });
 
+  test('the app disconnects its client while store calls run: they finish before its pool closes, and later ones connect it again', async () => {
+    const url = await migratedUrl(database);
+    const client = await appClient(database, url);
+    try {
+      const messages = new PrismaMessageStore(await openDatabase(resolveOptions({ prisma: client }), logger));
+      await messages.append('warm', user('x'));
+      const calls = Array.from({ length: 40 }, (_, i) => messages.append(`busy ${i % 4}`, user(`m${i}`)));
+      await new Promise((resolve) => setImmediate(resolve));
+      const disconnected = client.$disconnect();
+      const outcomes = await Promise.race([
+        Promise.allSettled([...calls, disconnected]),
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+      ]);
+      expect(outcomes).not.toBe('hung');
+      expect((outcomes as PromiseSettledResult<unknown>[]).filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+      await messages.append('after', user('y'));
+      expect(await client.agentMessage.count({ where: { threadId: { startsWith: 'busy' } } })).toBe(40);
+      expect(await messages.count('after')).toBe(1);
+    } finally {
+      await client.$disconnect();
+    }
+  });
+
   test("two clients on one adapter factory: the store's fast paths stay on its own client's pool, whatever the other does", async () => {
     const url = await migratedUrl(database);
     const factory = OWN_ADAPTERS[database.provider](url);
