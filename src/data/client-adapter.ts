@@ -57,13 +57,20 @@ async function watched(client: object): Promise<ClientAdapter | undefined> {
   const own = () => (adapter && !DISPOSED.has(adapter) ? adapter : undefined);
   watchTransactionStarts(client, watch, own);
   let triedAt = watch.generation;
+  let asking: Promise<SqlDriverAdapter | undefined> | undefined;
   adapter = await adoptedAdapter(client);
   return () => {
     if (own()) return adapter;
+    // Calls that come while the store asks wait for its answer.
+    if (asking) return asking;
     // None yet, or disposed ($disconnect): ask again, once for each connect or dispose the factory saw.
     if (triedAt === watch.generation) return undefined;
     triedAt = watch.generation;
-    return adoptedAdapter(client).then((found) => (adapter = found));
+    asking = adoptedAdapter(client).then(
+      (found) => ((asking = undefined), (adapter = found)),
+      (error: unknown) => ((asking = undefined), Promise.reject(error)),
+    );
+    return asking;
   };
 }
 

@@ -116,18 +116,20 @@ eachDatabase((database) => {
     try {
       const messages = new PrismaMessageStore(await openDatabase(resolveOptions({ prisma: client }), logger));
       await messages.append('warm', user('x'));
-      const calls = Array.from({ length: 40 }, (_, i) => messages.append(`busy ${i % 4}`, user(`m${i}`)));
-      await new Promise((resolve) => setImmediate(resolve));
-      const disconnected = client.$disconnect();
-      const outcomes = await Promise.race([
-        Promise.allSettled([...calls, disconnected]),
-        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
-      ]);
-      expect(outcomes).not.toBe('hung');
-      expect((outcomes as PromiseSettledResult<unknown>[]).filter((outcome) => outcome.status === 'rejected')).toEqual([]);
-      await messages.append('after', user('y'));
-      expect(await client.agentMessage.count({ where: { threadId: { startsWith: 'busy' } } })).toBe(40);
-      expect(await messages.count('after')).toBe(1);
+      // At every moment of the disconnect: calls begun before it, and calls begun while it runs.
+      for (let round = 0; round < 12; round++) {
+        const calls = Array.from({ length: 8 }, (_, i) => messages.append(`busy ${i % 4}`, user(`m${round}`)));
+        for (let tick = 0; tick < round; tick++) await Promise.resolve();
+        const disconnected = client.$disconnect();
+        calls.push(...Array.from({ length: 4 }, (_, i) => messages.append(`busy ${i}`, user(`late ${round}`))));
+        const outcomes = await Promise.race([
+          Promise.allSettled([...calls, disconnected]),
+          new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+        ]);
+        expect(outcomes).not.toBe('hung');
+        expect((outcomes as PromiseSettledResult<unknown>[]).filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+      }
+      expect(await client.agentMessage.count({ where: { threadId: { startsWith: 'busy' } } })).toBe(12 * 12);
     } finally {
       await client.$disconnect();
     }
