@@ -3,7 +3,7 @@ import type { ChatMessage, ChatRole, ChatStore } from './chat-store.js';
 import type { StoreDatabase } from './data/database.js';
 import { ChatLog } from './data/chat-log.js';
 import { StoreValidationError } from './store.errors.js';
-import { assertJson, distinctIds, idOf } from './validation.js';
+import { assertJson, distinctIds, idOf, sessionIdOf } from './validation.js';
 
 const CHAT_ROLES: readonly unknown[] = ['system', 'user', 'assistant'] satisfies ChatRole[];
 
@@ -27,7 +27,7 @@ export class PrismaChatStore implements ChatStore {
   }
 
   async saveChat(chatId: string, messages: readonly ChatMessage[]): Promise<void> {
-    const id = idOf(chatId, 'chatId');
+    const id = sessionIdOf(chatId, 'chatId');
     return this.#log.save(id, chatMessagesOf(messages));
   }
 }

@@ -6,7 +6,7 @@ import { decodeHistoryCursor, decodeTranscriptCursor, encodeHistoryCursor, encod
 import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
 import { balanceToolCalls, toolCallRepairMessage, type ToolCallRepairOptions } from './tool-call-repair.js';
-import { countOf, distinctIds, idOf, MAX_INTEGER, messageOf, messagesOf, textOf } from './validation.js';
+import { countOf, distinctIds, idOf, MAX_INTEGER, messageOf, messagesOf, sessionIdOf, textOf } from './validation.js';
 
 export class PrismaMessageStore implements MessageStore {
   readonly #log: MessageLog;
@@ -24,13 +24,13 @@ export class PrismaMessageStore implements MessageStore {
   }
 
   async append(threadId: string, message: MessageInput): Promise<StoredMessage> {
-    const id = idOf(threadId, 'threadId');
+    const id = sessionIdOf(threadId, 'threadId');
     const [stored] = await this.#log.append(id, [messageOf(message, 'message')]);
     return stored;
   }
 
   async appendMany(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
-    const id = idOf(threadId, 'threadId');
+    const id = sessionIdOf(threadId, 'threadId');
     const valid = distinctIds(messagesOf(messages, 'messages'), 'messages');
     if (valid.length > 0) return this.#log.append(id, valid);
     // Scoped, even an empty batch answers for a session that is not the tenant's.
@@ -55,11 +55,11 @@ export class PrismaMessageStore implements MessageStore {
   }
 
   async clear(threadId: string): Promise<void> {
-    await this.#log.clear(idOf(threadId, 'threadId'));
+    await this.#log.clear(sessionIdOf(threadId, 'threadId'));
   }
 
   async replaceHistory(threadId: string, messages: MessageInput[]): Promise<StoredMessage[]> {
-    const id = idOf(threadId, 'threadId');
+    const id = sessionIdOf(threadId, 'threadId');
     return this.#log.replace(id, distinctIds(messagesOf(messages, 'messages'), 'messages'));
   }
 
@@ -70,7 +70,7 @@ export class PrismaMessageStore implements MessageStore {
     retainedMessageCount: number,
     options?: BoundaryOptions,
   ): Promise<void> {
-    const id = idOf(threadId, 'threadId');
+    const id = sessionIdOf(threadId, 'threadId');
     const replacement = distinctIds(messagesOf(messages, 'messages'), 'messages');
     const source = countOf(sourceMessageCount, 'sourceMessageCount');
     const retained = countOf(retainedMessageCount, 'retainedMessageCount');
@@ -89,7 +89,7 @@ export class PrismaMessageStore implements MessageStore {
     sourceMessageCount: number,
     options?: BoundaryOptions,
   ): Promise<void> {
-    const id = idOf(threadId, 'threadId');
+    const id = sessionIdOf(threadId, 'threadId');
     const evidence = messageOf(repairMessage, 'repairMessage');
     const balanced = distinctIds(messagesOf(balancedMessages, 'balancedMessages'), 'balancedMessages');
     const source = countOf(sourceMessageCount, 'sourceMessageCount');
@@ -98,7 +98,7 @@ export class PrismaMessageStore implements MessageStore {
   }
 
   async repairToolCalls(threadId: string, options?: ToolCallRepairOptions): Promise<RepairRecord | null> {
-    const id = idOf(threadId, 'threadId');
+    const id = sessionIdOf(threadId, 'threadId');
     const repairOptions = repairOptionsOf(options);
     for (let attempt = 1; ; attempt++) {
       const { messages, startSeq, lastSeq } = await this.#log.historyWithStart(id);

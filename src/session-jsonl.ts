@@ -14,9 +14,9 @@ import { StoreValidationError } from './store.errors.js';
 import { fromJsonForm, type ValueTypes } from './stored-values.js';
 import { messageFromJson, serializeMessage } from './message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
-import { adapterKindOf, isAdapterEvent } from './data/adapter-events.js';
+import { adapterKindOf, adapterMessageIdOf, isAdapterEvent } from './data/adapter-events.js';
 import { chatMessageOf } from './chat-store.service.js';
-import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, textOf } from './validation.js';
+import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, sessionIdOf, textOf } from './validation.js';
 
 export interface JsonlHeader {
   id: string;
@@ -101,7 +101,7 @@ export function parseJsonl(text: string): JsonlSession {
     at(number, () => {
       const entry = record(value);
       if (entry.type === 'subsession') {
-        subsessions.push(idOf(entry.childId, 'childId'));
+        subsessions.push(sessionIdOf(entry.childId, 'childId'));
         return;
       }
       if (subsessions.length > 0) throw new StoreValidationError('log entries must come before the subsession lines');
@@ -118,6 +118,13 @@ export function parseJsonl(text: string): JsonlSession {
         const earlier = ids.get(parsed.message.id);
         if (earlier !== undefined) throw new StoreValidationError(`message id ${JSON.stringify(parsed.message.id)} is the id of seq ${earlier} too: a session holds a message id once`);
         ids.set(parsed.message.id, parsed.seq);
+      }
+      // An adapter's event holds its key in the same column (an operation id, an entry's uuid).
+      const adapterId = parsed.type === 'event' ? adapterMessageIdOf(parsed.event.type, parsed.event.data) : null;
+      if (adapterId !== null) {
+        const earlier = ids.get(adapterId);
+        if (earlier !== undefined) throw new StoreValidationError(`the ${parsed.type === 'event' ? parsed.event.type : ''} event's key is that of seq ${earlier} too: a session holds it once`);
+        ids.set(adapterId, parsed.seq);
       }
       if (parsed.type === 'event' && parsed.event.type === CHAT_MESSAGE_EVENT) chatIds.add((parsed.event.data as { id: string }).id);
       if (parsed.type === 'event' && parsed.event.type === CHAT_ORDER_EVENT) {
@@ -210,6 +217,8 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
 function adapterValueTypesOf(type: string, data: unknown, valueTypes: unknown): ValueTypes {
   if (adapterKindOf(type) === undefined) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
   fromJsonForm(structuredClone(data), valueTypes, 'event');
+  // An event's own fields (its type, uuid, role, operation id) are text: only what an item holds inside may be bytes, dates or URLs.
+  if ((valueTypes as [unknown[], string][]).some(([path]) => path.length < 2)) throw new StoreValidationError("an adapter event's valueTypes name only values inside its items");
   return valueTypes as ValueTypes;
 }
 

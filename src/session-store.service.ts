@@ -10,7 +10,7 @@ import type { JsonValue } from './message.types.js';
 import { isEvent, type JsonlImport, type JsonlImportOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
-import { assertJson, dateOf, idOf, jsonObjectOf, messageOf, textOf as titleOf } from './validation.js';
+import { assertJson, dateOf, idOf, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from './validation.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
 const LIST_KEYS = new Set(['tenantId', 'parentId', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
@@ -45,12 +45,12 @@ export class PrismaSessionStore implements SessionStore {
   }
 
   async update(sessionId: string, changes: SessionUpdate): Promise<SessionMeta> {
-    const id = idOf(sessionId, 'sessionId');
+    const id = sessionIdOf(sessionId, 'sessionId');
     return this.#records.update(id, updateOf(changes));
   }
 
   async append(sessionId: string, entry: SessionEntryInput): Promise<SessionEntry> {
-    const id = idOf(sessionId, 'sessionId');
+    const id = sessionIdOf(sessionId, 'sessionId');
     const now = new Date();
     return this.#records.append(id, entryOf(entry, now), now);
   }
@@ -91,7 +91,7 @@ export class PrismaSessionStore implements SessionStore {
   async importJsonl(input: string | AsyncIterable<string | Uint8Array>, options: JsonlImportOptions = {}): Promise<JsonlImport> {
     const { sessionId, subsessions } = importOptionsOf(options);
     const parsed = parseJsonl(await textOf(input));
-    const id = sessionId ?? parsed.header.id;
+    const id = sessionId ?? sessionIdOf(parsed.header.id, 'the header id');
     await this.#records.import(id, parsed, subsessions === 'omit');
     return { sessionId: id, entries: parsed.log.length, warnings: parsed.warnings };
   }
@@ -110,7 +110,7 @@ function importOptionsOf(options: JsonlImportOptions): JsonlImportOptions {
   }
   const { sessionId, subsessions } = options;
   if (subsessions !== undefined && subsessions !== 'attach' && subsessions !== 'omit') throw new StoreValidationError("options.subsessions must be 'attach' or 'omit'");
-  return { sessionId: sessionId === undefined ? undefined : idOf(sessionId, 'options.sessionId'), subsessions };
+  return { sessionId: sessionId === undefined ? undefined : sessionIdOf(sessionId, 'options.sessionId'), subsessions };
 }
 
 async function textOf(input: string | AsyncIterable<string | Uint8Array>): Promise<string> {
@@ -143,8 +143,8 @@ function newSessionOf(meta: NewSession) {
   for (const key of Object.keys(meta)) {
     if (!NEW_SESSION_KEYS.has(key)) throw new StoreValidationError(`session meta has an unknown property "${key}"`);
   }
-  const id = meta.id === undefined ? randomUUID() : idOf(meta.id, 'id');
-  const parentId = meta.parentId === undefined ? null : idOf(meta.parentId, 'parentId');
+  const id = meta.id === undefined ? randomUUID() : sessionIdOf(meta.id, 'id');
+  const parentId = meta.parentId === undefined ? null : sessionIdOf(meta.parentId, 'parentId');
   if (parentId === id) throw new StoreConflictError(`session ${id} cannot be its own subsession`);
   return {
     id,

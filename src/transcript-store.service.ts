@@ -6,7 +6,7 @@ import type { MessageInput, StoredMessage } from './message.types.js';
 import type { StoredTranscript, Transcript } from './session.types.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { StoreValidationError } from './store.errors.js';
-import { distinctIds, idOf, jsonObjectOf, messagesOf } from './validation.js';
+import { distinctIds, idOf, jsonObjectOf, messagesOf, sessionIdOf } from './validation.js';
 
 const TRANSCRIPT_KEYS = new Set(['messages', 'subsessions', 'metadata']);
 
@@ -28,7 +28,7 @@ export class PrismaTranscriptStore implements TranscriptStore {
   }
 
   async saveTranscript(sessionId: string, transcript: Transcript): Promise<StoredTranscript> {
-    const id = idOf(sessionId, 'sessionId');
+    const id = sessionIdOf(sessionId, 'sessionId');
     const { valid, children, metadata } = transcriptOf(transcript);
     return this.#records.save(id, valid, children, metadata);
   }
@@ -50,7 +50,7 @@ export class PrismaTranscriptStore implements TranscriptStore {
   }
 
   async addSubsession(parentId: string, childId: string): Promise<void> {
-    await this.#records.attach(idOf(parentId, 'parentId'), idOf(childId, 'childId'));
+    await this.#records.attach(sessionIdOf(parentId, 'parentId'), sessionIdOf(childId, 'childId'));
   }
 
   async getSubsessions(sessionId: string): Promise<string[]> {
@@ -72,7 +72,7 @@ function transcriptOf(transcript: Transcript) {
   const valid = distinctIds(messagesOf(transcript.messages, 'transcript.messages'), 'transcript.messages');
   const subsessions = transcript.subsessions ?? [];
   if (!Array.isArray(subsessions)) throw new StoreValidationError('transcript.subsessions must be an array of session ids');
-  const children = [...new Set(subsessions.map((child, i) => idOf(child, `transcript.subsessions[${i}]`)))];
+  const children = [...new Set(subsessions.map((child, i) => sessionIdOf(child, `transcript.subsessions[${i}]`)))];
   const metadata = transcript.metadata === undefined ? null : jsonObjectOf(transcript.metadata, 'transcript.metadata');
   return { valid, children, metadata };
 }

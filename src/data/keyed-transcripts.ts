@@ -7,12 +7,12 @@
 // transcript deletes its subpaths with it, atomically.
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../message.types.js';
-import { StoreNotFoundError } from '../store.errors.js';
+import { StoreConflictError, StoreNotFoundError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 import { entryMessageId } from './adapter-events.js';
 import { insertRuns, textLength } from './insert-runs.js';
 import { decodedRow, encodedValue } from './json-rows.js';
-import { lockThread, reserveSeqs, threadExists } from './message.repository.js';
+import { lockThread, reserveSeqs } from './message.repository.js';
 import { isDeleted, setHeader } from './session.repository.js';
 import type { StoreTx } from './store-client.js';
 import { attachChild, childrenOf, deleteSubtree } from './subsession-graph.js';
@@ -53,7 +53,7 @@ export class KeyedTranscripts {
       const held = new Set(
         uuids.length === 0
           ? []
-          : (await tx.prisma.agentMessage.findMany({ where: { threadId: id, messageId: { in: uuids } }, select: { messageId: true } })).map((row) => row.messageId),
+          : (await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: this.#entry, messageId: { in: uuids } }, select: { messageId: true } })).map((row) => row.messageId),
       );
       const fresh = rows.filter((row) => {
         if (row.uuid === null) return true;
@@ -84,7 +84,7 @@ export class KeyedTranscripts {
   load(key: TranscriptKey): Promise<Entry[] | null> {
     return this.db.read(async (tx) => {
       const id = this.#idOf(key);
-      if (this.tenantId !== undefined && !(await threadExists(tx, id, this.tenantId))) return null;
+      if (!(await this.#holds(tx, id, key))) return null;
       const rows = await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: this.#entry }, orderBy: { seq: 'asc' }, select: { content: true, valueTypes: true } });
       return rows.length === 0 ? null : rows.map((row) => decodedRow(row) as Entry);
     });
@@ -94,19 +94,27 @@ export class KeyedTranscripts {
   list(projectKey: string): Promise<{ sessionId: string; mtime: number }[]> {
     return this.db.read(async (tx) => {
       const threads = await tx.prisma.agentThread.findMany({
-        where: { tenantId: this.tenantId ?? null, title: projectKey, id: { startsWith: `${this.kind}:` }, parentEdge: { is: null }, lastSeq: { gt: 0 } },
+        where: { tenantId: this.tenantId ?? null, title: this.#projectTitle(projectKey), id: { startsWith: `${this.kind}:` }, parentEdge: { is: null }, lastSeq: { gt: 0 } },
         select: { metadata: true, updatedAt: true },
       });
-      return threads.map((thread) => ({ sessionId: (JSON.parse(thread.metadata!) as TranscriptKey).sessionId, mtime: Math.floor(thread.updatedAt.getTime()) }));
+      return threads.flatMap((thread) => {
+        const key = keyIn(thread.metadata);
+        return key && key.projectKey === projectKey && key.subpath === undefined ? [{ sessionId: key.sessionId, mtime: Math.floor(thread.updatedAt.getTime()) }] : [];
+      });
     });
   }
 
   /** The subpaths under a main transcript. */
   subkeys(key: { projectKey: string; sessionId: string }): Promise<string[]> {
     return this.db.read(async (tx) => {
-      const children = await childrenOf(tx, this.#idOf(key));
+      const id = this.#idOf(key);
+      if (!(await this.#holds(tx, id, key))) return [];
+      const children = await childrenOf(tx, id);
       const threads = await tx.prisma.agentThread.findMany({ where: { id: { in: children }, tenantId: this.tenantId ?? null }, select: { metadata: true } });
-      return threads.map((thread) => (JSON.parse(thread.metadata!) as TranscriptKey).subpath!).filter((subpath) => typeof subpath === 'string');
+      return threads.flatMap((thread) => {
+        const child = keyIn(thread.metadata);
+        return child?.subpath !== undefined && child.projectKey === key.projectKey && child.sessionId === key.sessionId ? [child.subpath] : [];
+      });
     });
   }
 
@@ -114,7 +122,7 @@ export class KeyedTranscripts {
   async delete(key: TranscriptKey): Promise<void> {
     await this.db.write(async (tx) => {
       const id = this.#idOf(key);
-      if (await lockThread(tx, id, new Date(), this.tenantId)) await deleteSubtree(tx, id, new Date());
+      if ((await lockThread(tx, id, new Date(), this.tenantId)) && (await this.#holds(tx, id, key))) await deleteSubtree(tx, id, new Date());
     });
   }
 
@@ -134,9 +142,24 @@ export class KeyedTranscripts {
     // A deleted transcript stays deleted: its key is not written again.
     if (await isDeleted(tx, id)) throw new StoreNotFoundError(`the ${this.kind} transcript ${JSON.stringify(key)} was deleted`);
     if (await tx.dialect.ensureThread(tx.prisma, id, new Date())) {
-      await setHeader(tx, id, { tenantId: this.tenantId ?? null, title: key.projectKey, metadata: { ...key } as JsonObject });
+      await setHeader(tx, id, { tenantId: this.tenantId ?? null, title: this.#projectTitle(key.projectKey), metadata: { ...key } as JsonObject });
+    } else if (!(await this.#holds(tx, id, key))) {
+      // Only the adapter writes its ids (see sessionIdOf); a session under one that is not its own is refused, never joined.
+      throw new StoreConflictError(`the ${this.kind} transcript's session id is held by a session this store did not make`);
     }
     await reserveSeqs(tx, id, 0);
+  }
+
+  /** Whether the session `id` is the key's transcript of this store: its tenant's, keeping that key. */
+  async #holds(tx: StoreTx, id: string, key: TranscriptKey): Promise<boolean> {
+    const thread = await tx.prisma.agentThread.findFirst({ where: { id, tenantId: this.tenantId ?? null }, select: { metadata: true } });
+    const held = thread && keyIn(thread.metadata);
+    return !!held && held.projectKey === key.projectKey && held.sessionId === key.sessionId && held.subpath === key.subpath;
+  }
+
+  /** A project's title: a digest, so any key fits the column and compares exactly on every database. */
+  #projectTitle(projectKey: string): string {
+    return `${this.kind}.project:${createHash('sha256').update(projectKey).digest('hex')}`;
   }
 
   /** The id of the key's session: the kind, then a digest of the tenant and the key. */
@@ -144,4 +167,11 @@ export class KeyedTranscripts {
     const digest = createHash('sha256').update(JSON.stringify([this.tenantId ?? null, key.projectKey, key.sessionId, key.subpath ?? null])).digest('hex');
     return `${this.kind}:${digest}`;
   }
+}
+
+/** The key a session's header keeps; undefined when it keeps none. */
+function keyIn(metadata: string | null): TranscriptKey | undefined {
+  const key = metadata === null ? undefined : (JSON.parse(metadata) as Partial<TranscriptKey> | null);
+  if (typeof key?.projectKey !== 'string' || typeof key.sessionId !== 'string' || (key.subpath !== undefined && typeof key.subpath !== 'string')) return undefined;
+  return { projectKey: key.projectKey, sessionId: key.sessionId, ...(key.subpath !== undefined && { subpath: key.subpath }) };
 }

@@ -63,6 +63,35 @@ eachDatabase((database) => {
     expect(() => claude().forTenant('acme').forTenant('globex')).toThrow(/already/);
   });
 
+  test("the adapter's session ids are its own: the stores refuse to create or write one, and a session under one it did not make is never joined", async () => {
+    const k = key();
+    await claude().forTenant('acme').append(k, [entry('user', { text: 'acme secret' })]);
+    const [id] = (await store.tenants.forTenant('acme').sessions.list()).sessions.map((session) => session.id).filter((sessionId) => sessionId.startsWith('claude-agent-sdk:'));
+    expect(id).toBeDefined();
+    // Another tenant computing the id cannot take it, write into it or import into it; nor can the unscoped stores.
+    const squatted = `claude-agent-sdk:${'0'.repeat(64)}`;
+    await expect(store.tenants.forTenant('globex').sessions.create({ id: squatted })).rejects.toThrow(/keeps for its own sessions/);
+    await expect(store.sessions.create({ id: squatted })).rejects.toThrow(StoreValidationError);
+    await expect(store.messages.append(id, { role: 'user', content: 'forged' })).rejects.toThrow(StoreValidationError);
+    await expect(store.sessions.update(id, { title: 'renamed' })).rejects.toThrow(StoreValidationError);
+    await expect(store.transcripts.addSubsession(id, 'elsewhere')).rejects.toThrow(StoreValidationError);
+    const jsonl = `${JSON.stringify({ type: 'session', version: 1, id, tenantId: null, title: null, metadata: null, createdAt: new Date().toISOString() })}\n`;
+    await expect(store.sessions.importJsonl(jsonl)).rejects.toThrow(StoreValidationError);
+    // Reading and deleting through the stores stays open.
+    expect(await store.tenants.forTenant('acme').sessions.load(id)).toEqual([expect.objectContaining({ type: 'claude-agent-sdk.entry', data: entry('user', { text: 'acme secret' }) })]);
+    expect(await claude().forTenant('acme').listSessions(k.projectKey)).toEqual([{ sessionId: k.sessionId, mtime: expect.any(Number) }]);
+  });
+
+  test('a message id or another kind of row never stands for an entry uuid; projects compare exactly, whatever their length', async () => {
+    const k = { projectKey: 'proj-x', sessionId: randomUUID() };
+    await claude().append(k, [entry('user', { uuid: 'u-0' })]);
+    await claude().append({ ...k, projectKey: 'proj-x ' }, [entry('user', { uuid: 'u-0' })]);
+    expect((await claude().listSessions('proj-x')).map((session) => session.sessionId)).toEqual([k.sessionId]);
+    const long = { projectKey: 'p'.repeat(70_000), sessionId: 's' };
+    await claude().append(long, [entry('user')]);
+    expect(await claude().listSessions(long.projectKey)).toEqual([{ sessionId: 's', mtime: expect.any(Number) }]);
+  });
+
   test('bad keys and entries are a StoreValidationError, and nothing of the batch is written', async () => {
     const k = key();
     await expect(claude().append(k, [entry('ok'), { text: 'no type' } as unknown as ClaudeSessionEntry])).rejects.toThrow(StoreValidationError);
