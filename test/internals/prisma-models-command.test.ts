@@ -75,7 +75,7 @@ test.each(PROVIDERS)("prints the models of prisma/%s/schema.prisma, the store's 
   const { status, stdout, stderr } = prints.get(provider)!;
   expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
   const own = schemaBlocks(readFileSync(schemaPath(provider), 'utf8'));
-  expect(own.map((block) => block.name)).toEqual(['AgentThread', 'AgentMessage', 'AgentBoundary', 'AgentRepair', 'AgentSubsession', 'AgentTombstone']);
+  expect(own.map((block) => block.name)).toEqual(['AgentThread', 'AgentMessage', 'AgentBoundary', 'AgentRepair', 'AgentSubsession', 'AgentTombstone', 'AgentLgCheckpoint', 'AgentLgBlob', 'AgentLgWrite']);
   expect(stdout).toBe(
     `// The models of nestjs-agent-store, from \`nestjs-agent-store prisma-models --provider ${provider}\`.\n` +
       '// Keep them as printed: the store checks at start-up that their tables and columns exist.\n\n' +
@@ -97,7 +97,7 @@ describe.each(PROVIDERS)('--merge into a %s schema', (provider) => {
     const first = run('prisma-models', '--provider', provider, '--merge', app.schemaPath);
     expect(first).toEqual({
       status: 0,
-      stdout: `${app.schemaPath}: added AgentThread, AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone. Now create and apply a migration with them (prisma migrate dev).\n`,
+      stdout: `${app.schemaPath}: added AgentThread, AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone, AgentLgCheckpoint, AgentLgBlob, AgentLgWrite. Now create and apply a migration with them (prisma migrate dev).\n`,
       stderr: '',
     });
     const merged = readFileSync(app.schemaPath, 'utf8');
@@ -118,7 +118,7 @@ describe.each(PROVIDERS)('--merge into a %s schema', (provider) => {
   test('adds only the models the schema lacks', () => {
     const [thread] = schemaBlocks(printed(provider));
     const app = project(provider, `${ORDER}\n${thread.text}\n`);
-    expect(run('prisma-models', '--provider', provider, '--merge', app.schemaPath).stdout).toMatch(/: added AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone\./);
+    expect(run('prisma-models', '--provider', provider, '--merge', app.schemaPath).stdout).toMatch(/: added AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone, AgentLgCheckpoint, AgentLgBlob, AgentLgWrite\./);
     expect(schemaBlocks(readFileSync(app.schemaPath, 'utf8')).map((block) => block.name)).toEqual([
       'Order',
       'AgentThread',
@@ -127,6 +127,9 @@ describe.each(PROVIDERS)('--merge into a %s schema', (provider) => {
       'AgentRepair',
       'AgentSubsession',
       'AgentTombstone',
+      'AgentLgCheckpoint',
+      'AgentLgBlob',
+      'AgentLgWrite',
     ]);
   });
 });

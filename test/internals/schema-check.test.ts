@@ -92,7 +92,7 @@ test("the tables and columns checked are exactly those the store's migrations ma
       columns: (db.prepare(`SELECT name FROM pragma_table_info('${name}')`).all() as { name: string }[]).map((column) => column.name),
     }));
     expect(new Set(made.map((table) => JSON.stringify(table)))).toEqual(new Set(storeTables().map((table) => JSON.stringify(table))));
-    expect(made).toHaveLength(6);
+    expect(made).toHaveLength(9);
   } finally {
     db.close();
   }

@@ -21,6 +21,7 @@ const TYPE_CLASS: Record<string, string> = {
   integer: 'int', int: 'int',
   'timestamp without time zone': 'datetime', datetime: 'datetime',
   jsonb: 'json', json: 'json', longtext: 'string',
+  bytea: 'bytes', longblob: 'bytes',
 };
 
 function column(type: string, nullable: boolean, precision: number | null, defaultValue: string | null, autoIncrement: boolean): string {

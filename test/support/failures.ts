@@ -32,8 +32,13 @@ const DROP: Record<Provider, (trigger: Trigger) => string[]> = {
 };
 
 /** The database refuses to delete the session `sessionId`. */
-export async function injectFailure(store: InternalStoreApp, provider: Provider, sessionId: string) {
-  const trigger: Trigger = { name: 'injected_failure', event: 'DELETE', table: 'agent_thread', condition: `OLD.id = '${sessionId}'` };
+export function injectFailure(store: InternalStoreApp, provider: Provider, sessionId: string) {
+  return refuseDelete(store, provider, 'agent_thread', `OLD.id = '${sessionId}'`);
+}
+
+/** The database refuses to delete a row of `table` for which `condition` (on OLD) holds. */
+export async function refuseDelete(store: InternalStoreApp, provider: Provider, table: string, condition: string) {
+  const trigger: Trigger = { name: 'injected_failure', event: 'DELETE', table, condition };
   for (const sql of CREATE[provider](trigger)) await store.db.client.$executeRawUnsafe(sql);
   return {
     async remove() {

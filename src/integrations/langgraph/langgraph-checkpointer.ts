@@ -1,0 +1,236 @@
+// LangGraphCheckpointer: LangGraph JS's checkpoint saver on the store, for
+// `compile({ checkpointer })`. Channel values are stored once per version,
+// as LangGraph's PostgreSQL saver stores them (see data/langgraph-checkpoints.ts);
+// every value goes through the saver's serde, and the store keeps its bytes.
+import { isDeepStrictEqual } from 'node:util';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  BaseCheckpointSaver,
+  TASKS,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  maxChannelVersion,
+  writesSortKey,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  type PendingWrite,
+} from '@langchain/langgraph-checkpoint';
+import { StoreDatabase } from '../../data/database.js';
+import { LangGraphCheckpoints, type CheckpointReader, type CheckpointRow, type LaneKey, type Typed, type WriteRow } from '../../data/langgraph-checkpoints.js';
+import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
+import { isWellFormed } from '../../stored-values.js';
+import { idOf } from '../../validation.js';
+
+/** Never provided: Nest injects no tenant; forTenant passes one. */
+const TENANT = Symbol('LangGraphCheckpointer tenant');
+
+/**
+ * Give it to a graph as `compile({ checkpointer })`. getTuple, list (newest first; filters
+ * on thread, namespace, `before`, `limit` and metadata), put, putWrites and deleteThread,
+ * each one transaction. Threads are created by their first put and live until deleteThread.
+ */
+@Injectable()
+export class LangGraphCheckpointer extends BaseCheckpointSaver {
+  readonly #checkpoints: LangGraphCheckpoints;
+
+  constructor(
+    @Inject(StoreDatabase) private readonly db: StoreDatabase,
+    /** Set: this tenant's threads only (see forTenant). */
+    @Optional() @Inject(TENANT) private readonly tenantId?: string,
+  ) {
+    super();
+    this.#checkpoints = new LangGraphCheckpoints(db, tenantId);
+  }
+
+  /** The same, seeing only `tenantId`'s threads and writing new ones in it: the same thread id under two tenants is two threads. */
+  forTenant(tenantId: string): LangGraphCheckpointer {
+    if (this.tenantId !== undefined) throw new StoreConfigurationError(`this checkpointer is tenant ${this.tenantId}'s already: call forTenant on the injected LangGraphCheckpointer`);
+    return this.#copy(this.db, idOf(tenantId, 'tenantId'));
+  }
+
+  /** The same, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
+  withTransaction(tx: object): LangGraphCheckpointer {
+    return this.#copy(this.db.joining(tx), this.tenantId);
+  }
+
+  /** The checkpoint `checkpoint_id` of the thread's namespace, or its newest; undefined when there is none, or no thread_id. */
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable ?? {};
+    if (thread_id === undefined || thread_id === null || thread_id === '') return undefined;
+    const key = { threadId: threadIdOf(thread_id), checkpointNs: namespaceOf(checkpoint_ns) };
+    const id = checkpoint_id ? idOf(checkpoint_id, 'checkpoint_id') : undefined;
+    return this.#checkpoints.read(async (reader) => {
+      const row = await reader.checkpoint(key, id);
+      return row ? this.#tuple(reader, row) : undefined;
+    });
+  }
+
+  /**
+   * The checkpoints of `config`'s thread and namespace (of every thread or namespace when absent; only
+   * `checkpoint_id` when given), newest first: those before `before`'s checkpoint, whose metadata holds
+   * every key of `filter` with an equal value, `limit` of them at most. Read in one snapshot.
+   */
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const { thread_id, checkpoint_ns, checkpoint_id } = config?.configurable ?? {};
+    const { filter, before, limit } = options ?? {};
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new StoreValidationError('limit must be a non-negative integer');
+    const beforeId = before?.configurable?.checkpoint_id;
+    const query = {
+      ...(thread_id !== undefined && thread_id !== null && thread_id !== '' && { threadId: threadIdOf(thread_id) }),
+      ...(checkpoint_ns !== undefined && checkpoint_ns !== null && { checkpointNs: namespaceOf(checkpoint_ns) }),
+      ...(checkpoint_id && { checkpointId: idOf(checkpoint_id, 'checkpoint_id') }),
+      ...(beforeId && { before: idOf(beforeId, 'before.configurable.checkpoint_id') }),
+    };
+    const wanted = Object.entries(filter ?? {});
+    const tuples = await this.#checkpoints.read(async (reader) => {
+      // A metadata filter is applied here, on the decoded metadata, so the limit is too.
+      const rows = await reader.checkpoints(query, wanted.length === 0 ? limit : undefined);
+      const kept: CheckpointRow[] = [];
+      for (const row of rows) {
+        if (limit !== undefined && kept.length >= limit) break;
+        if (wanted.length > 0) {
+          const metadata = (await this.#load(row.metadata)) as Record<string, unknown>;
+          if (!wanted.every(([name, value]) => isDeepStrictEqual(metadata?.[name], value))) continue;
+        }
+        kept.push(row);
+      }
+      const out: CheckpointTuple[] = [];
+      for (const row of kept) out.push(await this.#tuple(reader, row));
+      return out;
+    });
+    yield* tuples;
+  }
+
+  /**
+   * Stores the checkpoint (one of the same id in the namespace is replaced) with the values of
+   * `newVersions`' channels, each once per version. Returns the config of the stored checkpoint.
+   */
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    if (config?.configurable === undefined) throw new StoreValidationError('config.configurable is missing: put takes { configurable: { thread_id, checkpoint_ns?, checkpoint_id? } }');
+    const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable;
+    if (thread_id === undefined || thread_id === null || thread_id === '') throw new StoreValidationError('config.configurable.thread_id is missing');
+    const key = { threadId: threadIdOf(thread_id), checkpointNs: namespaceOf(checkpoint_ns) };
+    const { channel_values: values = {}, ...rest } = checkpoint;
+    const [stored, storedMetadata, blobs] = await Promise.all([
+      this.#dump(rest),
+      this.#dump(metadata),
+      Promise.all(
+        Object.entries(newVersions ?? {}).map(async ([channel, version]) => ({
+          channel: idOf(channel, 'channel'),
+          version: idOf(String(version), 'channel version'),
+          value: channel in values ? await this.#dump((values as Record<string, unknown>)[channel]) : null,
+        })),
+      ),
+    ]);
+    await this.#checkpoints.put(
+      { ...key, checkpointId: idOf(checkpoint.id, 'checkpoint.id'), parentCheckpointId: checkpoint_id ? idOf(checkpoint_id, 'checkpoint_id') : null, checkpoint: stored, metadata: storedMetadata },
+      blobs,
+    );
+    return { configurable: { thread_id, checkpoint_ns: key.checkpointNs, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * Stores a task's writes against the checkpoint of `config`, all or none. Writes to the special
+   * channels (error, interrupt, resume, scheduled) replace those the task stored; others are stored once.
+   */
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ''): Promise<void> {
+    const { thread_id, checkpoint_ns, checkpoint_id } = config?.configurable ?? {};
+    if (thread_id === undefined || thread_id === null || thread_id === '') throw new StoreValidationError('config.configurable.thread_id is missing');
+    if (!checkpoint_id) throw new StoreValidationError('config.configurable.checkpoint_id is missing');
+    if (!Array.isArray(writes)) throw new StoreValidationError('writes must be an array of [channel, value]');
+    const key = { threadId: threadIdOf(thread_id), checkpointNs: namespaceOf(checkpoint_ns) };
+    const task = idOf(taskId, 'taskId');
+    const rows: WriteRow[] = await Promise.all(
+      writes.map(async ([channel, value], idx) => ({
+        taskId: task,
+        taskPath: textOf(taskPath, 'taskPath'),
+        idx: WRITES_IDX_MAP[channel] ?? idx,
+        channel: textOf(channel, 'channel'),
+        value: await this.#dump(value),
+      })),
+    );
+    await this.#checkpoints.putWrites(key, idOf(checkpoint_id, 'checkpoint_id'), rows, writes.every(([channel]) => channel in WRITES_IDX_MAP));
+  }
+
+  /** Deletes the thread's checkpoints and writes in every namespace, atomically. Nothing when there are none. */
+  async deleteThread(threadId: string): Promise<void> {
+    await this.#checkpoints.deleteThread(threadIdOf(threadId));
+  }
+
+  #copy(db: StoreDatabase, tenantId: string | undefined): LangGraphCheckpointer {
+    const copy = new LangGraphCheckpointer(db, tenantId);
+    copy.serde = this.serde;
+    return copy;
+  }
+
+  async #tuple(reader: CheckpointReader, row: CheckpointRow): Promise<CheckpointTuple> {
+    const key: LaneKey = { threadId: row.threadId, checkpointNs: row.checkpointNs };
+    const checkpoint = (await this.#load(row.checkpoint)) as Checkpoint;
+    checkpoint.channel_versions ??= {};
+    checkpoint.versions_seen ??= {};
+    const versions = Object.fromEntries(Object.entries(checkpoint.channel_versions).map(([channel, version]) => [channel, String(version)]));
+    const values: Record<string, unknown> = {};
+    for (const blob of await reader.blobs(key, versions)) {
+      if (blob.value !== null) values[blob.channel] = await this.#load(blob.value);
+    }
+    checkpoint.channel_values = values;
+    // Checkpoints before format 4 kept the sends of their parent's tasks in its writes.
+    if (checkpoint.v < 4 && row.parentCheckpointId !== null) {
+      const sends = await reader.writes(key, row.parentCheckpointId, TASKS);
+      if (sends.length > 0) {
+        values[TASKS] = await Promise.all(sorted(sends).map((send) => this.#load(send.value)));
+        const held = Object.values(checkpoint.channel_versions);
+        checkpoint.channel_versions[TASKS] = held.length > 0 ? maxChannelVersion(...held) : this.getNextVersion(undefined);
+      }
+    }
+    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
+      sorted(await reader.writes(key, row.checkpointId)).map(async (write): Promise<CheckpointPendingWrite> => [write.taskId, write.channel, await this.#load(write.value)]),
+    );
+    const configOf = (checkpointId: string) => ({ configurable: { thread_id: row.threadId, checkpoint_ns: row.checkpointNs, checkpoint_id: checkpointId } });
+    return {
+      config: configOf(row.checkpointId),
+      checkpoint,
+      metadata: (await this.#load(row.metadata)) as CheckpointMetadata,
+      parentConfig: row.parentCheckpointId === null ? undefined : configOf(row.parentCheckpointId),
+      pendingWrites,
+    };
+  }
+
+  async #dump(value: unknown): Promise<Typed> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    return { type, bytes };
+  }
+
+  #load(value: Typed): Promise<unknown> {
+    return this.serde.loadsTyped(value.type, value.bytes);
+  }
+}
+
+/** Writes in the order the savers of @langchain/langgraph-checkpoint give them: by task path, task id, index. */
+function sorted(writes: WriteRow[]): WriteRow[] {
+  return [...writes].sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+}
+
+/** A string without NUL or a lone surrogate (PostgreSQL's text keeps neither), of any length. */
+function textOf(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw new StoreValidationError(`${name} must be a string`);
+  if (value.includes('\u0000') || !isWellFormed(value)) throw new StoreValidationError(`${name} must not contain NUL characters or lone UTF-16 surrogates`);
+  return value;
+}
+
+/** A thread id: a non-empty string (or a number, as its decimal string), of any length. */
+function threadIdOf(value: unknown): string {
+  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof id !== 'string' || id.length === 0) throw new StoreValidationError('thread_id must be a non-empty string');
+  return textOf(id, 'thread_id');
+}
+
+/** A checkpoint namespace; absent is the root namespace, "". */
+function namespaceOf(value: unknown): string {
+  return value === undefined || value === null ? '' : textOf(value, 'checkpoint_ns');
+}
