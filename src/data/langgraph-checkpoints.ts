@@ -81,6 +81,15 @@ export class LangGraphCheckpoints {
   ) {}
 
   /**
+   * Two writers may both find a value or write missing and insert it (a retried task, two puts
+   * bringing one version): the second's insert skips what the first stored. SQLite has no such
+   * option, and runs one write transaction at a time, so its check cannot be raced.
+   */
+  get #skipDuplicates(): object {
+    return this.db.kit.provider === 'sqlite' ? {} : { skipDuplicates: true };
+  }
+
+  /**
    * Writes the checkpoint (replacing one of the same id in its lane) and the values of
    * `blobs`, its new channel versions: a version the lane holds already is kept as it is.
    */
@@ -94,6 +103,7 @@ export class LangGraphCheckpoints {
         const fresh = blobs.filter((blob) => !known.has(JSON.stringify([blob.channel, blob.version])));
         if (fresh.length > 0) {
           await tx.prisma.agentLgBlob.createMany({
+            ...this.#skipDuplicates,
             data: fresh.map((blob) => ({ lane, threadKey, channel: blob.channel, version: blob.version, valueType: blob.value?.type ?? EMPTY, value: blob.value ? own(blob.value.bytes) : null })),
           });
         }
@@ -136,6 +146,7 @@ export class LangGraphCheckpoints {
       fresh = fresh.filter((write) => !seen.has(JSON.stringify([write.taskId, write.idx])) && seen.add(JSON.stringify([write.taskId, write.idx])));
       if (fresh.length === 0) return;
       await tx.prisma.agentLgWrite.createMany({
+        ...this.#skipDuplicates,
         data: fresh.map((write) => ({
           lane,
           checkpointId,

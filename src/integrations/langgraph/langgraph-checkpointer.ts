@@ -2,6 +2,7 @@
 // `compile({ checkpointer })`. Channel values are stored once per version,
 // as LangGraph's PostgreSQL saver stores them (see data/langgraph-checkpoints.ts);
 // every value goes through the saver's serde, and the store keeps its bytes.
+import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -107,6 +108,16 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver {
   }
 
   /**
+   * A channel's next version: the next whole number plus a random fraction below one half, as
+   * LangGraph's Python savers add a random part to theirs. A value is stored once per version, so
+   * two branches from one checkpoint (time travel, updateState on an old state) must never write
+   * the same version with different values; versions still compare as numbers, as LangGraph does.
+   */
+  override getNextVersion(current: number | undefined): number {
+    return Math.floor(current ?? 0) + 1 + randomInt(1, 2 ** 40) / 2 ** 41;
+  }
+
+  /**
    * Stores the checkpoint (one of the same id in the namespace is replaced) with the values of
    * `newVersions`' channels, each once per version. Returns the config of the stored checkpoint.
    */
@@ -123,7 +134,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver {
         Object.entries(newVersions ?? {}).map(async ([channel, version]) => ({
           channel: idOf(channel, 'channel'),
           version: idOf(String(version), 'channel version'),
-          value: channel in values ? await this.#dump((values as Record<string, unknown>)[channel]) : null,
+          value: Object.hasOwn(values, channel) ? await this.#dump((values as Record<string, unknown>)[channel]) : null,
         })),
       ),
     ]);
@@ -149,12 +160,12 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver {
       writes.map(async ([channel, value], idx) => ({
         taskId: task,
         taskPath: textOf(taskPath, 'taskPath'),
-        idx: WRITES_IDX_MAP[channel] ?? idx,
+        idx: Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : idx,
         channel: textOf(channel, 'channel'),
         value: await this.#dump(value),
       })),
     );
-    await this.#checkpoints.putWrites(key, idOf(checkpoint_id, 'checkpoint_id'), rows, writes.every(([channel]) => channel in WRITES_IDX_MAP));
+    await this.#checkpoints.putWrites(key, idOf(checkpoint_id, 'checkpoint_id'), rows, writes.every(([channel]) => Object.hasOwn(WRITES_IDX_MAP, channel)));
   }
 
   /** Deletes the thread's checkpoints and writes in every namespace, atomically. Nothing when there are none. */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Annotation, Command, END, START, StateGraph, interrupt } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { emptyCheckpoint } from '@langchain/langgraph-checkpoint';
+import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { Test } from '@nestjs/testing';
 import { StoreDatabaseError, StoreModule, StoreValidationError } from '../../../src/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
@@ -208,5 +208,53 @@ eachDatabase((database) => {
       await expect(list.next()).rejects.toThrow(StoreValidationError);
       expect(await saver.getTuple({ configurable: { thread_id: threadId } })).toBeUndefined();
     });
+  });
+});
+
+// Review findings, each a test that failed before its fix.
+eachDatabase((database) => {
+  const store = storeFor(database);
+  const saver = () => new LangGraphCheckpointer(store.db);
+  const meta = { source: 'update' as const, step: -1, parents: {} };
+
+  test('time travel: two updates of one older state each keep their own value (a version is never written twice)', async () => {
+    const State = Annotation.Root({ v: Annotation<string> });
+    const graph = new StateGraph(State)
+      .addNode('n', (state) => ({ v: `${state.v}+n` }))
+      .addEdge(START, 'n')
+      .addEdge('n', END)
+      .compile({ checkpointer: saver() });
+    const config = { configurable: { thread_id: `fork-${randomUUID()}` } };
+    await graph.invoke({ v: 'first' }, config);
+    const history = [];
+    for await (const snapshot of graph.getStateHistory(config)) history.push(snapshot);
+    const older = history.find((snapshot) => snapshot.values.v === 'first')!;
+    const one = await graph.updateState(older.config, { v: 'EDIT-1' });
+    const two = await graph.updateState(older.config, { v: 'EDIT-2' });
+    expect((await graph.getState(one)).values).toEqual({ v: 'EDIT-1' });
+    expect((await graph.getState(two)).values).toEqual({ v: 'EDIT-2' });
+  });
+
+  test('two writers at once: puts that bring one version, and a retried task’s identical writes, all succeed', async () => {
+    const failures: unknown[] = [];
+    for (let round = 0; round < 10; round++) {
+      const s = saver();
+      const base = await s.put({ configurable: { thread_id: `writers-${randomUUID()}` } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {});
+      const put = () => s.put(base, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'same' }, channel_versions: { a: 1 } }, meta, { a: 1 });
+      const writes = () => s.putWrites(base, [['x', 1], ['y', 2]], 'task-1');
+      for (const outcome of await Promise.allSettled([put(), put(), writes(), writes()])) if (outcome.status === 'rejected') failures.push(outcome.reason);
+      expect((await s.getTuple(base))?.pendingWrites).toHaveLength(2);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test("a channel named like an object's own property is a channel like any other", async () => {
+    const s = saver();
+    const config = await s.put({ configurable: { thread_id: `proto-${randomUUID()}` } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {});
+    await s.putWrites(config, [['constructor', 1], ['toString', 2]], 'task-1');
+    expect((await s.getTuple(config))?.pendingWrites).toEqual([
+      ['task-1', 'constructor', 1],
+      ['task-1', 'toString', 2],
+    ]);
   });
 });
