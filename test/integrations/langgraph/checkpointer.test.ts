@@ -232,6 +232,21 @@ eachDatabase((database) => {
         ['task-z', 'a', 2],
         ['task-x', '__interrupt__', 'second'],
       ]);
+      // In a batch of both kinds too, as in LangGraph's MemorySaver.
+      await saver.putWrites(config, [['__interrupt__', 'third'], ['d', 4]], 'task-x', '~__pregel_pull, c');
+      await saver.putWrites(config, [['__interrupt__', 'fourth'], ['d', 5]], 'task-x', '~__pregel_pull, c');
+      const memory = new MemorySaver();
+      const memoryConfig = await memory.put({ configurable: { thread_id: 't', checkpoint_ns: '' } }, emptyCheckpoint(), meta);
+      await memory.putWrites(memoryConfig, [['__interrupt__', 'third'], ['d', 4]], 'task-x');
+      await memory.putWrites(memoryConfig, [['__interrupt__', 'fourth'], ['d', 5]], 'task-x');
+      expect((await memory.getTuple(memoryConfig))?.pendingWrites).toEqual([
+        ['task-x', '__interrupt__', 'fourth'],
+        ['task-x', 'd', 4],
+      ]);
+      expect((await saver.getTuple(config))?.pendingWrites?.slice(3)).toEqual([
+        ['task-x', '__interrupt__', 'fourth'],
+        ['task-x', 'd', 4],
+      ]);
     });
 
     test('bad input is a StoreValidationError, and nothing is written', async () => {
