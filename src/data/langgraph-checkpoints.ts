@@ -124,26 +124,24 @@ export class LangGraphCheckpoints {
   }
 
   /**
-   * Writes a task's pending writes against a checkpoint, all or none. `replace`: a write at a
-   * (task, idx) the checkpoint holds replaces it; otherwise the held one is kept.
+   * Writes pending writes against a checkpoint, all or none. A write at a negative idx (a special
+   * channel's) replaces the one held at its (task, idx); any other is kept when one is held there.
    */
-  async putWrites(key: LaneKey, checkpointId: string, writes: WriteRow[], replace: boolean): Promise<void> {
+  async putWrites(key: LaneKey, checkpointId: string, writes: WriteRow[]): Promise<void> {
     if (writes.length === 0) return;
     const lane = this.#lane(key);
     const threadKey = this.#threadKey(key.threadId);
+    const at = (write: { taskId: string; idx: number }) => JSON.stringify([write.taskId, write.idx]);
     await this.db.write(async (tx) => {
-      const at = writes.map(({ taskId, idx }) => ({ taskId, idx }));
-      let fresh = writes;
-      if (replace) {
-        await tx.prisma.agentLgWrite.deleteMany({ where: { lane, checkpointId, OR: at } });
-      } else {
-        const held = await tx.prisma.agentLgWrite.findMany({ where: { lane, checkpointId, OR: at }, select: { taskId: true, idx: true } });
-        const known = new Set(held.map((write) => JSON.stringify([write.taskId, write.idx])));
-        fresh = writes.filter((write) => !known.has(JSON.stringify([write.taskId, write.idx])));
-      }
-      // One write per (task, idx): the first of a batch that repeats one.
-      const seen = new Set<string>();
-      fresh = fresh.filter((write) => !seen.has(JSON.stringify([write.taskId, write.idx])) && seen.add(JSON.stringify([write.taskId, write.idx])));
+      const replaced = writes.filter((write) => write.idx < 0).map(({ taskId, idx }) => ({ taskId, idx }));
+      if (replaced.length > 0) await tx.prisma.agentLgWrite.deleteMany({ where: { lane, checkpointId, OR: replaced } });
+      const kept = writes.filter((write) => write.idx >= 0).map(({ taskId, idx }) => ({ taskId, idx }));
+      const held = new Set(
+        kept.length === 0 ? [] : (await tx.prisma.agentLgWrite.findMany({ where: { lane, checkpointId, OR: kept }, select: { taskId: true, idx: true } })).map(at),
+      );
+      // Within the batch, the last write at a special channel's place and the first at any other.
+      const last = new Map(writes.filter((write) => write.idx < 0).map((write) => [at(write), write]));
+      const fresh = writes.filter((write) => (write.idx < 0 ? last.get(at(write)) === write : !held.has(at(write)) && held.add(at(write))));
       if (fresh.length === 0) return;
       await tx.prisma.agentLgWrite.createMany({
         ...this.#skipDuplicates,

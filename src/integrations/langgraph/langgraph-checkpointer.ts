@@ -146,8 +146,9 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver {
   }
 
   /**
-   * Stores a task's writes against the checkpoint of `config`, all or none. Writes to the special
-   * channels (error, interrupt, resume, scheduled) replace those the task stored; others are stored once.
+   * Stores a task's writes against the checkpoint of `config`, all or none, as LangGraph's MemorySaver
+   * does: a write to a special channel (error, interrupt, resume, scheduled) replaces the task's
+   * earlier one; any other is stored once at its place in the task's writes.
    */
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ''): Promise<void> {
     const { thread_id, checkpoint_ns, checkpoint_id } = config?.configurable ?? {};
@@ -165,7 +166,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver {
         value: await this.#dump(value),
       })),
     );
-    await this.#checkpoints.putWrites(key, idOf(checkpoint_id, 'checkpoint_id'), rows, writes.every(([channel]) => Object.hasOwn(WRITES_IDX_MAP, channel)));
+    await this.#checkpoints.putWrites(key, idOf(checkpoint_id, 'checkpoint_id'), rows);
   }
 
   /** Deletes the thread's checkpoints and writes in every namespace, atomically. Nothing when there are none. */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Annotation, Command, END, START, StateGraph, interrupt } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
+import { MemorySaver, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { Test } from '@nestjs/testing';
 import { StoreDatabaseError, StoreModule, StoreValidationError } from '../../../src/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
@@ -78,6 +78,44 @@ eachDatabase((database) => {
       expect((await other.getState(config)).values).toEqual({});
     } finally {
       await second.close();
+    }
+  });
+
+  test("parallel branches store their writes at once, the join sees both, and a replay from before the join forks the thread: as with LangGraph's MemorySaver", async () => {
+    /** The run, then a replay from the checkpoint before the join; what each returned and the history after each, by the steps' logs. */
+    async function runOn(checkpointer: BaseCheckpointSaver) {
+      const graph = new StateGraph(State)
+        .addNode('search', async () => ({ log: ['searched'] }))
+        .addNode('fetch', async () => ({ log: ['fetched'] }))
+        .addNode('join', (state) => ({ log: [`joined ${state.log.length}`] }))
+        .addEdge(START, 'search')
+        .addEdge(START, 'fetch')
+        .addEdge(['search', 'fetch'], 'join')
+        .addEdge('join', END)
+        .compile({ checkpointer });
+      const config = { configurable: { thread_id: 'parallel' } };
+      const history = async () => {
+        const snapshots = [];
+        for await (const snapshot of graph.getStateHistory(config)) snapshots.push(snapshot);
+        return snapshots;
+      };
+      const result = await graph.invoke({ log: ['go'] }, config);
+      const first = await history();
+      const beforeJoin = first.find((snapshot) => snapshot.next.includes('join'))!;
+      const replayed = await graph.invoke(null, beforeJoin.config);
+      const logs = (snapshots: Awaited<ReturnType<typeof history>>) => snapshots.map((snapshot) => [snapshot.values.log ?? [], snapshot.next, snapshot.metadata?.source]);
+      return { result: result.log, replayed: replayed.log, first: logs(first), after: logs(await history()) };
+    }
+
+    const app = await nestApp(await database.freshUrl());
+    try {
+      const stored = await runOn(app.get(LangGraphCheckpointer));
+      expect(stored.result[0]).toBe('go');
+      expect(stored.result.slice(1, 3).sort()).toEqual(['fetched', 'searched']);
+      expect(stored.result[3]).toBe('joined 3');
+      expect(stored).toEqual(await runOn(new MemorySaver()));
+    } finally {
+      await app.close();
     }
   });
 
@@ -193,6 +231,21 @@ eachDatabase((database) => {
         ['task-z', 'b', 1],
         ['task-z', 'a', 2],
         ['task-x', '__interrupt__', 'second'],
+      ]);
+      // In a batch of both kinds too, as in LangGraph's MemorySaver.
+      await saver.putWrites(config, [['__interrupt__', 'third'], ['d', 4]], 'task-x', '~__pregel_pull, c');
+      await saver.putWrites(config, [['__interrupt__', 'fourth'], ['d', 5]], 'task-x', '~__pregel_pull, c');
+      const memory = new MemorySaver();
+      const memoryConfig = await memory.put({ configurable: { thread_id: 't', checkpoint_ns: '' } }, emptyCheckpoint(), meta);
+      await memory.putWrites(memoryConfig, [['__interrupt__', 'third'], ['d', 4]], 'task-x');
+      await memory.putWrites(memoryConfig, [['__interrupt__', 'fourth'], ['d', 5]], 'task-x');
+      expect((await memory.getTuple(memoryConfig))?.pendingWrites).toEqual([
+        ['task-x', '__interrupt__', 'fourth'],
+        ['task-x', 'd', 4],
+      ]);
+      expect((await saver.getTuple(config))?.pendingWrites?.slice(3)).toEqual([
+        ['task-x', '__interrupt__', 'fourth'],
+        ['task-x', 'd', 4],
       ]);
     });
 
