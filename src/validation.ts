@@ -58,6 +58,22 @@ export function textOf(value: unknown, name: string): string {
 /** Sequence numbers and counts are stored in 32-bit INTEGER columns on every database. */
 export const MAX_INTEGER = 2_147_483_647;
 
+/** A key text of any length (a framework adapter digests it): a string without NUL or a lone UTF-16 surrogate. */
+export function keyTextOf(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw new StoreValidationError(`${name} must be a string`);
+  if (value.includes('\u0000') || !isWellFormed(value)) throw new StoreValidationError(`${name} must not contain NUL characters or lone UTF-16 surrogates`);
+  return value;
+}
+
+/** A copy of `value`, read once (a getter, a Proxy); what cannot be copied is a StoreValidationError that quotes nothing of it. */
+export function dataCopyOf(value: unknown, name: string): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    throw new StoreValidationError(`${name} cannot be copied as data (a function, a symbol, a Proxy or a class the store does not keep)`);
+  }
+}
+
 /**
  * The id of a session a store writes: an id, not one of those the framework adapters give the
  * sessions they key themselves (see KeyedTranscripts), which only they write. Reading and

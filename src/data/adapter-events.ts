@@ -11,7 +11,7 @@ export const adapterKindOf = (type: string): string | undefined => Object.values
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** An OpenAI Agents SDK item: an object with a `type` or a `role`. */
-const isAgentItem = (value: unknown) => isObject(value) && (typeof value.type === 'string' || typeof value.role === 'string');
+export const isAgentItem = (value: unknown) => isObject(value) && (typeof value.type === 'string' || typeof value.role === 'string');
 
 /** What each adapter event holds (see ItemLog and KeyedTranscripts). */
 const HOLDS: Record<string, (data: unknown) => boolean> = {

@@ -2,7 +2,7 @@
 // kit, retries of transient conflicts, errors turned into StoreErrors, and the
 // kit's fast paths. Inside the application's own transaction (a host
 // transaction) every call runs in it instead, and is never retried there.
-import type { FastPaths, ProviderKit } from '../databases/provider-kit.js';
+import { wrappedFastPaths, type FastPaths, type ProviderKit } from '../databases/provider-kit.js';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
 import { AdapterDisposed, transactionKey } from './client-adapter.js';
 import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
@@ -75,14 +75,7 @@ export class StoreDatabase {
     if (!host) return this.#outside();
     const hostFast = this.#hostFast;
     const fast = hostFast && (await this.#inHost(host, () => hostFast(host)));
-    return (
-      fast && {
-        append: (...args) => this.#inHost(host, () => fast.append(...args)),
-        history: (...args) => this.#inHost(host, () => fast.history(...args)),
-        count: (...args) => this.#inHost(host, () => fast.count(...args)),
-        listSessions: (...args) => this.#inHost(host, () => fast.listSessions(...args)),
-      }
-    );
+    return fast && wrappedFastPaths((call) => this.#inHost(host, () => call(fast)));
   }
 
   /**
@@ -104,12 +97,7 @@ export class StoreDatabase {
           return this.#retrying(() => call(now));
         }
       };
-      retrying = {
-        append: (...args) => again((paths) => paths.append(...args)),
-        history: (...args) => again((paths) => paths.history(...args)),
-        count: (...args) => again((paths) => paths.count(...args)),
-        listSessions: (...args) => again((paths) => paths.listSessions(...args)),
-      };
+      retrying = wrappedFastPaths(again);
       this.#retryingFast.set(fast, retrying);
     }
     return retrying;

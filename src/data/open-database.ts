@@ -3,7 +3,7 @@
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
-import type { FastPaths, ProviderKit, UrlOptions } from '../databases/provider-kit.js';
+import { wrappedFastPaths, type FastPaths, type ProviderKit, type UrlOptions } from '../databases/provider-kit.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from '../store.options.js';
 import { StoreDatabase } from './database.js';
@@ -66,15 +66,7 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     if (!fastOf.has(current)) {
       const fast = kit.fastPaths(current, false);
       // Each call on the client's pool, which its $disconnect waits for.
-      fastOf.set(
-        current,
-        fast && {
-          append: (...args) => onAdapter(current, () => fast.append(...args)),
-          history: (...args) => onAdapter(current, () => fast.history(...args)),
-          count: (...args) => onAdapter(current, () => fast.count(...args)),
-          listSessions: (...args) => onAdapter(current, () => fast.listSessions(...args)),
-        },
-      );
+      fastOf.set(current, fast && wrappedFastPaths((call) => onAdapter(current, () => call(fast))));
     }
     return fastOf.get(current);
   };

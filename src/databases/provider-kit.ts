@@ -90,6 +90,17 @@ export interface FastPaths {
   listSessions(query: SessionListQuery): Promise<SessionMeta[]>;
 }
 
+/**
+ * Fast paths each of whose calls runs through `wrap`, which is given the call to make on fast
+ * paths of its choosing (a retry, a host transaction's queue, a lease on the adapter).
+ */
+export const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T>) => Promise<T>): FastPaths => ({
+  append: (...args) => wrap((paths) => paths.append(...args)),
+  history: (...args) => wrap((paths) => paths.history(...args)),
+  count: (...args) => wrap((paths) => paths.count(...args)),
+  listSessions: (...args) => wrap((paths) => paths.listSessions(...args)),
+});
+
 /** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */
 export interface MigrationSteps {
   /** Prisma's DDL for `_prisma_migrations`. */

@@ -7,8 +7,7 @@ import { StoreDatabase } from '../../data/database.js';
 import { ADAPTER_KINDS } from '../../data/adapter-events.js';
 import { KeyedTranscripts, type Entry, type TranscriptKey } from '../../data/keyed-transcripts.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
-import { isWellFormed } from '../../stored-values.js';
-import { idOf } from '../../validation.js';
+import { dataCopyOf, idOf, keyTextOf } from '../../validation.js';
 
 /** The SDK's SessionKey (`@anthropic-ai/claude-agent-sdk`), structurally: the store needs nothing else of the SDK. */
 export interface ClaudeSessionKey {
@@ -83,11 +82,10 @@ export class ClaudeSessionStore {
   }
 }
 
-/** A non-empty string without NUL or a lone surrogate: any length, as the key is digested. */
+/** A non-empty key text of any length, as the key is digested. */
 function textOf(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0) throw new StoreValidationError(`${name} must be a non-empty string`);
-  if (value.includes('\u0000') || !isWellFormed(value)) throw new StoreValidationError(`${name} must not contain NUL characters or lone UTF-16 surrogates`);
-  return value;
+  return keyTextOf(value, name);
 }
 
 function keyOf(key: unknown): TranscriptKey {
@@ -100,13 +98,7 @@ function keyOf(key: unknown): TranscriptKey {
 function entriesOf(entries: unknown): Entry[] {
   if (!Array.isArray(entries)) throw new StoreValidationError("entries must be an array of the SDK's transcript entries");
   return entries.map((entry: unknown, i) => {
-    let copy: unknown;
-    try {
-      copy = structuredClone(entry);
-    } catch {
-      throw new StoreValidationError(`entries[${i}] cannot be copied as data (a function, a symbol, a Proxy or a class the store does not keep)`);
-    }
-    const candidate = copy as Entry | null;
+    const candidate = dataCopyOf(entry, `entries[${i}]`) as Entry | null;
     if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || typeof candidate.type !== 'string') {
       throw new StoreValidationError(`entries[${i}] must be a transcript entry (an object with a string type)`);
     }

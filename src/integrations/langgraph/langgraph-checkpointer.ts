@@ -24,8 +24,7 @@ import {
 import { StoreDatabase } from '../../data/database.js';
 import { LangGraphCheckpoints, type CheckpointReader, type CheckpointRow, type LaneKey, type Typed, type WriteRow } from '../../data/langgraph-checkpoints.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
-import { isWellFormed } from '../../stored-values.js';
-import { idOf } from '../../validation.js';
+import { idOf, keyTextOf } from '../../validation.js';
 
 /** Never provided: Nest injects no tenant; forTenant passes one. */
 const TENANT = Symbol('LangGraphCheckpointer tenant');
@@ -160,9 +159,9 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver {
     const rows: WriteRow[] = await Promise.all(
       writes.map(async ([channel, value], idx) => ({
         taskId: task,
-        taskPath: textOf(taskPath, 'taskPath'),
+        taskPath: keyTextOf(taskPath, 'taskPath'),
         idx: Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : idx,
-        channel: textOf(channel, 'channel'),
+        channel: keyTextOf(channel, 'channel'),
         value: await this.#dump(value),
       })),
     );
@@ -228,21 +227,14 @@ function sorted(writes: WriteRow[]): WriteRow[] {
   return [...writes].sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
 }
 
-/** A string without NUL or a lone surrogate (PostgreSQL's text keeps neither), of any length. */
-function textOf(value: unknown, name: string): string {
-  if (typeof value !== 'string') throw new StoreValidationError(`${name} must be a string`);
-  if (value.includes('\u0000') || !isWellFormed(value)) throw new StoreValidationError(`${name} must not contain NUL characters or lone UTF-16 surrogates`);
-  return value;
-}
-
 /** A thread id: a non-empty string (or a number, as its decimal string), of any length. */
 function threadIdOf(value: unknown): string {
   const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
   if (typeof id !== 'string' || id.length === 0) throw new StoreValidationError('thread_id must be a non-empty string');
-  return textOf(id, 'thread_id');
+  return keyTextOf(id, 'thread_id');
 }
 
 /** A checkpoint namespace; absent is the root namespace, "". */
 function namespaceOf(value: unknown): string {
-  return value === undefined || value === null ? '' : textOf(value, 'checkpoint_ns');
+  return value === undefined || value === null ? '' : keyTextOf(value, 'checkpoint_ns');
 }

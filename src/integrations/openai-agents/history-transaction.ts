@@ -2,6 +2,7 @@
 // before anything is written: the SDK's own rules (MemorySession, MIT), so that
 // its tests hold here too, and its sentences, which never quote the data.
 import type { SessionHistoryTransactionArgs } from '@openai/agents-core';
+import { isAgentItem } from '../../data/adapter-events.js';
 import type { HistoryOperation, Item } from '../../data/item-log.js';
 import { StoreValidationError } from '../../store.errors.js';
 
@@ -47,12 +48,7 @@ function snapshotOperation(transaction: object): HistoryOperation {
 
 /** Each an item: an object with a `type` or a `role`, as every AgentInputItem has. */
 function itemsOf(values: unknown[]): Item[] {
-  for (const value of values) {
-    const item = value as Record<string, unknown> | null;
-    if (typeof item !== 'object' || item === null || Array.isArray(item) || (typeof item.type !== 'string' && typeof item.role !== 'string')) {
-      throw new StoreValidationError(UNSUPPORTED);
-    }
-  }
+  if (!values.every(isAgentItem)) throw new StoreValidationError(UNSUPPORTED);
   return values as Item[];
 }
 

@@ -5,7 +5,8 @@
 import type { AgentInputItem, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
 import type { Item, ItemLog } from '../../data/item-log.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { countOf } from '../../validation.js';
+import { isAgentItem } from '../../data/adapter-events.js';
+import { countOf, dataCopyOf } from '../../validation.js';
 import { snapshotTransaction } from './history-transaction.js';
 
 export class StoreAgentSession implements SessionHistoryTransactionAwareSession {
@@ -59,16 +60,8 @@ export class StoreAgentSession implements SessionHistoryTransactionAwareSession 
 function itemsOf(items: unknown, name: string): Item[] {
   if (!Array.isArray(items)) throw new StoreValidationError(`${name} must be an array of the SDK's items`);
   return items.map((item: unknown, i) => {
-    let copy: unknown;
-    try {
-      copy = structuredClone(item);
-    } catch {
-      throw new StoreValidationError(`${name}[${i}] cannot be copied as data (a function, a symbol, a Proxy or a class the store does not keep)`);
-    }
-    const candidate = copy as Record<string, unknown> | null;
-    if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || (typeof candidate.type !== 'string' && typeof candidate.role !== 'string')) {
-      throw new StoreValidationError(`${name}[${i}] must be an item of the SDK (an object with a type or a role)`);
-    }
-    return candidate;
+    const copy = dataCopyOf(item, `${name}[${i}]`);
+    if (!isAgentItem(copy)) throw new StoreValidationError(`${name}[${i}] must be an item of the SDK (an object with a type or a role)`);
+    return copy as Item;
   });
 }
