@@ -12,6 +12,7 @@ import {
   SessionStore,
   StoreBusyError,
   StoreConfigurationError,
+  StoreDatabaseError,
   StoreModule,
   StoreNotFoundError,
   StoreValidationError,
@@ -344,6 +345,24 @@ eachDatabase((database) => {
           }
         });
 
+        const whens = [...stale, ...fresh, undefined].flatMap((level) => [[level, 'existed'] as const, [level, 'created since'] as const]);
+        it.each(whens)('at %s, an append to a session written since the snapshot (it %s) lands after that write, or refuses', async (level, when) => {
+          const threadId = `written since ${level} ${when}`;
+          if (when === 'existed') await stores.messages.append(threadId, user('a'));
+          const outcome = await readFirst(threadId, level, (messages) => messages.append(threadId, user('c, from the host'))).then(
+            (stored) => stored,
+            (error: unknown) => error,
+          );
+          const before = when === 'existed' ? ['a', 'b, from elsewhere'] : ['b, from elsewhere'];
+          if (stale.includes(level ?? defaultLevel)) {
+            expect(outcome).toBeInstanceOf(StoreBusyError);
+            expect((await stores.messages.getTranscript(threadId)).map((m) => m.content)).toEqual(before);
+          } else {
+            expect(outcome).toMatchObject({ seq: before.length + 1 });
+            expect((await stores.messages.getTranscript(threadId)).map((m) => m.content)).toEqual([...before, 'c, from the host']);
+          }
+        });
+
         // The session existed before the host's snapshot, or was created after it too (then the snapshot cannot see its tombstone).
         const deletions = [...stale, ...fresh, undefined].flatMap((level) => [[level, 'existed'] as const, [level, 'created since'] as const]);
         it.each(deletions)('at %s, an append to a session deleted since the snapshot (it %s) does not bring it back', async (level, when) => {
@@ -482,6 +501,44 @@ eachDatabase((database) => {
           expect(await stores.messages.getTranscript('deadlocked elsewhere')).toEqual([]);
           expect((await stores.messages.getTranscript('deadlocked')).map((m) => m.content)).toEqual(['a']);
           expect(await statusOf(stores.prisma)).toBe('other');
+        });
+
+        it('an append whose INSERT MariaDB refuses (a trigger) writes nothing and leaves the transaction usable: to a session that existed or one it created, in one INSERT or several', async () => {
+          await stores.prisma.$executeRawUnsafe(
+            "CREATE TRIGGER IF NOT EXISTS refuse_boom BEFORE INSERT ON agent_message FOR EACH ROW BEGIN IF NEW.content LIKE '%boom%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END",
+          );
+          try {
+            await stores.messages.append('refused', user('a'));
+            const long = [...Array.from({ length: 1_000 }, (_, i) => user(`n${i}`)), user('boom')];
+            const failures: unknown[] = [];
+            await stores.prisma.$transaction(
+              async (tx) => {
+                await setStatus(tx, 'paid');
+                const messages = stores.messages.withTransaction(tx);
+                failures.push(await messages.appendMany('refused', [user('b'), user('boom')]).catch((error: unknown) => error));
+                failures.push(await messages.appendMany('refused', long).catch((error: unknown) => error));
+                failures.push(await messages.append('refused, new', user('boom')).catch((error: unknown) => error));
+                failures.push(await messages.appendMany('refused, new and long', long).catch((error: unknown) => error));
+                await messages.append('refused', user('c'));
+              },
+              { timeout: 20_000 },
+            );
+            expect(failures).toHaveLength(4);
+            for (const failure of failures) {
+              expect(failure).toBeInstanceOf(StoreDatabaseError);
+              expect(failure).not.toBeInstanceOf(StoreBusyError);
+              expect((failure as Error).message).not.toMatch(/roll your transaction back/);
+            }
+            expect(await statusOf(stores.prisma)).toBe('paid');
+            expect((await stores.messages.getTranscript('refused')).map((m) => [m.seq, m.content])).toEqual([
+              [1, 'a'],
+              [2, 'c'],
+            ]);
+            expect(await stores.sessions.get('refused, new')).toBeNull();
+            expect(await stores.sessions.get('refused, new and long')).toBeNull();
+          } finally {
+            await stores.prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS refuse_boom');
+          }
         });
       }
 

@@ -9,9 +9,8 @@ import { sessionOf } from '../../data/session-list.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import { listSessionsSql, messageInserts } from '../portable-sql.js';
 import type { FastPaths } from '../provider-kit.js';
-import { inSavepoint } from '../adapter-statement.js';
+import { appendInHost } from './host-append.js';
 import { inMariaDbTransaction, mariadbConnectionOf, mariadbPoolOf, queryOn, queryPool, type Query } from './mariadb-pool.js';
-import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
 
 const LATEST = 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1';
 /**
@@ -23,16 +22,12 @@ export const OWNED_LATEST =
   'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?) WHERE t.id = ? AND t.tenant_id = ?';
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
 
-/** Where the paths run: on the pool, each call a transaction of its own, or in an application's transaction. */
+/** Where the reads run: on the pool, each call a transaction of its own, or in an application's transaction. */
 interface Connection {
-  /** Runs a write all or nothing, keeping nothing when it returns null. */
-  write<T>(work: (query: Query) => Promise<T | null>): Promise<T | null>;
   /** Runs reads of several statements in one snapshot. */
   read<T>(work: (query: Query) => Promise<T>): Promise<T>;
   /** One statement. */
   query: Query;
-  /** In the application's transaction, at a level the store did not choose (see snapshot-check.ts). */
-  inHost: boolean;
 }
 
 /**
@@ -42,12 +37,26 @@ interface Connection {
 export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): FastPaths {
   const pool = mariadbPoolOf(adapter);
   const inTransaction = <T>(work: (query: Query) => Promise<T | null>) => inMariaDbTransaction(pool, work, !ownPool);
-  return fastPathsOn({ write: inTransaction, read: inTransaction as Connection['read'], query: queryPool(pool), inHost: false });
+  return {
+    // One transaction, as the raw driver's: the thread's counter bumped (unscoped: the thread created,
+    // unless it was deleted), then the messages inserted (a long batch in several INSERTs). The row lock the first
+    // takes orders appends. The pool's sessions run at REPEATABLE READ (see the kit), where the
+    // tombstone check of an INSERT … SELECT is a locking read: it waits for a delete in flight and sees it.
+    append: (threadId, messages, now, tenantId) =>
+      inTransaction(async (query) => {
+        const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
+        if (last === null) return null;
+        assertSeqInRange(threadId, last);
+        for (const { text, args } of messageInserts(threadId, last - messages.length + 1, messages)) await query(text, args);
+        return last;
+      }),
+    ...readsOn({ read: inTransaction as Connection['read'], query: queryPool(pool) }),
+  };
 }
 
 /**
  * The fast paths in the application's transaction `tx` (the driver's transaction under Prisma's, on one
- * connection of its pool): the same statements, an append in a savepoint; reads see its own writes.
+ * connection of its pool): the same reads, which see its own writes, and the append of host-append.ts.
  * `assertOpen` before each statement (see ProviderKit).
  * Undefined when `tx` holds no connection where Prisma's MariaDB adapter keeps it.
  */
@@ -57,15 +66,13 @@ export function mysqlHostFastPaths(tx: Transaction, assertOpen: () => void): Fas
   const onConnection = queryOn(connection);
   // Before each statement (see ProviderKit): the connection goes back to the pool when the transaction ends.
   const query: Query = async (text, args) => (assertOpen(), onConnection(text, args));
-  return fastPathsOn({
-    write: (work) => inSavepoint((statement) => query(statement, []), () => work(query)),
-    read: (work) => work(query),
-    query,
-    inHost: true,
-  });
+  return {
+    append: (threadId, messages, now, tenantId) => appendInHost(query, threadId, messages, now, tenantId),
+    ...readsOn({ read: (work) => work(query), query }),
+  };
 }
 
-function fastPathsOn(connection: Connection): FastPaths {
+function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
   /** The latest boundary's columns (`cut_seq` last), or null when scoped and the thread is not the tenant's; [] when it has no boundary. */
   const latest = async (query: Query, columns: string, threadId: string, tenantId: string | undefined) => {
     const [row] = tenantId === undefined ? await query(`SELECT ${columns} ${LATEST}`, [threadId]) : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, threadId, tenantId]);
@@ -73,21 +80,6 @@ function fastPathsOn(connection: Connection): FastPaths {
     return row.at(-1) === null ? [] : row;
   };
   return {
-    // One transaction, as the raw driver's: the thread's counter bumped (unscoped: the thread created,
-    // unless it was deleted), then the messages inserted (a long batch in several INSERTs). The row lock the first
-    // takes orders appends. The pool's sessions run at REPEATABLE READ (see the kit), where the
-    // tombstone check of an INSERT … SELECT is a locking read: it waits for a delete in flight and sees it.
-    // In an application's transaction, its snapshot is checked first (see snapshot-check.ts).
-    append: (threadId, messages, now, tenantId) =>
-      connection.write(async (query) => {
-        if (connection.inHost) await assertSnapshotCurrent(snapshotReads(query), threadId, now);
-        const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
-        if (last === null) return null;
-        assertSeqInRange(threadId, last);
-        for (const { text, args } of messageInserts(threadId, last - messages.length + 1, messages)) await query(text, args);
-        return last;
-      }),
-
     history: (threadId, tenantId) =>
       connection.read(async (query) => {
         const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL, cut_seq', threadId, tenantId);
@@ -114,15 +106,6 @@ function fastPathsOn(connection: Connection): FastPaths {
     },
   };
 }
-
-/** The snapshot check's statements on the transaction's connection. */
-const snapshotReads = (query: Query): ThreadRowReads => ({
-  lockUnchanged: async (threadId, now) => void (await query(LOCK_UNCHANGED, [threadId, now, now])),
-  lastSeq: async (threadId, locking) => {
-    const [row] = await query(lastSeqStatement(locking), [threadId]);
-    return row === undefined ? undefined : Number(row[0]);
-  },
-});
 
 /**
  * Bumps the thread's counter by `count`, or creates the thread holding `count`,
