@@ -9,7 +9,7 @@ export interface Sizes {
    * the run then hits every target alike. The sizes below are per round.
    */
   rounds: number;
-  /** Every timed write loop below makes at least its number of calls, and goes on until this long has passed (LangGraph's excepted). */
+  /** Every timed write loop below makes at least its number of calls, and goes on until this long has passed (LangGraph's steps excepted). */
   writeMinMs: number;
   /** Appends to one thread, one message per call. */
   sequential: number;
@@ -21,7 +21,7 @@ export interface Sizes {
   /** Concurrent writers, and the appends each makes, in both concurrency workloads. */
   writers: number;
   appendsPerWriter: number;
-  /** LangGraph's sequential loop: it stores the whole list per step, so it grows quadratically. */
+  /** LangGraph steps on one thread: each stores the whole message list, so their cost grows with it (a fixed count, not a time). */
   langgraphAppends: number;
   /** Untimed calls before each timed write loop. */
   warmup: number;

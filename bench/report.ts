@@ -65,6 +65,8 @@ export interface Report {
       inTransactionUrlRatio?: number;
       /** The store's call alone in the app's transaction relative to the store on its url, on this row. */
       callUrlRatio?: number;
+      /** The store's LangGraphCheckpointer relative to LangGraph's official saver, on the LangGraph row. */
+      langgraphRatio?: number;
     })[];
     /** Write rows: the store's throughput divided by the plain INSERT's (the floor). */
     floor: { key: string; workload: string; ratio: number }[];
@@ -106,7 +108,7 @@ function scopedRatioOf(row: RowResult, rows: RowResult[]): number | undefined {
   return unscoped && speedRatio(row.unit, row.cells.ours, unscoped.cells.ours);
 }
 
-type RatioField = 'scopedRatio' | 'ownClientRatio' | 'inTransactionRatio' | 'inTransactionUrlRatio' | 'callUrlRatio';
+type RatioField = 'scopedRatio' | 'ownClientRatio' | 'inTransactionRatio' | 'inTransactionUrlRatio' | 'callUrlRatio' | 'langgraphRatio';
 
 /** The columns after the targets': a speed relative to another on the same work, each a field of the row in the JSON. */
 const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows: RowResult[]): number | undefined }[] = [
@@ -127,8 +129,13 @@ const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows
     label: 'nestjs-agent-store, its call alone in the app\'s transaction ÷ url',
     of: (row) => speedRatio(row.unit, row.cells.oursClientTxCall, row.cells.ours),
   },
+  {
+    field: 'langgraphRatio',
+    label: 'nestjs-agent-store LangGraphCheckpointer ÷ official',
+    of: (row) => speedRatio(row.unit, row.cells.langgraphOurs, row.cells.langgraph),
+  },
 ];
-const [SCOPED_COLUMN, OWN_CLIENT_COLUMN, IN_TRANSACTION_COLUMN, IN_TRANSACTION_URL_COLUMN, CALL_URL_COLUMN] = RATIO_COLUMNS.map((column) => column.label);
+const [SCOPED_COLUMN, OWN_CLIENT_COLUMN, IN_TRANSACTION_COLUMN, IN_TRANSACTION_URL_COLUMN, CALL_URL_COLUMN, LANGGRAPH_COLUMN] = RATIO_COLUMNS.map((column) => column.label);
 
 /** The store's throughput relative to the plain INSERT's (the floor) on each write row that has both. */
 function floorOf(rows: RowResult[]): { key: string; workload: string; ratio: number }[] {
@@ -194,7 +201,7 @@ export function renderMarkdown(report: Report): string {
     'for msg/s the ratio of throughputs, for ms the reference time divided by the time (above 1x is faster than the reference).',
     'The reference does the same atomic work on the raw driver: the sequence number is assigned in the transaction',
     'of the insert (BEGIN; UPDATE counter; INSERT; COMMIT), and reads read the same rows with the same statements in one snapshot.',
-    `Write rows: a loop makes at least the calls its row says, and goes on until ${report.sizes.writeMinMs / 1000} s have passed (LangGraph's: exactly its calls);`,
+    `Write rows: a loop makes at least the calls its row says, and goes on until ${report.sizes.writeMinMs / 1000} s have passed (LangGraph's: exactly its steps);`,
     `the median of ${report.sizes.rounds} round(s) in which the targets take turns, in an order reversed every round (each round's result is in the JSON beside this file);`,
     `read rows: the median of at least ${report.sizes.readRepeats} call(s), fewer for a target whose calls take over ${report.sizes.readMaxMs / 1000} s in all.`,
     'An empty cell: the target has no comparable operation.',
@@ -218,6 +225,8 @@ export function renderMarkdown(report: Report): string {
     'The "first message of a new thread" rows append to a thread that does not exist yet, so a statement wasted on a thread that is not there shows in them:',
     'the store creates the thread; the raw reference sends BEGIN; INSERT the thread; INSERT the message; COMMIT; the plain INSERT target sends the same two INSERTs,',
     'each autocommitted (two commits, each flushed where commits are, so not necessarily a floor there). Their statements are counted as deleteTranscript\'s are.',
+    `The LangGraph row runs one agent step per message on a thread that grows from empty: its cells are messages (steps) per second, and its column **${LANGGRAPH_COLUMN}**`,
+    'is the store\'s checkpointer relative to LangGraph\'s official saver for that database in this run (issue #15\'s target: 1x or more). The raw driver does no such step.',
     `The line under each table: ${FLOOR_LINE}, on each write row (issue #11's target for appends: 0.5x or more on PostgreSQL and MariaDB).`,
     '',
   );

@@ -1,7 +1,7 @@
 // The columns of the table, in order: the store (on its url, on the app's own
 // client, in the app's transaction), the raw-driver reference that every ratio
 // is measured against, its floor, and the peers.
-import { openLangGraph } from './langgraph.js';
+import { openLangGraph, openLangGraphOurs } from './langgraph.js';
 import { openMastra } from './mastra.js';
 import { openOurs } from './ours.js';
 import { openOursClient } from './ours-client.js';
@@ -115,11 +115,20 @@ export const TARGET_KINDS: TargetKind[] = [
   },
   {
     key: 'langgraph',
-    label: 'LangGraph checkpointer (not comparable)',
+    label: 'LangGraph official checkpointer',
     description:
-      '@langchain/langgraph-checkpoint-sqlite / -postgres in a LangGraph step: getTuple, then put a checkpoint whose state holds the whole message list. Each append stores the whole list, so it slows as the thread grows: a shorter loop, sequential only, no ratio worth reading. No MySQL checkpointer.',
+      '@langchain/langgraph-checkpoint-sqlite (on better-sqlite3, given the same pragmas) and -postgres (its own pg pool), in a LangGraph step: getTuple, then put a checkpoint whose state holds ' +
+      'the whole message list and the agent\'s instructions (about 2 KB, unchanged after the first step), naming the channels that changed. No MySQL checkpointer.',
     engines: ['sqlite', 'postgresql'],
     usesStoreSchema: false,
     open: openLangGraph,
+  },
+  {
+    key: 'langgraphOurs',
+    label: 'nestjs-agent-store LangGraphCheckpointer',
+    description: 'The store\'s LangGraphCheckpointer (StoreModule.forRoot({ url, migrate: true }) and the provider, booted as the README shows) in the same step.',
+    engines: ALL,
+    usesStoreSchema: false,
+    open: openLangGraphOurs,
   },
 ];

@@ -22,6 +22,8 @@ export interface Target {
   /** Appends the first message of a thread that does not exist yet (the references insert the thread row with it). */
   appendFirst?(threadId: string, message: BenchMessage): Promise<void>;
   appendMany?(threadId: string, messages: BenchMessage[]): Promise<void>;
+  /** A LangGraph checkpointer's step: the thread's latest checkpoint read, a new one stored whose message list holds `message` too. */
+  step?(threadId: string, message: BenchMessage): Promise<void>;
   /** How many messages the thread holds, so that every acknowledged append is checked to be there. */
   stored?(threadId: string): Promise<number>;
   /**
@@ -64,4 +66,4 @@ export interface TargetKind {
   open(engine: Engine, url: string): Promise<Target>;
 }
 
-export type TargetKey = 'ours' | 'oursClient' | 'oursClientTx' | 'oursClientTxCall' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph';
+export type TargetKey = 'ours' | 'oursClient' | 'oursClientTx' | 'oursClientTxCall' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph' | 'langgraphOurs';
