@@ -503,6 +503,46 @@ eachDatabase((database) => {
           expect(await statusOf(stores.prisma)).toBe('other');
         });
 
+        it('a deadlock on the first of several INSERTs of an append commits none of the others', async () => {
+          const threadId = 'deadlock mid-insert';
+          await stores.messages.append(threadId, user('a'));
+          await stores.prisma.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS app_heavy2 (id INT PRIMARY KEY)');
+          let release!: () => void;
+          const released = new Promise<void>((resolve) => (release = resolve));
+          let locked!: () => void;
+          const holding = new Promise<void>((resolve) => (locked = resolve));
+          const other = stores.prisma.$transaction(
+            async (tx) => {
+              await tx.$executeRawUnsafe('INSERT INTO app_heavy2 SELECT seq FROM seq_1_to_2000');
+              // The gap after the thread's last message: the host's first INSERT waits for it.
+              await tx.$queryRawUnsafe('SELECT seq FROM agent_message WHERE thread_id = ? FOR UPDATE', threadId);
+              locked();
+              await released;
+              // The thread's row, which the host's append holds: a deadlock, the lighter host its victim.
+              await tx.$queryRawUnsafe('SELECT id FROM agent_thread WHERE id = ? FOR UPDATE', threadId);
+              await tx.$executeRawUnsafe('DELETE FROM app_heavy2');
+            },
+            { timeout: 10_000 },
+          );
+          await holding;
+          let failure: unknown;
+          const host = stores.prisma.$transaction(
+            async (tx) => {
+              setTimeout(release, 300);
+              const batch = Array.from({ length: 1_001 }, (_, i) => user(`m${i}`));
+              failure = await stores.messages.withTransaction(tx).appendMany(threadId, batch).catch((error: unknown) => error);
+              throw new Rollback();
+            },
+            { timeout: 10_000 },
+          );
+          await Promise.allSettled([host, other]);
+          expect(failure).toBeInstanceOf(StoreBusyError);
+          // The host rolled back: nothing of its append may be left.
+          expect((await stores.messages.getTranscript(threadId)).map((m) => m.seq)).toEqual([1]);
+          // The thread goes on: its counter says 1, so a later append must not meet a seq already held.
+          expect((await stores.messages.appendMany(threadId, Array.from({ length: 1_001 }, (_, i) => user(`later ${i}`)))).at(-1)?.seq).toBe(1_002);
+        });
+
         it('an append whose INSERT MariaDB refuses (a trigger) writes nothing and leaves the transaction usable: to a session that existed or one it created, in one INSERT or several', async () => {
           await stores.prisma.$executeRawUnsafe(
             "CREATE TRIGGER IF NOT EXISTS refuse_boom BEFORE INSERT ON agent_message FOR EACH ROW BEGIN IF NEW.content LIKE '%boom%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END",

@@ -2,7 +2,8 @@
 // statements in two round trips, where one after another took seven.
 //   1. SAVEPOINT; lock the thread's row, changing nothing; read its count as the
 //      transaction's snapshot holds it (see snapshot-check.ts).
-//   2. When the locked count and the snapshot's agree: bump the count; INSERT the messages.
+//   2. When the locked count and the snapshot's agree: bump the count; INSERT the
+//      messages (a long batch's further INSERTs one after another).
 // The statements of a round trip are pipelined: the connector sends them without
 // waiting for each reply, and the server runs them in order. A failure rolls back
 // to the savepoint, leaving the transaction as it found it. The savepoint is never
@@ -43,7 +44,10 @@ export async function appendInHost(query: Query, threadId: string, messages: Mes
     if (count === null) return null;
     const last = count + messages.length;
     assertSeqInRange(threadId, last);
-    await Promise.all([query(BUMP, [last, now, threadId]), ...messageInserts(threadId, count + 1, messages).map(({ text, args }) => query(text, args))]);
+    // Only the bump and the first INSERT pipelined: after a deadlock (the transaction gone), a statement already sent would commit on its own.
+    const [first, ...rest] = messageInserts(threadId, count + 1, messages);
+    await Promise.all([query(BUMP, [last, now, threadId]), query(first.text, first.args)]);
+    for (const { text, args } of rest) await query(text, args);
     return last;
   } catch (error) {
     await query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`, []).catch((failure: unknown) => {
