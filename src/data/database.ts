@@ -75,7 +75,7 @@ export class StoreDatabase {
     if (!host) return this.#outside();
     const hostFast = this.#hostFast;
     const fast = hostFast && (await this.#inHost(host, () => hostFast(host)));
-    return fast && wrappedFastPaths((call) => this.#inHost(host, () => call(fast)));
+    return fast && wrappedFastPaths((call) => this.#inHost(host, () => call(fast)), fast);
   }
 
   /**
@@ -97,7 +97,7 @@ export class StoreDatabase {
           return this.#retrying(() => call(now));
         }
       };
-      retrying = wrappedFastPaths(again);
+      retrying = wrappedFastPaths(again, fast);
       this.#retryingFast.set(fast, retrying);
     }
     return retrying;

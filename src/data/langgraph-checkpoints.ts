@@ -6,8 +6,11 @@
 // saver's serde wrote them; this layer never decodes them. Rows are keyed by
 // digests of (tenant, thread, namespace), the lane, and of (tenant, thread), so
 // that ids of any length fit the keys and one tenant's threads are never another's.
+// Reads and puts run as SQL on the driver where the store's fast paths run
+// (langgraph-statements.ts), through Prisma elsewhere.
 import { createHash } from 'node:crypto';
 import type { StoreDatabase } from './database.js';
+import { putStatements, statementReader, type RowKeys } from './langgraph-statements.js';
 import type { StoreTx } from './store-client.js';
 
 /** A value as the serde wrote it: its type and its bytes. */
@@ -94,6 +97,8 @@ export class LangGraphCheckpoints {
    * `blobs`, its new channel versions: a version the lane holds already is kept as it is.
    */
   async put(row: CheckpointRow, blobs: BlobRow[]): Promise<void> {
+    const fast = await this.db.fastPaths();
+    if (fast?.transaction) return fast.transaction(true, (run) => putStatements(run, this.db.kit.dialect, this.#keys, row, blobs));
     const lane = this.#lane(row);
     const threadKey = this.#threadKey(row.threadId);
     await this.db.write(async (tx) => {
@@ -171,8 +176,15 @@ export class LangGraphCheckpoints {
   }
 
   /** Runs `work`'s reads in one snapshot. */
-  read<T>(work: (reader: CheckpointReader) => Promise<T>): Promise<T> {
+  async read<T>(work: (reader: CheckpointReader) => Promise<T>): Promise<T> {
+    const fast = await this.db.fastPaths();
+    if (fast?.transaction) return fast.transaction(false, (run) => work(statementReader(run, this.#keys)));
     return this.db.read((tx) => work(this.#reader(tx)));
+  }
+
+  /** The keys of this view's rows, for the statements on the driver. */
+  get #keys(): RowKeys {
+    return { lane: (key) => this.#lane(key), threadKey: (threadId) => this.#threadKey(threadId), tenantId: this.tenantId ?? null };
   }
 
   #reader(tx: StoreTx): CheckpointReader {

@@ -3,6 +3,7 @@
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
+import { adapterTransactions, hostTransactions, type InTransaction } from '../databases/adapter-transactions.js';
 import { wrappedFastPaths, type FastPaths, type ProviderKit, type UrlOptions } from '../databases/provider-kit.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from '../store.options.js';
@@ -31,7 +32,7 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
   const client = new PrismaClient({ adapter: shared.factory }) as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = kit.maxWaitMs(options);
-  const fast = kit.fastPaths(adapter, true);
+  const fast = withTransactions(kit.fastPaths(adapter, true), adapterTransactions(adapter, kit));
   return new StoreDatabase(client, kit, {
     limits: { maxWait, timeout: Math.max(30_000, maxWait) },
     fast: () => fast,
@@ -64,9 +65,9 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   const fastOn = (current: SqlDriverAdapter | undefined) => {
     if (!current) return undefined;
     if (!fastOf.has(current)) {
-      const fast = kit.fastPaths(current, false);
+      const fast = withTransactions(kit.fastPaths(current, false), adapterTransactions(current, kit));
       // Each call on the client's pool, which its $disconnect waits for.
-      fastOf.set(current, fast && wrappedFastPaths((call) => onAdapter(current, () => call(fast))));
+      fastOf.set(current, fast && wrappedFastPaths((call) => onAdapter(current, () => call(fast)), fast));
     }
     return fastOf.get(current);
   };
@@ -80,11 +81,17 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   const hostFast = adapter && (async (host: PrismaTx) => {
     const transaction = await driverTransactionOf(host);
     if (!transaction) return undefined;
-    if (!hostFastOf.has(transaction)) hostFastOf.set(transaction, kit.hostFastPaths(transaction, () => assertOpen(transaction)));
+    if (!hostFastOf.has(transaction)) {
+      const check = () => assertOpen(transaction);
+      hostFastOf.set(transaction, withTransactions(kit.hostFastPaths(transaction, check), hostTransactions(transaction, kit, check)));
+    }
     return hostFastOf.get(transaction);
   });
   return new StoreDatabase(client, kit, { fast, hostTransaction, hostFast });
 }
+
+/** Where the kit's fast paths run, the store's other statements run on the same driver too. */
+const withTransactions = (paths: FastPaths | undefined, transaction: InTransaction) => paths && { ...paths, transaction };
 
 /**
  * Before each of the store's statements in a host transaction: Prisma may have ended it meanwhile

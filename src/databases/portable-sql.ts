@@ -6,6 +6,10 @@ import type { Message } from '../message.types.js';
 import type { PrismaTx } from '../data/store-client.js';
 import type { Arg } from './adapter-statement.js';
 
+/** PostgreSQL and SQLite: an INSERT's clause for a taken key (see Dialect.onConflict). */
+export const onConflictDo = (keys: string[], update: string[]): string =>
+  `ON CONFLICT (${keys.join(', ')}) ${update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${update.map((column) => `${column} = excluded.${column}`).join(', ')}`}`;
+
 /** PostgreSQL and SQLite: DO NOTHING takes no lock on an existing row. */
 export async function insertIfMissing(tx: PrismaTx, id: string, now: Date): Promise<boolean> {
   const inserted = await tx.$executeRaw`INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${id}, 0, ${now}, ${now}) ON CONFLICT (id) DO NOTHING`;

@@ -8,6 +8,7 @@ import type { HistoryMessage, Message } from '../message.types.js';
 import type { SessionListQuery } from '../data/session-list.js';
 import type { SessionMeta } from '../session.types.js';
 import type { PrismaTx } from '../data/store-client.js';
+import type { InTransaction, Run } from './adapter-transactions.js';
 
 /**
  * Prisma's names of the databases the store runs on: each has a kit, a schema,
@@ -68,6 +69,8 @@ export interface Dialect {
   lockSubtree(tx: PrismaTx, id: string): Promise<void>;
   /** Creates the thread if it is missing, without locking it when it exists; true when it created it. */
   ensureThread(tx: PrismaTx, id: string, now: Date): Promise<boolean>;
+  /** The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update` columns to the inserted values. */
+  onConflict(keys: string[], update: string[]): string;
 }
 
 /**
@@ -88,17 +91,21 @@ export interface FastPaths {
   count(threadId: string, tenantId: string | undefined): Promise<number | null>;
   /** The headers of a page of sessions, newest first, and of one more when another page follows. */
   listSessions(query: SessionListQuery): Promise<SessionMeta[]>;
+  /** Statements of the store's own in one transaction on the same driver (see adapter-transactions.ts); absent where they cannot run. */
+  transaction?: InTransaction;
 }
 
 /**
  * Fast paths each of whose calls runs through `wrap`, which is given the call to make on fast
- * paths of its choosing (a retry, a host transaction's queue, a lease on the adapter).
+ * paths of its choosing (a retry, a host transaction's queue, a lease on the adapter), all of
+ * the kind of `wrapped` (the same kit's, on the same kind of connection).
  */
-export const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T>) => Promise<T>): FastPaths => ({
+export const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T>) => Promise<T>, wrapped: FastPaths): FastPaths => ({
   append: (...args) => wrap((paths) => paths.append(...args)),
   history: (...args) => wrap((paths) => paths.history(...args)),
   count: (...args) => wrap((paths) => paths.count(...args)),
   listSessions: (...args) => wrap((paths) => paths.listSessions(...args)),
+  ...(wrapped.transaction && { transaction: (write, work) => wrap((paths) => paths.transaction!(write, work)) }),
 });
 
 /** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */
@@ -159,6 +166,11 @@ export interface ProviderKit {
    * statement and throws once Prisma ended the transaction. Undefined when they cannot run on it.
    */
   hostFastPaths(tx: Transaction, assertOpen: () => void): FastPaths | undefined;
+  /**
+   * Statements on a transaction of this kit's adapter, faster than its queryRaw (see
+   * adapter-transactions.ts); undefined, or absent: through queryRaw.
+   */
+  statementsOn?(tx: Transaction): Run | undefined;
   /** What a failure of this database's driver or adapter means; undefined when it is none of the kinds. */
   classify(error: unknown): FailureKind | undefined;
   readonly migrations: MigrationSteps;

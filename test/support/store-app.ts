@@ -6,6 +6,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { HistoryProviders, MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
 import { StoreDatabase } from '../../src/data/database.js';
 import { tempSqliteUrl, type TestDatabase } from './databases.js';
+import { appClient, migratedUrl } from './openers.js';
 
 export interface InternalStoreApp {
   app: TestingModule;
@@ -24,6 +25,11 @@ export async function storeApp(options: StoreModuleOptions = {}): Promise<Intern
   const url = options.url ?? tempSqliteUrl();
   const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ migrate: true, ...options, url })] }).compile();
   await app.init();
+  return internalsOf(app, url, () => app.close());
+}
+
+/** The stores and the database of a booted module. */
+function internalsOf(app: TestingModule, url: string, close: () => Promise<void>): InternalStoreApp {
   return {
     app,
     url,
@@ -33,15 +39,36 @@ export async function storeApp(options: StoreModuleOptions = {}): Promise<Intern
     tenants: app.get<TenantStores>(TenantStores),
     histories: app.get(HistoryProviders),
     db: app.get(StoreDatabase),
-    close: () => app.close(),
+    close,
   };
 }
 
-/** The store app of a describe block: opened on a fresh database before its tests, closed after them. */
-export function storeFor(database: TestDatabase): InternalStoreApp {
+/**
+ * The store on an application's own PrismaClient that connected before the store started, so that the store
+ * cannot reach its driver: every call goes through Prisma, none on the fast paths.
+ */
+export async function storeThroughPrisma(database: TestDatabase): Promise<InternalStoreApp> {
+  const url = await migratedUrl(database);
+  const prisma = await appClient(database, url);
+  await prisma.$connect();
+  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
+  await app.init();
+  const store = internalsOf(app, url, async () => {
+    await app.close();
+    await prisma.$disconnect();
+  });
+  if (await store.db.fastPaths()) {
+    await store.close();
+    throw new Error('the store reached the driver under a client connected before it');
+  }
+  return store;
+}
+
+/** The store app of a describe block: opened on a fresh database (`throughPrisma`: see storeThroughPrisma) before its tests, closed after them. */
+export function storeFor(database: TestDatabase, throughPrisma = false): InternalStoreApp {
   let app: InternalStoreApp | undefined;
   beforeAll(async () => {
-    app = await storeApp({ url: await database.freshUrl() });
+    app = throughPrisma ? await storeThroughPrisma(database) : await storeApp({ url: await database.freshUrl() });
   });
   afterAll(() => app?.close());
   return new Proxy({} as InternalStoreApp, {

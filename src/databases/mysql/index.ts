@@ -109,6 +109,9 @@ export const mysql: ProviderKit = {
     readIsolation: 'RepeatableRead',
     lockThreads: selectForUpdate(() => '?'),
     lockSubtree: lockSubtreeForUpdate,
+    // Keeping the row sets a key column to itself (INSERT IGNORE would swallow every other error too).
+    onConflict: (keys, update) =>
+      `ON DUPLICATE KEY UPDATE ${update.length === 0 ? `${keys[0]} = ${keys[0]}` : update.map((column) => `${column} = VALUES(${column})`).join(', ')}`,
     // INSERT IGNORE would swallow every error, and ON DUPLICATE KEY locks the row. A
     // read-committed INSERT … SELECT reads without locking; a racing insert of the same
     // id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.

@@ -6,7 +6,7 @@ import { redactText } from '../../redact.js';
 import { sql } from '../adapter-statement.js';
 import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
-import { insertIfMissing, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
+import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { postgresFastPaths, postgresHostFastPaths, TOMBSTONE_PROBE } from './fast-paths.js';
 
@@ -61,6 +61,7 @@ export const postgresql: ProviderKit = {
     lockThreads: selectForUpdate((i) => `$${i + 1}`),
     lockSubtree: lockSubtreeForUpdate,
     ensureThread: insertIfMissing,
+    onConflict: onConflictDo,
   },
 
   // Their rows are read as Prisma's pg adapter returns them.

@@ -10,6 +10,7 @@ import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../adapter-statement.js';
 import { listSessionsSql, messageInserts } from '../portable-sql.js';
+import type { Run } from '../adapter-transactions.js';
 import type { FastPaths } from '../provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
 
@@ -116,3 +117,14 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
       }),
   };
 }
+
+/** Statements in the transaction `tx`, each prepared once, in process (see ProviderKit.statementsOn). */
+export const directStatements =
+  (tx: SqliteTransaction): Run =>
+  (text, args) =>
+    tx.direct((_db, prepared) => {
+      const statement = prepared(text);
+      const values = args.map((arg) => (arg instanceof Uint8Array ? Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength) : sqliteValue(arg)));
+      if (!statement.reader) return (statement.run(...values), []);
+      return statement.raw(true).all(...values) as Row[];
+    });

@@ -4,9 +4,9 @@ import { dirname, resolve } from 'node:path';
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
 import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.js';
-import { insertIfMissing, tombstoneExists, upsertReturning } from '../portable-sql.js';
+import { insertIfMissing, onConflictDo, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
-import { sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
+import { directStatements, sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
 import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory, SqliteTransaction } from './sqlite-adapter.js';
 
 const SQLITE_BUSY = 5;
@@ -50,11 +50,13 @@ export const sqlite: ProviderKit = {
     lockThreads: async () => {},
     lockSubtree: async () => {},
     ensureThread: insertIfMissing,
+    onConflict: onConflictDo,
   },
 
   // Prisma's stock better-sqlite3 adapter has no connection of its own to run them on.
   fastPaths: (adapter) => (adapter instanceof SerializedSqliteAdapter ? sqliteFastPaths(adapter) : undefined),
   hostFastPaths: (tx, assertOpen) => (tx instanceof SqliteTransaction ? sqliteHostFastPaths(tx, assertOpen) : undefined),
+  statementsOn: (tx) => (tx instanceof SqliteTransaction ? directStatements(tx) : undefined),
 
   // Busy and locked, as the adapter reports them (kind sqlite, or SocketTimeout with the driver's code) or better-sqlite3 throws them.
   classify(error) {

@@ -2,6 +2,8 @@
 // @langchain/langgraph-checkpoint-validation (1.1.1), on LangGraphCheckpointer on every
 // database, unchanged: each checkpointer it creates is a fresh tenant's, so that no two
 // see each other's threads (its deleteThread test uses the thread ids "1" and "2").
+// Twice per database: its reads and puts as statements on the driver (the store on its
+// url), and through Prisma (a client the store cannot reach the driver under).
 import { randomUUID } from 'node:crypto';
 import { validate } from '@langchain/langgraph-checkpoint-validation';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
@@ -12,9 +14,14 @@ import { storeFor } from '../../support/store-app.js';
 (expect as unknown as { soft?: typeof expect }).soft ??= expect;
 
 eachDatabase((database) => {
-  const store = storeFor(database);
-  validate({
-    checkpointerName: 'nestjs-agent-store',
-    createCheckpointer: () => new LangGraphCheckpointer(store.db).forTenant(`validation-${randomUUID()}`),
+  describe.each([
+    ['on the driver', false],
+    ['through Prisma', true],
+  ])('%s', (_path, throughPrisma) => {
+    const store = storeFor(database, throughPrisma);
+    validate({
+      checkpointerName: 'nestjs-agent-store',
+      createCheckpointer: () => new LangGraphCheckpointer(store.db).forTenant(`validation-${randomUUID()}`),
+    });
   });
 });

@@ -1,0 +1,73 @@
+// Transactions straight on a driver adapter, in Prisma's own adapter interface
+// (which every kit's adapter speaks): statements without the Prisma client in
+// between, for the hot paths no kit spells out in its own driver's terms
+// (LangGraph's checkpoints). Statements use `?`; the kit numbers them.
+import type { IsolationLevel as AdapterIsolationLevel, SqlDriverAdapter, SqlQueryable, Transaction } from '@prisma/driver-adapter-utils';
+import { inSavepoint, type Row } from './adapter-statement.js';
+import type { IsolationLevel, ProviderKit } from './provider-kit.js';
+
+export type Value = string | number | Date | Uint8Array | null;
+
+/** One statement; its rows, columns in the statement's order (a write's: none). */
+export type Run = (text: string, args: Value[]) => Promise<Row[]>;
+
+/** Runs `work`'s statements in one transaction: a write at the store's write level, all or nothing; a read in one snapshot. */
+export type InTransaction = <T>(write: boolean, work: (run: Run) => Promise<T>) => Promise<T>;
+
+const LEVELS: Record<IsolationLevel, AdapterIsolationLevel> = { Serializable: 'SERIALIZABLE', RepeatableRead: 'REPEATABLE READ', ReadCommitted: 'READ COMMITTED' };
+
+const argType = (value: Value) => ({
+  scalarType: value instanceof Date ? 'datetime' : value instanceof Uint8Array ? 'bytes' : typeof value === 'number' ? 'int' : 'string',
+  arity: 'scalar',
+}) as const;
+
+/** Statements on the transaction `tx`: the kit's own way, or through queryRaw, their `?` numbered as the kit spells placeholders. */
+function runOn(tx: Transaction, kit: ProviderKit): Run {
+  return kit.statementsOn?.(tx) ?? queryRawOn(tx, kit);
+}
+
+function queryRawOn(queryable: SqlQueryable, kit: ProviderKit): Run {
+  return async (text, args) => {
+    let i = 0;
+    const sql = text.replaceAll('?', () => kit.migrations.placeholder(i++));
+    // Bytes as a Buffer: every adapter's driver binds it as a blob.
+    const values = args.map((value) => (value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value));
+    return (await queryable.queryRaw({ sql, args: values, argTypes: args.map(argType) })).rows;
+  };
+}
+
+/** A transaction of its own on `adapter` (a connection of its pool; on SQLite, behind its file lock) per call. */
+export function adapterTransactions(adapter: SqlDriverAdapter, kit: ProviderKit): InTransaction {
+  return async <T>(write: boolean, work: (run: Run) => Promise<T>): Promise<T> => {
+    const level = write ? kit.dialect.writeIsolation : kit.dialect.readIsolation;
+    const tx = await adapter.startTransaction(level && LEVELS[level]);
+    const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
+      try {
+        // Where the adapter's commit() is bookkeeping only, the statement is the caller's to send (as Prisma's engine sends it).
+        if (!tx.options.usePhantomQuery) await tx.executeRaw({ sql: statement, args: [], argTypes: [] });
+      } finally {
+        await (statement === 'COMMIT' ? tx.commit() : tx.rollback());
+      }
+    };
+    let result: T;
+    try {
+      result = await work(runOn(tx, kit));
+    } catch (error) {
+      await end('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    await end('COMMIT');
+    return result;
+  };
+}
+
+/**
+ * The same in the application's transaction `tx` (the driver's, under Prisma's): a write in a
+ * savepoint, so that a failed one leaves the transaction as it found it. `assertOpen` before each statement.
+ */
+export function hostTransactions(tx: Transaction, kit: ProviderKit, assertOpen: () => void): InTransaction {
+  const run = runOn(tx, kit);
+  const checked: Run = async (text, args) => (assertOpen(), run(text, args));
+  // A work that returns null keeps nothing (see inSavepoint); the store's return something else.
+  return <T>(write: boolean, work: (run: Run) => Promise<T>) => (write ? (inSavepoint((statement) => checked(statement, []), () => work(checked)) as Promise<T>) : work(checked));
+}
