@@ -98,7 +98,7 @@ export class LangGraphCheckpoints {
    */
   async put(row: CheckpointRow, blobs: BlobRow[]): Promise<void> {
     const fast = await this.db.fastPaths();
-    if (fast?.transaction) return fast.transaction(true, (run) => putStatements(run, this.db.kit.dialect, this.#keys, row, blobs));
+    if (fast?.writeAll) return fast.writeAll(putStatements(this.db.kit.dialect, this.#keys, row, blobs));
     const lane = this.#lane(row);
     const threadKey = this.#threadKey(row.threadId);
     await this.db.write(async (tx) => {

@@ -1,7 +1,7 @@
 // LangGraph's checkpoints in SQL straight on the driver (see
 // databases/adapter-transactions.ts): the reads and the put of
 // langgraph-checkpoints.ts without the Prisma client in between, on the same rows.
-import type { Run, Value } from '../databases/adapter-transactions.js';
+import type { Run, Statement, Value } from '../databases/adapter-transactions.js';
 import type { Dialect } from '../databases/provider-kit.js';
 import type { Row } from '../databases/adapter-statement.js';
 import { insertRuns } from './insert-runs.js';
@@ -101,25 +101,25 @@ export function statementReader(run: Run, keys: RowKeys): CheckpointReader {
 }
 
 /**
- * The put of LangGraphCheckpoints: the values of `blobs` (a version the lane holds is kept), then the
- * checkpoint (one of the same id in the lane replaced). Long lists of values go in several INSERTs.
+ * The put of LangGraphCheckpoints, to run all or nothing: the values of `blobs` (a version the lane
+ * holds is kept), then the checkpoint (one of the same id in the lane replaced). Long lists of values
+ * go in several INSERTs.
  */
-export async function putStatements(run: Run, dialect: Dialect, keys: RowKeys, row: CheckpointRow, blobs: BlobRow[]): Promise<void> {
+export function putStatements(dialect: Dialect, keys: RowKeys, row: CheckpointRow, blobs: BlobRow[]): Statement[] {
   const lane = keys.lane(row);
   const threadKey = keys.threadKey(row.threadId);
   const values = blobs.map((blob): Value[] => [lane, blob.channel, blob.version, threadKey, blob.value?.type ?? EMPTY, blob.value?.bytes ?? null]);
   const placeholders = `(${BLOB_COLUMNS.map(() => '?').join(', ')})`;
-  for (const chunk of insertRuns(values, (blob) => (blob[5] as Uint8Array | null)?.byteLength ?? 0)) {
-    if (chunk.length === 0) continue;
-    await run(
-      `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${chunk.map(() => placeholders).join(', ')} ${dialect.onConflict(['lane', 'channel_name', 'channel_version'], [])}`,
-      chunk.flat(),
-    );
-  }
-  await run(
-    `INSERT INTO agent_lg_checkpoint (lane, checkpoint_id, thread_key, tenant_id, thread_id, checkpoint_ns, ${CHECKPOINT_DATA.join(', ')}, created_at)
+  const statements = insertRuns(values, (blob) => (blob[5] as Uint8Array | null)?.byteLength ?? 0)
+    .filter((chunk) => chunk.length > 0)
+    .map((chunk) => ({
+      text: `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${chunk.map(() => placeholders).join(', ')} ${dialect.onConflict(['lane', 'channel_name', 'channel_version'], [])}`,
+      args: chunk.flat(),
+    }));
+  statements.push({
+    text: `INSERT INTO agent_lg_checkpoint (lane, checkpoint_id, thread_key, tenant_id, thread_id, checkpoint_ns, ${CHECKPOINT_DATA.join(', ')}, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${dialect.onConflict(CHECKPOINT_KEY, CHECKPOINT_DATA)}`,
-    [
+    args: [
       lane,
       row.checkpointId,
       threadKey,
@@ -133,5 +133,6 @@ export async function putStatements(run: Run, dialect: Dialect, keys: RowKeys, r
       row.metadata.type,
       new Date(),
     ],
-  );
+  });
+  return statements;
 }

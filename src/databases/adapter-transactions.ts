@@ -14,6 +14,22 @@ export type Run = (text: string, args: Value[]) => Promise<Row[]>;
 /** Runs `work`'s statements in one transaction: a write at the store's write level, all or nothing; a read in one snapshot. */
 export type InTransaction = <T>(write: boolean, work: (run: Run) => Promise<T>) => Promise<T>;
 
+export interface Statement {
+  text: string;
+  args: Value[];
+}
+
+/** Runs `statements` one after another, all or nothing. */
+export type WriteAll = (statements: Statement[]) => Promise<void>;
+
+/** WriteAll as a write transaction of `transaction`'s. */
+export const writeAllIn =
+  (transaction: InTransaction): WriteAll =>
+  (statements) =>
+    transaction(true, async (run) => {
+      for (const { text, args } of statements) await run(text, args);
+    });
+
 const LEVELS: Record<IsolationLevel, AdapterIsolationLevel> = { Serializable: 'SERIALIZABLE', RepeatableRead: 'REPEATABLE READ', ReadCommitted: 'READ COMMITTED' };
 
 const argType = (value: Value) => ({

@@ -8,7 +8,7 @@ import type { HistoryMessage, Message } from '../message.types.js';
 import type { SessionListQuery } from '../data/session-list.js';
 import type { SessionMeta } from '../session.types.js';
 import type { PrismaTx } from '../data/store-client.js';
-import type { InTransaction, Run } from './adapter-transactions.js';
+import type { InTransaction, Run, WriteAll } from './adapter-transactions.js';
 
 /**
  * Prisma's names of the databases the store runs on: each has a kit, a schema,
@@ -93,6 +93,8 @@ export interface FastPaths {
   listSessions(query: SessionListQuery): Promise<SessionMeta[]>;
   /** Statements of the store's own in one transaction on the same driver (see adapter-transactions.ts); absent where they cannot run. */
   transaction?: InTransaction;
+  /** Statements that read nothing back, run all or nothing (a kit may run them faster than `transaction` would); absent as `transaction` is. */
+  writeAll?: WriteAll;
 }
 
 /**
@@ -106,6 +108,7 @@ export const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T
   count: (...args) => wrap((paths) => paths.count(...args)),
   listSessions: (...args) => wrap((paths) => paths.listSessions(...args)),
   ...(wrapped.transaction && { transaction: (write, work) => wrap((paths) => paths.transaction!(write, work)) }),
+  ...(wrapped.writeAll && { writeAll: (statements) => wrap((paths) => paths.writeAll!(statements)) }),
 });
 
 /** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */

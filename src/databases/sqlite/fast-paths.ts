@@ -2,7 +2,7 @@
 // better-sqlite3 work on the store adapter's own connection, statements
 // prepared once, behind the adapter's file lock.
 import type Database from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
+import type { Statement as PreparedStatement } from 'better-sqlite3';
 import { assertSeqInRange } from '../../data/message.repository.js';
 import { historyOf, MESSAGE_COLUMNS } from '../../data/row-codec.js';
 import { sessionOf } from '../../data/session-list.js';
@@ -10,7 +10,7 @@ import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../adapter-statement.js';
 import { listSessionsSql, messageInserts } from '../portable-sql.js';
-import type { Run } from '../adapter-transactions.js';
+import type { Run, Statement, Value } from '../adapter-transactions.js';
 import type { FastPaths } from '../provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
 
@@ -46,6 +46,8 @@ const BUMP_TENANTS_THREAD = 'UPDATE agent_thread SET last_seq = last_seq + @coun
 /** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
 const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
 const sqliteValue = (arg: Arg) => (arg instanceof Date ? sqliteDate(arg) : arg);
+/** Bytes too, as a Buffer (better-sqlite3 binds it as a blob). */
+const sqliteArg = (arg: Value) => (arg instanceof Uint8Array ? Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength) : sqliteValue(arg));
 
 /**
  * One BEGIN IMMEDIATE transaction, as the raw driver's: the thread's counter
@@ -53,7 +55,7 @@ const sqliteValue = (arg: Arg) => (arg instanceof Date ? sqliteDate(arg) : arg);
  * messages inserted (a long batch in several INSERTs). Made once per connection.
  */
 const appendTransactions = new WeakMap<Database.Database, Database.Transaction<(threadId: string, messages: Message[], at: string, tenantId?: string) => number | null>>();
-function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
+function appendIn(db: Database.Database, prepared: (sql: string) => PreparedStatement) {
   let append = appendTransactions.get(db);
   if (!append) {
     append = db.transaction((threadId: string, messages: Message[], at: string, tenantId?: string): number | null => {
@@ -73,6 +75,19 @@ function appendIn(db: Database.Database, prepared: (sql: string) => Statement) {
   return append;
 }
 
+/** Runs its statements in one better-sqlite3 transaction (BEGIN IMMEDIATE, or a savepoint inside a transaction). Made once per connection. */
+const writeAllTransactions = new WeakMap<Database.Database, Database.Transaction<(statements: Statement[]) => void>>();
+function writeAllIn(db: Database.Database, prepared: (sql: string) => PreparedStatement) {
+  let writeAll = writeAllTransactions.get(db);
+  if (!writeAll) {
+    writeAll = db.transaction((statements: Statement[]) => {
+      for (const { text, args } of statements) prepared(text).run(...args.map(sqliteArg));
+    });
+    writeAllTransactions.set(db, writeAll);
+  }
+  return writeAll;
+}
+
 /** The fast paths on the store adapter's own connection, behind its lock. */
 export const sqliteFastPaths = (adapter: SerializedSqliteAdapter): FastPaths => fastPathsOn((work) => adapter.direct(work));
 
@@ -88,10 +103,11 @@ export const sqliteHostFastPaths = (tx: SqliteTransaction, assertOpen: () => voi
   });
 
 function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths {
-  const run = <T>(work: (prepared: (sql: string) => Statement) => T) => direct((_db, prepared) => work(prepared));
+  const run = <T>(work: (prepared: (sql: string) => PreparedStatement) => T) => direct((_db, prepared) => work(prepared));
   return {
     // BEGIN IMMEDIATE, or a savepoint inside a transaction.
     append: (threadId, messages, now, tenantId) => direct((db, prepared) => appendIn(db, prepared).immediate(threadId, messages, sqliteDate(now), tenantId)),
+    writeAll: async (statements) => direct((db, prepared) => writeAllIn(db, prepared).immediate(statements)),
 
     history: (threadId, tenantId) =>
       run((prepared) => {
@@ -124,7 +140,7 @@ export const directStatements =
   (text, args) =>
     tx.direct((_db, prepared) => {
       const statement = prepared(text);
-      const values = args.map((arg) => (arg instanceof Uint8Array ? Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength) : sqliteValue(arg)));
+      const values = args.map(sqliteArg);
       if (!statement.reader) return (statement.run(...values), []);
       return statement.raw(true).all(...values) as Row[];
     });
