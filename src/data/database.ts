@@ -9,6 +9,7 @@ import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError
 import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { PrismaTx, StoreClient, StoreTx } from './store-client.js';
+import type { TablePart } from './store-models.js';
 
 export interface TransactionLimits {
   /** How long a transaction may wait for a connection (or SQLite's lock) before it fails. */
@@ -28,6 +29,8 @@ export interface DatabaseOptions {
   hostTransaction?: () => PrismaTx | undefined;
   /** The fast paths inside a host transaction, on the driver's transaction under it; undefined when they cannot run there. */
   hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
+  /** Throws when the database lacks a part's tables (a caller's own client, whose migrations are the caller's); absent where the store migrates. */
+  checkTables?: (part: TablePart) => Promise<void>;
 }
 
 /** The last store call in each host transaction, which the next one waits for. */
@@ -51,6 +54,7 @@ export class StoreDatabase {
   readonly #retry: RetryPolicy;
   readonly #hostTransaction?: () => PrismaTx | undefined;
   readonly #hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
+  readonly #checkTables?: (part: TablePart) => Promise<void>;
 
   constructor(
     readonly client: StoreClient,
@@ -63,6 +67,12 @@ export class StoreDatabase {
     this.#hostTransaction = options.hostTransaction;
     this.#fast = options.fast;
     this.#hostFast = options.hostFast;
+    this.#checkTables = options.checkTables;
+  }
+
+  /** Throws StoreConfigurationError, naming them, when the database lacks `part`'s tables (see schema-check.ts). */
+  async checkTables(part: TablePart): Promise<void> {
+    await this.#checkTables?.(part);
   }
 
   /**
@@ -122,6 +132,7 @@ export class StoreDatabase {
       retry: this.#retry,
       hostTransaction: () => candidate as unknown as PrismaTx,
       hostFast: this.#hostFast,
+      checkTables: this.#checkTables,
     });
   }
 

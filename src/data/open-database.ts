@@ -87,7 +87,7 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     }
     return hostFastOf.get(transaction);
   });
-  return new StoreDatabase(client, kit, { fast, hostTransaction, hostFast });
+  return new StoreDatabase(client, kit, { fast, hostTransaction, hostFast, checkTables: (part) => checkStoreSchema(client, kit, part) });
 }
 
 /** Where the kit's fast paths run, the store's other statements run on the same driver too. */

@@ -1,6 +1,6 @@
 // What the health indicator asks the database: does it answer, and is the store's schema in place.
 import type { StoreDatabase } from './database.js';
-import { storeTables } from './store-models.js';
+import { tablesOf } from './store-models.js';
 
 /** Why the store cannot serve: `reason` may be shown to anyone; `detail` carries the database's own text, for the log only. */
 export interface StoreHealthProblem {
@@ -37,6 +37,6 @@ async function migrationsProblem(db: StoreDatabase, expected: readonly string[])
 }
 
 async function tablesProblem(db: StoreDatabase): Promise<undefined> {
-  for (const { table } of storeTables()) await db.client.$queryRawUnsafe(`SELECT 1 FROM ${table} WHERE 1 = 0`);
+  for (const { table } of tablesOf('store')) await db.client.$queryRawUnsafe(`SELECT 1 FROM ${table} WHERE 1 = 0`);
   return undefined;
 }

@@ -16,9 +16,13 @@ export interface SchemaBlock {
   text: string;
 }
 
+/** Whose a table is: the store's, or an integration's whose provider checks it when it starts (LangGraph's checkpointer). */
+export type TablePart = 'store' | 'langgraph';
+
 export interface StoreTable {
   table: string;
   columns: string[];
+  part: TablePart;
 }
 
 /** `models` as `provider`'s schema takes them: SQLite has no native types, and PostgreSQL's text has no length. */
@@ -56,7 +60,11 @@ export function storeTables(): StoreTable[] {
       if (modelNames.has(type.replace(/[?[\]]/g, ''))) continue;
       columns.push(/@map\("([^"]+)"\)/.exec(line)?.[1] ?? field);
     }
-    return { table: /@@map\("([^"]+)"\)/.exec(text)?.[1] ?? name, columns };
+    const table = /@@map\("([^"]+)"\)/.exec(text)?.[1] ?? name;
+    return { table, columns, part: table.startsWith('agent_lg_') ? 'langgraph' : 'store' };
   });
   return tables;
 }
+
+/** The tables of one part. */
+export const tablesOf = (part: TablePart): StoreTable[] => storeTables().filter((table) => table.part === part);

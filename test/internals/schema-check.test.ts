@@ -7,6 +7,7 @@ import { Test } from '@nestjs/testing';
 import Database from 'better-sqlite3';
 import { MessageStore, StoreConfigurationError, StoreDatabaseError, StoreModule, StoreUnavailableError } from '../../src/index.js';
 import { storeTables } from '../../src/data/store-models.js';
+import { LangGraphCheckpointer } from '../../src/integrations/langgraph/index.js';
 import { DATABASES, eachDatabase, runSql, SQLITE, type TestDatabase } from '../support/databases.js';
 import { appClient, dbMigrate } from '../support/openers.js';
 
@@ -71,6 +72,26 @@ eachDatabase((database) => {
     expect(error.message).toContain("lacks the store's tables agent_tombstone; columns agent_boundary.retained_count.");
   });
 
+  test("LangGraph's tables are asked for by its checkpointer, not by the store: without them the store boots and serves, a LangGraphCheckpointer fails its boot naming them", async () => {
+    const url = await migratedThen(database, ['DROP TABLE agent_lg_write', 'DROP TABLE agent_lg_blob', 'DROP TABLE agent_lg_checkpoint']);
+    await withStoreOn(database.provider, url, async (messages) => {
+      await messages.append('no langgraph', { role: 'user', content: 'hello' });
+      expect(await messages.count('no langgraph')).toBe(1);
+    });
+    const prisma = await appClient(database, url);
+    try {
+      const module = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })], providers: [LangGraphCheckpointer] }).compile();
+      const failure = await module.init().then(
+        () => module.close().then(() => new Error('the boot succeeded')),
+        (error: unknown) => error as Error,
+      );
+      expect(failure).toBeInstanceOf(StoreConfigurationError);
+      expect(failure.message).toContain(`lacks LangGraphCheckpointer's tables agent_lg_checkpoint, agent_lg_blob, agent_lg_write. ${advice}`);
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
   test('a database that fails otherwise fails the boot as the database error it is, not as missing tables', async () => {
     const url = await database.freshUrl();
     if (database.provider === 'sqlite') writeFileSync(url.slice('file:'.length), 'not an SQLite database, and longer than its header would be. '.repeat(10));
@@ -91,7 +112,7 @@ test("the tables and columns checked are exactly those the store's migrations ma
       table: name,
       columns: (db.prepare(`SELECT name FROM pragma_table_info('${name}')`).all() as { name: string }[]).map((column) => column.name),
     }));
-    expect(new Set(made.map((table) => JSON.stringify(table)))).toEqual(new Set(storeTables().map((table) => JSON.stringify(table))));
+    expect(new Set(made.map((table) => JSON.stringify(table)))).toEqual(new Set(storeTables().map(({ table, columns }) => JSON.stringify({ table, columns }))));
     expect(made).toHaveLength(9);
   } finally {
     db.close();

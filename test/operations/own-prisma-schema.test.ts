@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { mergeIntoFile } from '../../src/cli/prisma-models.js';
 import { shippedMigrations, splitStatements } from '../../src/data/migration-files.js';
-import { storeTables } from '../../src/data/store-models.js';
+import { storeTables, tablesOf } from '../../src/data/store-models.js';
 import { MessageStore, StoreConfigurationError, StoreModule } from '../../src/index.js';
 import { appProject, generatedClient, type AppProject } from '../support/app-project.js';
 import { eachDatabase, runSql } from '../support/databases.js';
@@ -80,7 +80,7 @@ eachDatabase((database) => {
     try {
       const failure = boot(prisma);
       await expect(failure).rejects.toThrow(StoreConfigurationError);
-      await expect(failure).rejects.toThrow(`lacks the store's tables ${storeTables().map((table) => table.table).join(', ')}.`);
+      await expect(failure).rejects.toThrow(`lacks the store's tables ${tablesOf('store').map((table) => table.table).join(', ')}.`);
     } finally {
       await prisma.$disconnect();
     }

@@ -4,7 +4,7 @@
 // every value goes through the saver's serde, and the store keeps its bytes.
 import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -35,7 +35,7 @@ const TENANT = Symbol('LangGraphCheckpointer tenant');
  * each one transaction. Threads are created by their first put and live until deleteThread.
  */
 @Injectable()
-export class LangGraphCheckpointer extends BaseCheckpointSaver {
+export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModuleInit {
   readonly #checkpoints: LangGraphCheckpoints;
 
   constructor(
@@ -45,6 +45,11 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver {
   ) {
     super();
     this.#checkpoints = new LangGraphCheckpoints(db, tenantId);
+  }
+
+  /** On your own PrismaClient, the boot fails naming the checkpointer's tables your database lacks (the store's boot asks only for its own). */
+  async onModuleInit(): Promise<void> {
+    await this.db.checkTables('langgraph');
   }
 
   /** The same, seeing only `tenantId`'s threads and writing new ones in it: the same thread id under two tenants is two threads. */
