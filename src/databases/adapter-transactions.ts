@@ -11,7 +11,10 @@ export type Value = string | number | Date | Uint8Array | null;
 /** One statement; its rows, columns in the statement's order (a write's: none). */
 export type Run = (text: string, args: Value[]) => Promise<Row[]>;
 
-/** Runs `work`'s statements in one transaction: a write at the store's write level, all or nothing; a read in one snapshot. */
+/**
+ * Runs `work`'s statements in one transaction: a write at the store's write level, all or nothing
+ * (a work that returns null keeps nothing); a read in one snapshot.
+ */
 export type InTransaction = <T>(write: boolean, work: (run: Run) => Promise<T>) => Promise<T>;
 
 export interface Statement {
@@ -72,7 +75,7 @@ export function adapterTransactions(adapter: SqlDriverAdapter, kit: ProviderKit)
       await end('ROLLBACK').catch(() => undefined);
       throw error;
     }
-    await end('COMMIT');
+    await end(result === null ? 'ROLLBACK' : 'COMMIT');
     return result;
   };
 }
@@ -84,6 +87,7 @@ export function adapterTransactions(adapter: SqlDriverAdapter, kit: ProviderKit)
 export function hostTransactions(tx: Transaction, kit: ProviderKit, assertOpen: () => void): InTransaction {
   const run = runOn(tx, kit);
   const checked: Run = async (text, args) => (assertOpen(), run(text, args));
-  // A work that returns null keeps nothing (see inSavepoint); the store's return something else.
-  return <T>(write: boolean, work: (run: Run) => Promise<T>) => (write ? (inSavepoint((statement) => checked(statement, []), () => work(checked)) as Promise<T>) : work(checked));
+  // Savepoints through executeRaw: each has a name of its own, which no statement cache should keep.
+  const savepoint = async (statement: string) => (assertOpen(), tx.executeRaw({ sql: statement, args: [], argTypes: [] }));
+  return <T>(write: boolean, work: (run: Run) => Promise<T>) => (write ? (inSavepoint(savepoint, () => work(checked)) as Promise<T>) : work(checked));
 }

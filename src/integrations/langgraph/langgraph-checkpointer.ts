@@ -219,6 +219,8 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
 
   async #dump(value: unknown): Promise<Typed> {
     const [type, bytes] = await this.serde.dumpsTyped(value);
+    // A serde that gives text would be stored as text by one database, as base64 by Prisma: refused before anything is written.
+    if (!(bytes instanceof Uint8Array)) throw new StoreValidationError(`the checkpointer's serde must give bytes (a Uint8Array); its dumpsTyped gave ${typeof bytes}`);
     return { type, bytes };
   }
 

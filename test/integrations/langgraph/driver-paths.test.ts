@@ -1,0 +1,153 @@
+// LangGraphCheckpointer's SQL on the driver (see src/data/langgraph-statements.ts): in the
+// application's transaction on a client whose driver the store reaches (a savepoint there), on
+// that client outside it, and on edge input both on the driver and through Prisma, which must agree.
+// Written by a reviewer of that change.
+import { randomUUID } from 'node:crypto';
+import { emptyCheckpoint, uuid6, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { Test } from '@nestjs/testing';
+import { StoreModule, StoreValidationError } from '../../../src/index.js';
+import { StoreDatabase } from '../../../src/data/database.js';
+import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
+import { eachDatabase, runSql } from '../../support/databases.js';
+import { appClient, migratedUrl } from '../../support/openers.js';
+import { storeFor } from '../../support/store-app.js';
+
+const meta = { source: 'update' as const, step: -1, parents: {} };
+
+/** Statements that make the database refuse the INSERT of checkpoint `id` (a trigger named `name`). */
+const refusingCheckpoint = (provider: string, name: string, id: string): string[] =>
+  ({
+    sqlite: [`CREATE TRIGGER ${name} BEFORE INSERT ON agent_lg_checkpoint WHEN NEW.checkpoint_id = '${id}' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`],
+    postgresql: [
+      `CREATE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN IF NEW.checkpoint_id = '${id}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      `CREATE TRIGGER ${name} BEFORE INSERT ON agent_lg_checkpoint FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+    ],
+    mysql: [`CREATE TRIGGER ${name} BEFORE INSERT ON agent_lg_checkpoint FOR EACH ROW BEGIN IF NEW.checkpoint_id = '${id}' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`],
+  })[provider]!;
+
+eachDatabase((database) => {
+  describe("in the application's transaction, on a client whose driver the store reaches", () => {
+    let prisma: Awaited<ReturnType<typeof appClient>>;
+    let url: string;
+    let db: StoreDatabase;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      url = await migratedUrl(database);
+      prisma = await appClient(database, url);
+      const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
+      await app.init();
+      db = app.get(StoreDatabase);
+      close = async () => {
+        await app.close();
+        await prisma.$disconnect();
+      };
+    });
+    afterAll(() => close?.());
+    const tx$ = () => prisma as unknown as { $transaction<T>(work: (tx: object) => Promise<T>): Promise<T> };
+
+    test('the host fast paths are used, commit and roll back with it, and a refused put leaves the transaction usable', async () => {
+      const saver = new LangGraphCheckpointer(db);
+      const threadId = `host-${randomUUID()}`;
+      const put = (s: LangGraphCheckpointer, id: string, value: string) =>
+        s.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id, channel_values: { a: value }, channel_versions: { a: id } }, meta, { a: id });
+      const first = uuid6(-1);
+      const refused = uuid6(-1);
+      const last = uuid6(-1);
+      const trigger = refusingCheckpoint(database.provider, 'refuse_cp', refused);
+      await runSql(url, trigger);
+      let used: unknown;
+      await tx$().$transaction(async (tx) => {
+        used = await db.joining(tx).fastPaths();
+        const s = saver.withTransaction(tx);
+        await put(s, first, 'one');
+        await expect(put(s, refused, 'two')).rejects.toThrow(/injected failure/);
+        // The refused put's value (inserted before its checkpoint) went with its savepoint.
+        expect(await (tx as { agentLgBlob: { count(q: object): Promise<number> } }).agentLgBlob.count({ where: { version: refused } })).toBe(0);
+        await put(s, last, 'three');
+        expect((await s.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.channel_values).toEqual({ a: 'three' });
+      });
+      expect(used).toEqual(expect.objectContaining({ transaction: expect.any(Function), writeAll: expect.any(Function) }));
+      const ids = [];
+      for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) ids.push(tuple.checkpoint.id);
+      expect(ids).toEqual([last, first]);
+
+      const rolled = `host-${randomUUID()}`;
+      await expect(
+        tx$().$transaction(async (tx) => {
+          await saver.withTransaction(tx).put({ configurable: { thread_id: rolled } }, emptyCheckpoint(), meta, {});
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await saver.getTuple({ configurable: { thread_id: rolled } })).toBeUndefined();
+    });
+
+    test('on the app client outside its transactions (binary protocol on MariaDB): list with limit and before', async () => {
+      expect(await db.fastPaths()).toEqual(expect.objectContaining({ transaction: expect.any(Function) }));
+      const saver = new LangGraphCheckpointer(db);
+      const threadId = `app-${randomUUID()}`;
+      const ids = [uuid6(-1), uuid6(-1), uuid6(-1)];
+      for (const id of ids) await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id, channel_values: { a: id }, channel_versions: { a: id } }, meta, { a: id });
+      const list = async (options: object) => {
+        const out = [];
+        for await (const tuple of saver.list({ configurable: { thread_id: threadId } }, options)) out.push(tuple.checkpoint.id);
+        return out;
+      };
+      expect(await list({ limit: 0 })).toEqual([]);
+      expect(await list({ limit: 2 })).toEqual([ids[2], ids[1]]);
+      expect(await list({ before: { configurable: { checkpoint_id: ids[2] } }, limit: 1 })).toEqual([ids[1]]);
+      expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.channel_values).toEqual({ a: ids[2] });
+    });
+  });
+
+  describe.each([
+    ['on the driver', false],
+    ['through Prisma', true],
+  ])('%s', (_path, throughPrisma) => {
+    const store = storeFor(database, throughPrisma);
+
+    test('list: limit 0, a huge limit, before', async () => {
+      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const threadId = `edge-${randomUUID()}`;
+      const ids = [uuid6(-1), uuid6(-1), uuid6(-1)];
+      for (const id of ids) await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id }, meta, {});
+      const list = async (options: object) => {
+        const out = [];
+        for await (const tuple of saver.list({ configurable: { thread_id: threadId } }, options)) out.push(tuple.checkpoint.id);
+        return out;
+      };
+      expect(await list({ limit: 0 })).toEqual([]);
+      expect(await list({ limit: 2 ** 31 })).toEqual([...ids].reverse());
+      expect(await list({ before: { configurable: { checkpoint_id: ids[2] } }, limit: 1 })).toEqual([ids[1]]);
+    });
+
+    test('a put refused at its checkpoint leaves no value; reads whose work throws release their connection', async () => {
+      const saver = new LangGraphCheckpointer(store.db);
+      const threadId = `fail-${randomUUID()}`;
+      const refused = uuid6(-1);
+      const trigger = refusingCheckpoint(database.provider, 'refuse_cp2', refused);
+      for (const sql of trigger) await store.db.client.$executeRawUnsafe(sql);
+      await expect(
+        saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: refused, channel_values: { a: 1 }, channel_versions: { a: refused } }, meta, { a: refused }),
+      ).rejects.toThrow(/injected failure/);
+      expect(await store.db.client.agentLgBlob.count({ where: { version: refused } })).toBe(0);
+      const ok = uuid6(-1);
+      await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: ok }, meta, {});
+      const failing = new LangGraphCheckpointer(store.db);
+      failing.serde = { dumpsTyped: saver.serde.dumpsTyped.bind(saver.serde), loadsTyped: async () => { throw new Error('serde broke'); } };
+      for (let i = 0; i < 40; i++) await expect(failing.getTuple({ configurable: { thread_id: threadId } })).rejects.toThrow(/serde broke/);
+      expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.id).toBe(ok);
+    });
+
+    test('a serde that gives text, not bytes, is refused before anything is written', async () => {
+      const saver = new LangGraphCheckpointer(store.db);
+      const serde: SerializerProtocol = {
+        dumpsTyped: async (value: unknown) => ['json', JSON.stringify(value) as unknown as Uint8Array],
+        loadsTyped: async (_type: string, data: Uint8Array | string) => JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data)),
+      };
+      saver.serde = serde;
+      const config = { configurable: { thread_id: `serde-${randomUUID()}` } };
+      await expect(saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'x' }, channel_versions: { a: 1 } }, meta, { a: 1 })).rejects.toThrow(StoreValidationError);
+      expect(await new LangGraphCheckpointer(store.db).getTuple(config)).toBeUndefined();
+    });
+  });
+});
