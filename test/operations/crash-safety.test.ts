@@ -14,12 +14,17 @@
 // writes each kind once (its warm-up) before its random writes, and the kill
 // comes at a random moment of those.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWith, freshPostgresUrl, postgresServerUrl, tempSqliteUrl } from '../support/databases.js';
 import { ROOT } from '../support/processes.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/** The workers' log files. */
+const LOG_DIR = mkdtempSync(join(tmpdir(), 'agent-store-crash-'));
+afterAll(() => rmSync(LOG_DIR, { recursive: true, force: true }));
 const WORKER = join(ROOT, 'test', 'fixtures', 'crash-worker.ts');
 const KILLS = Number(process.env.CRASH_KILLS ?? 30);
 const SHARED = 'shared';
@@ -62,6 +67,8 @@ interface Line {
 
 class Worker {
   readonly child: ChildProcessWithoutNullStreams;
+  /** The worker's lines, written synchronously (see the worker): the ledger's source once it is dead. */
+  readonly logPath: string;
   stdout = '';
   stderr = '';
   readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -73,7 +80,13 @@ class Worker {
     readonly run: number,
   ) {
     // detached: a process group of its own, so that one kill reaches tsx and the node process it starts.
-    this.child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), WORKER, url, String(run)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.logPath = join(LOG_DIR, `worker-${run}-${Date.now()}.jsonl`);
+    this.child = spawn(TSX, ['--tsconfig', join(ROOT, 'tsconfig.json'), WORKER, url, String(run)], {
+      cwd: ROOT,
+      env: { ...process.env, CRASH_WORKER_LOG: this.logPath },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.child.stdout.setEncoding('utf8');
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (chunk: string) => (this.stderr += chunk));
@@ -483,14 +496,15 @@ function crashSuite(target: Target) {
         const problems: string[] = [];
         if (exit.signal !== 'SIGKILL') problems.push(`worker ${run} ended by itself (code ${exit.code}, signal ${exit.signal}) before the kill:\n${worker!.stderr}`);
         const before = ledger.problems.length;
-        ledger.add(run, worker!.stdout);
+        const lines = readFileSync(worker!.logPath, 'utf8');
+        ledger.add(run, lines);
         problems.push(...ledger.problems.slice(before));
         if (target.provider === 'postgresql') problems.push(...(await postgresSettled(store, run)));
         problems.push(...verify(ledger, await snapshot(store)));
         if (target.provider === 'sqlite') problems.push(...(await sqliteChecks(store)));
         time.checking += Date.now() - checking;
         if (problems.length > 0) {
-          const tail = worker!.stdout.split('\n').slice(-15).join('\n');
+          const tail = lines.split('\n').slice(-15).join('\n');
           throw new Error(
             `[${target.label}] after kill ${run} of ${KILLS} (${windowMs} ms of writes):\n- ${problems.join('\n- ')}\n\n` +
               `last lines of worker ${run}:\n${tail}\nstderr:\n${worker!.stderr.slice(-2000)}`,
