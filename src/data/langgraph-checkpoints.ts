@@ -6,11 +6,13 @@
 // saver's serde wrote them; this layer never decodes them. Rows are keyed by
 // digests of (tenant, thread, namespace), the lane, and of (tenant, thread), so
 // that ids of any length fit the keys and one tenant's threads are never another's.
-// Reads and puts run as SQL on the driver where the store's fast paths run
-// (langgraph-statements.ts), through Prisma elsewhere.
+// Reads and puts are SQL (langgraph-statements.ts), run on the driver where
+// the store's fast paths run, as Prisma's raw queries elsewhere.
 import { createHash } from 'node:crypto';
 import type { StoreDatabase } from './database.js';
-import { putStatements, statementReader, type RowKeys } from './langgraph-statements.js';
+import { runPlan, type ReadPlan, type Run, type Statement } from '../databases/adapter-transactions.js';
+import type { ProviderKit } from '../databases/provider-kit.js';
+import { checkpointPlans, putStatements, type RowKeys, type TupleRows } from './langgraph-statements.js';
 import type { StoreTx } from './store-client.js';
 
 /** A value as the serde wrote it: its type and its bytes. */
@@ -30,6 +32,8 @@ export interface CheckpointRow extends LaneKey {
   parentCheckpointId: string | null;
   checkpoint: Typed;
   metadata: Typed;
+  /** Its channel_versions, versions as text; null in rows written before the store kept them. */
+  versions: Record<string, string> | null;
 }
 
 /** A channel's value at a version; `value` null for "empty" (the channel was versioned without a value). */
@@ -58,35 +62,33 @@ export interface CheckpointQuery {
   before?: string;
 }
 
-/** The reads of one snapshot (see LangGraphCheckpoints.read). */
-export interface CheckpointReader {
-  /** The checkpoint `checkpointId` of the lane, or its newest when absent; null when there is none. */
-  checkpoint(key: LaneKey, checkpointId?: string): Promise<CheckpointRow | null>;
-  /** The checkpoints that match, newest (greatest id) first, `take` of them at most. */
-  checkpoints(query: CheckpointQuery, take?: number): Promise<CheckpointRow[]>;
-  /** The lane's values of these channel versions (those stored). */
-  blobs(key: LaneKey, versions: Record<string, string>): Promise<BlobRow[]>;
-  /** The pending writes against a checkpoint, of `channel` only when given, in no particular order. */
-  writes(key: LaneKey, checkpointId: string, channel?: string): Promise<WriteRow[]>;
-}
+/** Runs read plans in one snapshot (see LangGraphCheckpoints.read). */
+export type Reads = <T>(plan: () => ReadPlan<T>) => Promise<T>;
 
-const EMPTY = 'empty';
 const digest = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 /** The bytes in an ArrayBuffer of their own, as Prisma takes them. */
 const own = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
-const typed = (type: string, bytes: Uint8Array | null): Typed | null => (type === EMPTY || bytes === null ? null : { type, bytes: new Uint8Array(bytes) });
 
 export class LangGraphCheckpoints {
+  readonly #keys: RowKeys;
+  /** The read plans on this view's rows. */
+  readonly plans: ReturnType<typeof checkpointPlans>;
+
   constructor(
     private readonly db: StoreDatabase,
     /** Set: only this tenant's checkpoints exist, and new ones are written in it. */
-    private readonly tenantId?: string,
-  ) {}
+    private readonly tenantId: string | undefined,
+    /** LangGraph's channel of a task's sends, kept in its checkpoint's writes before checkpoint format 4. */
+    sendsChannel: string,
+  ) {
+    this.#keys = { lane: (key) => this.#lane(key), threadKey: (threadId) => this.#threadKey(threadId), tenantId: tenantId ?? null };
+    this.plans = checkpointPlans(this.#keys, sendsChannel);
+  }
 
   /**
-   * Two writers may both find a value or write missing and insert it (a retried task, two puts
-   * bringing one version): the second's insert skips what the first stored. SQLite has no such
-   * option, and runs one write transaction at a time, so its check cannot be raced.
+   * Two writers may both find a write missing and insert it (a retried task): the second's insert
+   * skips what the first stored. SQLite has no such option, and runs one write transaction at a
+   * time, so its check cannot be raced.
    */
   get #skipDuplicates(): object {
     return this.db.kit.provider === 'sqlite' ? {} : { skipDuplicates: true };
@@ -97,34 +99,11 @@ export class LangGraphCheckpoints {
    * `blobs`, its new channel versions: a version the lane holds already is kept as it is.
    */
   async put(row: CheckpointRow, blobs: BlobRow[]): Promise<void> {
+    const statements = putStatements(this.db.kit.dialect, this.#keys, row, blobs);
     const fast = await this.db.fastPaths();
-    if (fast?.writeAll) return fast.writeAll(putStatements(this.db.kit.dialect, this.#keys, row, blobs));
-    const lane = this.#lane(row);
-    const threadKey = this.#threadKey(row.threadId);
+    if (fast?.writeAll) return fast.writeAll(statements);
     await this.db.write(async (tx) => {
-      if (blobs.length > 0) {
-        const held = await tx.prisma.agentLgBlob.findMany({ where: { lane, OR: blobs.map(({ channel, version }) => ({ channel, version })) }, select: { channel: true, version: true } });
-        const known = new Set(held.map((blob) => JSON.stringify([blob.channel, blob.version])));
-        const fresh = blobs.filter((blob) => !known.has(JSON.stringify([blob.channel, blob.version])));
-        if (fresh.length > 0) {
-          await tx.prisma.agentLgBlob.createMany({
-            ...this.#skipDuplicates,
-            data: fresh.map((blob) => ({ lane, threadKey, channel: blob.channel, version: blob.version, valueType: blob.value?.type ?? EMPTY, value: blob.value ? own(blob.value.bytes) : null })),
-          });
-        }
-      }
-      const data = {
-        parentCheckpointId: row.parentCheckpointId,
-        checkpoint: own(row.checkpoint.bytes),
-        checkpointType: row.checkpoint.type,
-        metadata: own(row.metadata.bytes),
-        metadataType: row.metadata.type,
-      };
-      await tx.prisma.agentLgCheckpoint.upsert({
-        where: { lane_checkpointId: { lane, checkpointId: row.checkpointId } },
-        create: { lane, checkpointId: row.checkpointId, threadKey, tenantId: this.tenantId ?? null, threadId: row.threadId, checkpointNs: row.checkpointNs, ...data },
-        update: data,
-      });
+      for (const statement of statements) await tx.prisma.$executeRawUnsafe(...rawQuery(this.db.kit, statement));
     }, blobs.length + 1);
   }
 
@@ -175,76 +154,19 @@ export class LangGraphCheckpoints {
     });
   }
 
-  /** Runs `work`'s reads in one snapshot. */
-  async read<T>(work: (reader: CheckpointReader) => Promise<T>): Promise<T> {
+  /** The checkpoint `checkpointId` of the lane (its newest when absent) and the rest of its tuple, in one snapshot; null when there is none. */
+  async tuple(key: LaneKey, checkpointId?: string): Promise<TupleRows | null> {
     const fast = await this.db.fastPaths();
-    if (fast?.transaction) return fast.transaction(false, (run) => work(statementReader(run, this.#keys)));
-    return this.db.read((tx) => work(this.#reader(tx)));
+    const plan = () => this.plans.tuple(key, checkpointId);
+    return fast?.readAll ? fast.readAll(plan) : this.read((reads) => reads(plan));
   }
 
-  /** The keys of this view's rows, for the statements on the driver. */
-  get #keys(): RowKeys {
-    return { lane: (key) => this.#lane(key), threadKey: (threadId) => this.#threadKey(threadId), tenantId: this.tenantId ?? null };
-  }
-
-  #reader(tx: StoreTx): CheckpointReader {
-    const select = {
-      threadId: true,
-      checkpointNs: true,
-      checkpointId: true,
-      parentCheckpointId: true,
-      checkpoint: true,
-      checkpointType: true,
-      metadata: true,
-      metadataType: true,
-    } as const;
-    type Selected = { threadId: string; checkpointNs: string; checkpointId: string; parentCheckpointId: string | null; checkpoint: Uint8Array; checkpointType: string; metadata: Uint8Array; metadataType: string };
-    const rowOf = (row: Selected): CheckpointRow => ({
-      threadId: row.threadId,
-      checkpointNs: row.checkpointNs,
-      checkpointId: row.checkpointId,
-      parentCheckpointId: row.parentCheckpointId,
-      checkpoint: { type: row.checkpointType, bytes: new Uint8Array(row.checkpoint) },
-      metadata: { type: row.metadataType, bytes: new Uint8Array(row.metadata) },
-    });
-    return {
-      checkpoint: async (key, checkpointId) => {
-        const lane = this.#lane(key);
-        const row = checkpointId === undefined
-          ? await tx.prisma.agentLgCheckpoint.findFirst({ where: { lane }, orderBy: { checkpointId: 'desc' }, select })
-          : await tx.prisma.agentLgCheckpoint.findUnique({ where: { lane_checkpointId: { lane, checkpointId } }, select });
-        return row && rowOf(row);
-      },
-      checkpoints: async (query, take) => {
-        const rows = await tx.prisma.agentLgCheckpoint.findMany({
-          where: {
-            tenantId: this.tenantId ?? null,
-            ...(query.threadId !== undefined && (query.checkpointNs !== undefined ? { lane: this.#lane({ threadId: query.threadId, checkpointNs: query.checkpointNs }) } : { threadKey: this.#threadKey(query.threadId) })),
-            ...(query.threadId === undefined && query.checkpointNs !== undefined && { checkpointNs: query.checkpointNs }),
-            ...((query.checkpointId !== undefined || query.before !== undefined) && {
-              checkpointId: { ...(query.checkpointId !== undefined && { equals: query.checkpointId }), ...(query.before !== undefined && { lt: query.before }) },
-            }),
-          },
-          orderBy: [{ checkpointId: 'desc' }, { lane: 'asc' }],
-          ...(take !== undefined && { take }),
-          select,
-        });
-        return rows.map(rowOf);
-      },
-      blobs: async (key, versions) => {
-        const wanted = Object.entries(versions).map(([channel, version]) => ({ channel, version }));
-        if (wanted.length === 0) return [];
-        const rows = await tx.prisma.agentLgBlob.findMany({ where: { lane: this.#lane(key), OR: wanted }, select: { channel: true, version: true, valueType: true, value: true } });
-        return rows.map((row) => ({ channel: row.channel, version: row.version, value: typed(row.valueType, row.value) }));
-      },
-      writes: async (key, checkpointId, channel) => {
-        const rows = await tx.prisma.agentLgWrite.findMany({
-          where: { lane: this.#lane(key), checkpointId, ...(channel !== undefined && { channel }) },
-          select: { taskId: true, taskPath: true, idx: true, channel: true, valueType: true, value: true },
-        });
-        return rows.map((row) => ({ taskId: row.taskId, taskPath: row.taskPath, idx: row.idx, channel: row.channel, value: { type: row.valueType, bytes: new Uint8Array(row.value) } }));
-      },
-    };
+  /** Runs `work`'s read plans in one snapshot. */
+  async read<T>(work: (reads: Reads) => Promise<T>): Promise<T> {
+    const fast = await this.db.fastPaths();
+    const readsOn = (run: Run): Reads => (plan) => runPlan(plan(), run);
+    if (fast?.transaction) return fast.transaction(false, (run) => work(readsOn(run)));
+    return this.db.read((tx) => work(readsOn(async (text, args) => (await tx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(...rawQuery(this.db.kit, { text, args }))).map(Object.values))));
   }
 
   #lane(key: LaneKey): string {
@@ -254,4 +176,10 @@ export class LangGraphCheckpoints {
   #threadKey(threadId: string): string {
     return digest([this.tenantId ?? null, threadId]);
   }
+}
+
+/** A statement as Prisma's raw queries take it: its `?` spelled as the database's placeholders. */
+function rawQuery(kit: ProviderKit, { text, args }: Statement): [string, ...unknown[]] {
+  let i = 0;
+  return [text.replaceAll('?', () => kit.migrations.placeholder(i++)), ...args];
 }

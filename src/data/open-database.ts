@@ -3,7 +3,7 @@
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
-import { adapterTransactions, hostTransactions, writeAllIn, type InTransaction } from '../databases/adapter-transactions.js';
+import { adapterTransactions, hostTransactions, readAllIn, writeAllIn, type InTransaction } from '../databases/adapter-transactions.js';
 import { wrappedFastPaths, type FastPaths, type ProviderKit, type UrlOptions } from '../databases/provider-kit.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from '../store.options.js';
@@ -92,7 +92,7 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
 
 /** Where the kit's fast paths run, the store's other statements run on the same driver too. */
 const withTransactions = (paths: FastPaths | undefined, transaction: InTransaction): FastPaths | undefined =>
-  paths && { ...paths, transaction, writeAll: paths.writeAll ?? writeAllIn(transaction) };
+  paths && { ...paths, transaction, writeAll: paths.writeAll ?? writeAllIn(transaction), readAll: paths.readAll ?? readAllIn(transaction) };
 
 /**
  * Before each of the store's statements in a host transaction: Prisma may have ended it meanwhile

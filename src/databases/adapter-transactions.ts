@@ -25,6 +25,28 @@ export interface Statement {
 /** Runs `statements` one after another, all or nothing. */
 export type WriteAll = (statements: Statement[]) => Promise<void>;
 
+/**
+ * Reads as a generator: it yields each statement and is given its rows, so that one plan runs on
+ * any driver, synchronously where the driver is (SQLite's) and with an await between statements elsewhere.
+ */
+export type ReadPlan<T> = Generator<Statement, T, Row[]>;
+
+/** Runs the plan `plan()` makes in one snapshot (made again should the call run again, as on a retry). */
+export type ReadAll = <T>(plan: () => ReadPlan<T>) => Promise<T>;
+
+/** Runs `plan`, each statement through `run`. */
+export async function runPlan<T>(plan: ReadPlan<T>, run: Run): Promise<T> {
+  let step = plan.next();
+  while (!step.done) step = plan.next(await run(step.value.text, step.value.args));
+  return step.value;
+}
+
+/** ReadAll as a read transaction of `transaction`'s. */
+export const readAllIn =
+  (transaction: InTransaction): ReadAll =>
+  (plan) =>
+    transaction(false, (run) => runPlan(plan(), run));
+
 /** WriteAll as a write transaction of `transaction`'s. */
 export const writeAllIn =
   (transaction: InTransaction): WriteAll =>

@@ -8,7 +8,7 @@ import type { HistoryMessage, Message } from '../message.types.js';
 import type { SessionListQuery } from '../data/session-list.js';
 import type { SessionMeta } from '../session.types.js';
 import type { PrismaTx } from '../data/store-client.js';
-import type { InTransaction, Run, WriteAll } from './adapter-transactions.js';
+import type { InTransaction, ReadAll, Run, WriteAll } from './adapter-transactions.js';
 
 /**
  * Prisma's names of the databases the store runs on: each has a kit, a schema,
@@ -95,6 +95,8 @@ export interface FastPaths {
   transaction?: InTransaction;
   /** Statements that read nothing back, run all or nothing (a kit may run them faster than `transaction` would); absent as `transaction` is. */
   writeAll?: WriteAll;
+  /** A read plan in one snapshot (a kit may run it faster than `transaction` would); absent as `transaction` is. */
+  readAll?: ReadAll;
 }
 
 /**
@@ -109,6 +111,7 @@ export const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T
   listSessions: (...args) => wrap((paths) => paths.listSessions(...args)),
   ...(wrapped.transaction && { transaction: (write, work) => wrap((paths) => paths.transaction!(write, work)) }),
   ...(wrapped.writeAll && { writeAll: (statements) => wrap((paths) => paths.writeAll!(statements)) }),
+  ...(wrapped.readAll && { readAll: (plan) => wrap((paths) => paths.readAll!(plan)) }),
 });
 
 /** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */

@@ -369,7 +369,7 @@ describe('splitStatements', () => {
     for (const statement of statements) expect(statement).not.toMatch(/^--|;$/);
     for (const provider of ['postgresql', 'mysql'] as const) {
       for (const file of shippedMigrations(provider)) {
-        for (const statement of splitStatements(file.sql)) expect(statement).toMatch(/^(CREATE|ALTER)\b/);
+        for (const statement of splitStatements(file.sql)) expect(statement).toMatch(/^(CREATE|ALTER|DROP)\b/);
       }
     }
   });

@@ -10,7 +10,7 @@ import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../adapter-statement.js';
 import { listSessionsSql, messageInserts } from '../portable-sql.js';
-import type { Run, Statement, Value } from '../adapter-transactions.js';
+import type { ReadPlan, Run, Statement, Value } from '../adapter-transactions.js';
 import type { FastPaths } from '../provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
 
@@ -88,6 +88,21 @@ function writeAllIn(db: Database.Database, prepared: (sql: string) => PreparedSt
   return writeAll;
 }
 
+/** Runs a read plan in one better-sqlite3 transaction (BEGIN DEFERRED: one snapshot; inside a transaction, a savepoint). Made once per connection. */
+const readAllTransactions = new WeakMap<Database.Database, Database.Transaction<(plan: ReadPlan<unknown>) => unknown>>();
+function readAllIn(db: Database.Database, prepared: (sql: string) => PreparedStatement) {
+  let readAll = readAllTransactions.get(db);
+  if (!readAll) {
+    readAll = db.transaction((plan: ReadPlan<unknown>) => {
+      let step = plan.next();
+      while (!step.done) step = plan.next(prepared(step.value.text).raw(true).all(...step.value.args.map(sqliteArg)) as Row[]);
+      return step.value;
+    });
+    readAllTransactions.set(db, readAll);
+  }
+  return readAll;
+}
+
 /** The fast paths on the store adapter's own connection, behind its lock. */
 export const sqliteFastPaths = (adapter: SerializedSqliteAdapter): FastPaths => fastPathsOn((work) => adapter.direct(work));
 
@@ -108,6 +123,7 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
     // BEGIN IMMEDIATE, or a savepoint inside a transaction.
     append: (threadId, messages, now, tenantId) => direct((db, prepared) => appendIn(db, prepared).immediate(threadId, messages, sqliteDate(now), tenantId)),
     writeAll: async (statements) => direct((db, prepared) => writeAllIn(db, prepared).immediate(statements)),
+    readAll: async <T>(plan: () => ReadPlan<T>) => direct((db, prepared) => readAllIn(db, prepared).deferred(plan()) as T),
 
     history: (threadId, tenantId) =>
       run((prepared) => {

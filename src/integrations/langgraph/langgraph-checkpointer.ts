@@ -22,7 +22,8 @@ import {
   type PendingWrite,
 } from '@langchain/langgraph-checkpoint';
 import { StoreDatabase } from '../../data/database.js';
-import { LangGraphCheckpoints, type CheckpointReader, type CheckpointRow, type LaneKey, type Typed, type WriteRow } from '../../data/langgraph-checkpoints.js';
+import { LangGraphCheckpoints, type CheckpointRow, type Reads, type Typed, type WriteRow } from '../../data/langgraph-checkpoints.js';
+import type { TupleRows } from '../../data/langgraph-statements.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
 import { idOf, keyTextOf } from '../../validation.js';
 
@@ -44,7 +45,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     @Optional() @Inject(TENANT) private readonly tenantId?: string,
   ) {
     super();
-    this.#checkpoints = new LangGraphCheckpoints(db, tenantId);
+    this.#checkpoints = new LangGraphCheckpoints(db, tenantId, TASKS);
   }
 
   /** On your own PrismaClient, the boot fails naming the checkpointer's tables your database lacks (the store's boot asks only for its own). */
@@ -69,9 +70,12 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     if (thread_id === undefined || thread_id === null || thread_id === '') return undefined;
     const key = { threadId: threadIdOf(thread_id), checkpointNs: namespaceOf(checkpoint_ns) };
     const id = checkpoint_id ? idOf(checkpoint_id, 'checkpoint_id') : undefined;
-    return this.#checkpoints.read(async (reader) => {
-      const row = await reader.checkpoint(key, id);
-      return row ? this.#tuple(reader, row) : undefined;
+    // One snapshot, one call to the database; rows written before channel_versions was kept need their checkpoint decoded in between.
+    const rows = await this.#checkpoints.tuple(key, id);
+    if (rows?.blobs !== null) return rows ? this.#tuple(rows) : undefined;
+    return this.#checkpoints.read(async (reads) => {
+      const again = await reads(() => this.#checkpoints.plans.tuple(key, id));
+      return again ? this.#tuple(await this.#withValues(reads, again)) : undefined;
     });
   }
 
@@ -92,9 +96,9 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
       ...(beforeId && { before: idOf(beforeId, 'before.configurable.checkpoint_id') }),
     };
     const wanted = Object.entries(filter ?? {});
-    const tuples = await this.#checkpoints.read(async (reader) => {
+    const tuples = await this.#checkpoints.read(async (reads) => {
       // A metadata filter is applied here, on the decoded metadata, so the limit is too.
-      const rows = await reader.checkpoints(query, wanted.length === 0 ? limit : undefined);
+      const rows = await reads(() => this.#checkpoints.plans.checkpoints(query, wanted.length === 0 ? limit : undefined));
       const kept: CheckpointRow[] = [];
       for (const row of rows) {
         if (limit !== undefined && kept.length >= limit) break;
@@ -105,7 +109,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
         kept.push(row);
       }
       const out: CheckpointTuple[] = [];
-      for (const row of kept) out.push(await this.#tuple(reader, row));
+      for (const row of kept) out.push(await this.#tuple(await this.#withValues(reads, { row, ...(await reads(() => this.#checkpoints.plans.rest(row))) })));
       return out;
     });
     yield* tuples;
@@ -131,6 +135,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     if (thread_id === undefined || thread_id === null || thread_id === '') throw new StoreValidationError('config.configurable.thread_id is missing');
     const key = { threadId: threadIdOf(thread_id), checkpointNs: namespaceOf(checkpoint_ns) };
     const { channel_values: values = {}, ...rest } = checkpoint;
+    const versions = Object.fromEntries(Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => [channel, String(version)]));
     const [stored, storedMetadata, blobs] = await Promise.all([
       this.#dump(rest),
       this.#dump(metadata),
@@ -143,7 +148,14 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
       ),
     ]);
     await this.#checkpoints.put(
-      { ...key, checkpointId: idOf(checkpoint.id, 'checkpoint.id'), parentCheckpointId: checkpoint_id ? idOf(checkpoint_id, 'checkpoint_id') : null, checkpoint: stored, metadata: storedMetadata },
+      {
+        ...key,
+        checkpointId: idOf(checkpoint.id, 'checkpoint.id'),
+        parentCheckpointId: checkpoint_id ? idOf(checkpoint_id, 'checkpoint_id') : null,
+        checkpoint: stored,
+        metadata: storedMetadata,
+        versions,
+      },
       blobs,
     );
     return { configurable: { thread_id, checkpoint_ns: key.checkpointNs, checkpoint_id: checkpoint.id } };
@@ -184,28 +196,32 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     return copy;
   }
 
-  async #tuple(reader: CheckpointReader, row: CheckpointRow): Promise<CheckpointTuple> {
-    const key: LaneKey = { threadId: row.threadId, checkpointNs: row.checkpointNs };
+  /** `rows` with its values, read in the snapshot of `reads` from the versions its decoded checkpoint names when the row does not name them. */
+  async #withValues(reads: Reads, rows: TupleRows): Promise<TupleRows> {
+    if (rows.blobs !== null) return rows;
+    const { threadId, checkpointNs } = rows.row;
+    const checkpoint = (await this.#load(rows.row.checkpoint)) as Checkpoint;
+    const versions = Object.fromEntries(Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => [channel, String(version)]));
+    return { ...rows, blobs: await reads(() => this.#checkpoints.plans.blobs({ threadId, checkpointNs }, versions)) };
+  }
+
+  async #tuple({ row, blobs, writes, sends }: TupleRows): Promise<CheckpointTuple> {
     const checkpoint = (await this.#load(row.checkpoint)) as Checkpoint;
     checkpoint.channel_versions ??= {};
     checkpoint.versions_seen ??= {};
-    const versions = Object.fromEntries(Object.entries(checkpoint.channel_versions).map(([channel, version]) => [channel, String(version)]));
     const values: Record<string, unknown> = {};
-    for (const blob of await reader.blobs(key, versions)) {
+    for (const blob of blobs ?? []) {
       if (blob.value !== null) values[blob.channel] = await this.#load(blob.value);
     }
     checkpoint.channel_values = values;
     // Checkpoints before format 4 kept the sends of their parent's tasks in its writes.
-    if (checkpoint.v < 4 && row.parentCheckpointId !== null) {
-      const sends = await reader.writes(key, row.parentCheckpointId, TASKS);
-      if (sends.length > 0) {
-        values[TASKS] = await Promise.all(sorted(sends).map((send) => this.#load(send.value)));
-        const held = Object.values(checkpoint.channel_versions);
-        checkpoint.channel_versions[TASKS] = held.length > 0 ? maxChannelVersion(...held) : this.getNextVersion(undefined);
-      }
+    if (checkpoint.v < 4 && sends.length > 0) {
+      values[TASKS] = await Promise.all(sorted(sends).map((send) => this.#load(send.value)));
+      const held = Object.values(checkpoint.channel_versions);
+      checkpoint.channel_versions[TASKS] = held.length > 0 ? maxChannelVersion(...held) : this.getNextVersion(undefined);
     }
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      sorted(await reader.writes(key, row.checkpointId)).map(async (write): Promise<CheckpointPendingWrite> => [write.taskId, write.channel, await this.#load(write.value)]),
+      sorted(writes).map(async (write): Promise<CheckpointPendingWrite> => [write.taskId, write.channel, await this.#load(write.value)]),
     );
     const configOf = (checkpointId: string) => ({ configurable: { thread_id: row.threadId, checkpoint_ns: row.checkpointNs, checkpoint_id: checkpointId } });
     return {

@@ -3,7 +3,7 @@
 // that client outside it, and on edge input both on the driver and through Prisma, which must agree.
 // Written by a reviewer of that change.
 import { randomUUID } from 'node:crypto';
-import { emptyCheckpoint, uuid6, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { TASKS, emptyCheckpoint, uuid6, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { Test } from '@nestjs/testing';
 import { StoreModule, StoreValidationError } from '../../../src/index.js';
 import { StoreDatabase } from '../../../src/data/database.js';
@@ -136,6 +136,31 @@ eachDatabase((database) => {
       failing.serde = { dumpsTyped: saver.serde.dumpsTyped.bind(saver.serde), loadsTyped: async () => { throw new Error('serde broke'); } };
       for (let i = 0; i < 40; i++) await expect(failing.getTuple({ configurable: { thread_id: threadId } })).rejects.toThrow(/serde broke/);
       expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.id).toBe(ok);
+    });
+
+    test("a checkpoint written before channel_versions was kept is read whole: its values found through its decoded versions, its writes and its parent's sends", async () => {
+      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const threadId = `legacy-${randomUUID()}`;
+      const config = { configurable: { thread_id: threadId } };
+      const parent = { ...emptyCheckpoint(), v: 3, id: uuid6(-1), channel_values: { a: 'first', b: 'kept' }, channel_versions: { a: 1, b: 1 } };
+      const parentConfig = await saver.put(config, parent, meta, { a: 1, b: 1 });
+      await saver.putWrites(parentConfig, [[TASKS, 'sent']], 'task-1');
+      const child = { ...emptyCheckpoint(), v: 3, id: uuid6(-1), channel_values: { a: 'second', b: 'kept' }, channel_versions: { a: 2, b: 1 } };
+      const childConfig = await saver.put(parentConfig, child, meta, { a: 2 });
+      await saver.putWrites(childConfig, [['a', 'pending']], 'task-2');
+      const expected = { a: 'second', b: 'kept', [TASKS]: ['sent'] };
+      const read = async () => {
+        const tuple = await saver.getTuple(config);
+        const listed = [];
+        for await (const each of saver.list(config)) listed.push(each.checkpoint.channel_values);
+        return { values: tuple?.checkpoint.channel_values, writes: tuple?.pendingWrites, listed };
+      };
+      const before = await read();
+      expect(before).toEqual({ values: expected, writes: [['task-2', 'a', 'pending']], listed: [expected, { a: 'first', b: 'kept' }] });
+      expect(await store.db.client.agentLgCheckpoint.count({ where: { threadId, channelVersions: null } })).toBe(0);
+      // As the rows of the first LangGraph migration are: no channel_versions.
+      await store.db.client.agentLgCheckpoint.updateMany({ where: { threadId }, data: { channelVersions: null } });
+      expect(await read()).toEqual(before);
     });
 
     test('a serde that gives text, not bytes, is refused before anything is written', async () => {
