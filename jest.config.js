@@ -1,6 +1,7 @@
 // ESM jest for NestJS 12 (ESM-only): run with NODE_OPTIONS=--experimental-vm-modules.
 // The AI SDK the suite imports as `ai` is ai 6 on Node 20 and ai 7 (which needs Node 22) on Node 22 and later;
-// `@openai/agents-core` is 0.14 on Node 20 and 0.20 (its `openai` 7 needs Node 22) on Node 22 and later.
+// `@openai/agents-core` is 0.14 on Node 20 and 0.20 (its `openai` 7 needs Node 22) on Node 22 and later,
+// and `@openai/agents-openai` (which pins its core's version) with it.
 const newestMajors = Number(process.versions.node.split('.')[0]) >= 22;
 
 export default {

@@ -6,6 +6,7 @@ import { ADAPTER_KINDS } from '../../data/adapter-events.js';
 import { ItemLog } from '../../data/item-log.js';
 import { StoreConfigurationError } from '../../store.errors.js';
 import { idOf } from '../../validation.js';
+import { RunContextAgentSession, type RunContextSessionOptions } from './run-context-session.js';
 import { StoreAgentSession } from './store-session.js';
 
 /** The prefix of the entries' kinds in the session's log: `openai-agents.item` and its kin. */
@@ -29,6 +30,17 @@ export class OpenAIAgentsSessions {
   /** The SDK's Session for `sessionId`, created on its first write. */
   forSession(sessionId: string): StoreAgentSession {
     return new StoreAgentSession(this.#log, idOf(sessionId, 'sessionId'));
+  }
+
+  /**
+   * The SDK's RunContextAwareSession for `sessionId` (SDK 0.15 and later): each call is the
+   * session's in the tenant `tenantOf` names from the context given to run(), as forTenant gives it.
+   * A call without a run context is a StoreConfigurationError, and nothing is read or written.
+   */
+  forRunContext<TContext = unknown>(sessionId: string, options: RunContextSessionOptions<TContext>): RunContextAgentSession<TContext> {
+    if (this.tenantId !== undefined) throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forRunContext on the injected OpenAIAgentsSessions`);
+    const id = idOf(sessionId, 'sessionId');
+    return new RunContextAgentSession(id, (tenantId) => this.forTenant(tenantId).forSession(id), options);
   }
 
   /** The same, seeing only `tenantId`'s sessions and creating new ones in it. */

@@ -1,0 +1,78 @@
+// The SDK's RunContextAwareSession (SDK 0.15 and later) on the store: one session id whose
+// every call is scoped to the tenant the run's context names, through forTenant. The runner
+// passes its RunContext as the last argument of each history call; a call without one (SDK 0.14,
+// OpenAIResponsesCompactionSession, a direct call) is refused, never served unscoped.
+import type { AgentInputItem, RunContext, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
+import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
+import { idOf } from '../../validation.js';
+import type { StoreAgentSession } from './store-session.js';
+
+/** How a run-context session finds its tenant: `tenantOf(runContext.context)`, the context given to run(). */
+export interface RunContextSessionOptions<TContext> {
+  tenantOf: (context: TContext) => string;
+}
+
+/** The session of `sessionId` in `tenantId`, as OpenAIAgentsSessions.forTenant(tenantId).forSession(sessionId) gives it. */
+type TenantSessionOf = (tenantId: string) => StoreAgentSession;
+
+// The SDK's RunContextAwareSession, spelled out: its type is not in SDK 0.14, the oldest peer.
+export class RunContextAgentSession<TContext = unknown> implements SessionHistoryTransactionAwareSession {
+  /** Tells the runner (SDK 0.15 and later) to pass its RunContext to every history call. */
+  readonly acceptsRunContext = true as const;
+  readonly #tenantOf: (context: TContext) => string;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly sessionIn: TenantSessionOf,
+    options: RunContextSessionOptions<TContext>,
+  ) {
+    if (typeof options?.tenantOf !== 'function') throw new StoreConfigurationError('forRunContext needs { tenantOf: (context) => tenantId }');
+    this.#tenantOf = options.tenantOf;
+  }
+
+  /** The session id; the runner asks for it without a run context, and it reads nothing. */
+  async getSessionId(): Promise<string> {
+    return this.sessionId;
+  }
+
+  async getItems(limit?: number, runContext?: RunContext<TContext>): Promise<AgentInputItem[]> {
+    return this.#scoped(runContext).getItems(limit);
+  }
+
+  async addItems(items: AgentInputItem[], runContext?: RunContext<TContext>): Promise<void> {
+    await this.#scoped(runContext).addItems(items);
+  }
+
+  async popItem(runContext?: RunContext<TContext>): Promise<AgentInputItem | undefined> {
+    return this.#scoped(runContext).popItem();
+  }
+
+  async clearSession(runContext?: RunContext<TContext>): Promise<void> {
+    await this.#scoped(runContext).clearSession();
+  }
+
+  async replaceHistoryWithCompaction(items: AgentInputItem[], runContext?: RunContext<TContext>): Promise<void> {
+    await this.#scoped(runContext).replaceHistoryWithCompaction(items);
+  }
+
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs, runContext?: RunContext<TContext>): Promise<void> {
+    await this.#scoped(runContext).applyHistoryTransaction(args);
+  }
+
+  /** The tenant's session, before anything is read or written; no tenant, no call. */
+  #scoped(runContext: RunContext<TContext> | undefined): StoreAgentSession {
+    // A RunContext always has its `context` (undefined when run() was given none).
+    if (typeof runContext !== 'object' || runContext === null || !('context' in runContext)) {
+      throw new StoreConfigurationError(
+        'this session is scoped by the run context, and the call had none: the runner of @openai/agents-core 0.15 and later passes it (not 0.14, nor OpenAIResponsesCompactionSession); elsewhere use forTenant(tenantId).forSession(sessionId)',
+      );
+    }
+    let tenantId: unknown;
+    try {
+      tenantId = this.#tenantOf(runContext.context);
+    } catch (error) {
+      throw new StoreValidationError('tenantOf could not name the tenant of the run context', { cause: error });
+    }
+    return this.sessionIn(idOf(tenantId, 'the tenant id tenantOf returned'));
+  }
+}
