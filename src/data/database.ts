@@ -2,7 +2,7 @@
 // kit, retries of transient conflicts, errors turned into StoreErrors, and the
 // kit's fast paths. Inside the application's own transaction (a host
 // transaction) every call runs in it instead, and is never retried there.
-import { wrappedFastPaths, type FastPaths, type ProviderKit } from '../databases/provider-kit.js';
+import { wrappedFastPaths, type FastPaths, type IsolationLevel, type ProviderKit } from '../databases/provider-kit.js';
 import { BrokenHostTransaction } from '../databases/adapter-statement.js';
 import { AdapterDisposed, transactionKey } from './client-adapter.js';
 import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
@@ -139,9 +139,10 @@ export class StoreDatabase {
   /**
    * A write transaction. Its work locks the thread (or reserves sequence numbers) before it reads.
    * `rows`, how many rows it inserts, adds MS_PER_ROW each to the time it may run, so that a long batch is not cut off halfway.
+   * `level`, where given, replaces the dialect's write level (in a host transaction, the host's holds).
    */
-  write<T>(work: (tx: StoreTx) => Promise<T>, rows = 0): Promise<T> {
-    return this.#transaction(work, this.kit.dialect.writeIsolation, rows * MS_PER_ROW);
+  write<T>(work: (tx: StoreTx) => Promise<T>, rows = 0, level: IsolationLevel = this.kit.dialect.writeIsolation): Promise<T> {
+    return this.#transaction(work, level, rows * MS_PER_ROW);
   }
 
   /** Several reads that see one snapshot (in a host transaction, its own). */

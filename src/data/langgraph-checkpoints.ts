@@ -144,14 +144,25 @@ export class LangGraphCheckpoints {
     }, writes.length);
   }
 
-  /** Deletes the thread's checkpoints, values and writes in every namespace, atomically. */
+  /**
+   * Deletes the thread's checkpoints, values and writes in every namespace, atomically. At
+   * RepeatableRead, where writes run at ReadCommitted: a put committed between two of the DELETEs
+   * would otherwise lose its checkpoint and keep its values (which a later put of the same version
+   * would then read). PostgreSQL's three DELETEs see one snapshot (the put is kept whole, or it
+   * conflicts and the delete runs again); MariaDB's lock the thread's key ranges, gaps included.
+   */
   async deleteThread(threadId: string): Promise<void> {
     const threadKey = this.#threadKey(threadId);
-    await this.db.write(async (tx) => {
-      await tx.prisma.agentLgWrite.deleteMany({ where: { threadKey } });
-      await tx.prisma.agentLgBlob.deleteMany({ where: { threadKey } });
-      await tx.prisma.agentLgCheckpoint.deleteMany({ where: { threadKey } });
-    });
+    const level = this.db.kit.dialect.writeIsolation === 'ReadCommitted' ? 'RepeatableRead' : this.db.kit.dialect.writeIsolation;
+    await this.db.write(
+      async (tx) => {
+        await tx.prisma.agentLgWrite.deleteMany({ where: { threadKey } });
+        await tx.prisma.agentLgBlob.deleteMany({ where: { threadKey } });
+        await tx.prisma.agentLgCheckpoint.deleteMany({ where: { threadKey } });
+      },
+      0,
+      level,
+    );
   }
 
   /** The checkpoint `checkpointId` of the lane (its newest when absent) and the rest of its tuple, in one snapshot; null when there is none. */

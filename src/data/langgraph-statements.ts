@@ -28,6 +28,8 @@ export interface TupleRows {
 
 const EMPTY = 'empty';
 const CHECKPOINT_COLUMNS = 'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint_data, checkpoint_type, metadata, metadata_type, channel_versions';
+/** Channel versions one statement asks for: far below SQLite's 1,000 terms of an expression and any database's bound values. */
+const MAX_VERSIONS_PER_READ = 200;
 const WRITE_COLUMNS = 'checkpoint_id, task_id, task_path, idx, channel_name, payload_type, payload';
 const BLOB_COLUMNS = ['lane', 'channel_name', 'channel_version', 'thread_key', 'payload_type', 'payload'];
 const CHECKPOINT_KEY = ['thread_key', 'lane', 'checkpoint_id'];
@@ -97,11 +99,17 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string) {
   /** The lane's values of these channel versions (those stored). */
   function* blobs(key: LaneKey, versions: Record<string, string>): ReadPlan<BlobRow[]> {
     const wanted = Object.entries(versions);
-    if (wanted.length === 0) return [];
-    const rows = yield {
-      text: `SELECT channel_name, channel_version, payload_type, payload FROM agent_lg_blob WHERE ${IN_LANE} AND (${wanted.map(() => '(channel_name = ? AND channel_version = ?)').join(' OR ')})`,
-      args: [...inLane(key), ...wanted.flat()],
-    };
+    const rows: Row[] = [];
+    // SQLite refuses an expression of more than 1,000 terms: a wide checkpoint's values are read in several statements.
+    for (let at = 0; at < wanted.length; at += MAX_VERSIONS_PER_READ) {
+      const some = wanted.slice(at, at + MAX_VERSIONS_PER_READ);
+      rows.push(
+        ...(yield {
+          text: `SELECT channel_name, channel_version, payload_type, payload FROM agent_lg_blob WHERE ${IN_LANE} AND (${some.map(() => '(channel_name = ? AND channel_version = ?)').join(' OR ')})`,
+          args: [...inLane(key), ...some.flat()],
+        }),
+      );
+    }
     return rows.map(([channel, version, type, payload]): BlobRow => ({
       channel: String(channel),
       version: String(version),

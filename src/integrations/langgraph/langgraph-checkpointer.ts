@@ -87,7 +87,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const { thread_id, checkpoint_ns, checkpoint_id } = config?.configurable ?? {};
     const { filter, before, limit } = options ?? {};
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new StoreValidationError('limit must be a non-negative integer');
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) throw new StoreValidationError('limit must be a non-negative safe integer');
     const beforeId = before?.configurable?.checkpoint_id;
     const query = {
       ...(thread_id !== undefined && thread_id !== null && thread_id !== '' && { threadId: threadIdOf(thread_id) }),
@@ -135,7 +135,10 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     if (thread_id === undefined || thread_id === null || thread_id === '') throw new StoreValidationError('config.configurable.thread_id is missing');
     const key = { threadId: threadIdOf(thread_id), checkpointNs: namespaceOf(checkpoint_ns) };
     const { channel_values: values = {}, ...rest } = checkpoint;
-    const versions = Object.fromEntries(Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => [channel, String(version)]));
+    // Read back by every later read of the thread (and a listing of the tenant's): what the store cannot keep is refused now.
+    const versions = Object.fromEntries(
+      Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => [idOf(channel, 'a channel of channel_versions'), idOf(String(version), 'a version of channel_versions')]),
+    );
     const [stored, storedMetadata, blobs] = await Promise.all([
       this.#dump(rest),
       this.#dump(metadata),
@@ -211,7 +214,8 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     checkpoint.versions_seen ??= {};
     const values: Record<string, unknown> = {};
     for (const blob of blobs ?? []) {
-      if (blob.value !== null) values[blob.channel] = await this.#load(blob.value);
+      // Defined, not assigned: a channel named __proto__ is a channel, not the object's prototype.
+      if (blob.value !== null) Object.defineProperty(values, blob.channel, { value: await this.#load(blob.value), enumerable: true, writable: true, configurable: true });
     }
     checkpoint.channel_values = values;
     // Checkpoints before format 4 kept the sends of their parent's tasks in its writes.
@@ -257,7 +261,10 @@ function threadIdOf(value: unknown): string {
   return keyTextOf(id, 'thread_id');
 }
 
-/** A checkpoint namespace; absent is the root namespace, "". */
+/** A checkpoint namespace; absent is the root namespace, "". Not ending in a space: MySQL's collations would find "x" in "x " (as for ids). */
 function namespaceOf(value: unknown): string {
-  return value === undefined || value === null ? '' : keyTextOf(value, 'checkpoint_ns');
+  if (value === undefined || value === null) return '';
+  const namespace = keyTextOf(value, 'checkpoint_ns');
+  if (namespace.endsWith(' ')) throw new StoreValidationError('checkpoint_ns must not end with a space');
+  return namespace;
 }

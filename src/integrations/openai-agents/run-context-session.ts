@@ -20,6 +20,8 @@ export class RunContextAgentSession<TContext = unknown> implements SessionHistor
   /** Tells the runner (SDK 0.15 and later) to pass its RunContext to every history call. */
   readonly acceptsRunContext = true as const;
   readonly #tenantOf: (context: TContext) => string;
+  /** The tenant each run (its RunContext) named first. */
+  readonly #tenants = new WeakMap<object, string>();
 
   constructor(
     private readonly sessionId: string,
@@ -67,12 +69,17 @@ export class RunContextAgentSession<TContext = unknown> implements SessionHistor
         'this session is scoped by the run context, and the call had none: the runner of @openai/agents-core 0.15 and later passes it (not 0.14, nor OpenAIResponsesCompactionSession); elsewhere use forTenant(tenantId).forSession(sessionId)',
       );
     }
-    let tenantId: unknown;
+    let named: unknown;
     try {
-      tenantId = this.#tenantOf(runContext.context);
+      named = this.#tenantOf(runContext.context);
     } catch (error) {
       throw new StoreValidationError('tenantOf could not name the tenant of the run context', { cause: error });
     }
-    return this.sessionIn(idOf(tenantId, 'the tenant id tenantOf returned'));
+    const tenantId = idOf(named, 'the tenant id tenantOf returned');
+    // A run's tenant is the one its first call named: a context changed during the run (by a tool) never reaches another tenant's session.
+    const pinned = this.#tenants.get(runContext);
+    if (pinned !== undefined && pinned !== tenantId) throw new StoreValidationError("the run context's tenant changed during the run: its session stays its first tenant's");
+    this.#tenants.set(runContext, tenantId);
+    return this.sessionIn(tenantId);
   }
 }
