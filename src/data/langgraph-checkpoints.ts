@@ -13,7 +13,6 @@ import type { StoreDatabase } from './database.js';
 import { runPlan, type ReadPlan, type Run, type Statement } from '../databases/adapter-transactions.js';
 import type { ProviderKit } from '../databases/provider-kit.js';
 import { checkpointPlans, putStatements, type RowKeys, type TupleRows } from './langgraph-statements.js';
-import type { StoreTx } from './store-client.js';
 
 /** A value as the serde wrote it: its type and its bytes. */
 export interface Typed {

@@ -10,13 +10,14 @@
 // to keep one compaction session per context scope, i.e. around forTenant(...).forSession(...).
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { Agent, run, setDefaultModelProvider, Usage, type AgentInputItem, type ModelRequest, type ModelResponse } from '@openai/agents-core';
+import { Agent, run, setDefaultModelProvider, Usage, type AgentInputItem } from '@openai/agents-core';
 import { OpenAIResponsesCompactionSession } from '@openai/agents-openai';
 import { StoreConfigurationError } from '../../../src/index.js';
 import { OpenAIAgentsSessions } from '../../../src/integrations/openai-agents/index.js';
 import { eachDatabase } from '../../support/databases.js';
 import { storeFor } from '../../support/store-app.js';
-import { FakeModel, FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
+import { RecordingModel, texts } from './recording-model.js';
+import { FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
 
 const MODEL = 'gpt-5.4-mini';
 type CompactRequest = { model: string; previous_response_id?: string; input?: Array<Record<string, unknown>> };
@@ -25,17 +26,7 @@ type CompactResponse = { output: unknown[]; usage: { input_tokens: number; outpu
 const fakeClient = (compact: (request: CompactRequest) => Promise<CompactResponse>) => ({ responses: { compact } }) as unknown as ConstructorParameters<typeof OpenAIResponsesCompactionSession>[0]['client'];
 const compactMock = () => jest.fn<(request: CompactRequest) => Promise<CompactResponse>>();
 const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, total_tokens: input + output });
-const texts = (items: AgentInputItem[]) => items.map((item) => ('content' in item && typeof item.content === 'string' ? item.content : item.type));
 const assistant = (text: string) => ({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] }) as AgentInputItem;
-
-class RecordingModel extends FakeModel {
-  readonly requests: ModelRequest[] = [];
-
-  override async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    return super.getResponse(request);
-  }
-}
 
 eachDatabase((database) => {
   const store = storeFor(database);

@@ -4,29 +4,20 @@
 // (Node 20) passes none, and a call without one is refused and changes nothing.
 import { randomUUID } from 'node:crypto';
 import * as sdk from '@openai/agents-core';
-import { Agent, RunContext, run, setDefaultModelProvider, Usage, type AgentInputItem, type ModelRequest, type ModelResponse } from '@openai/agents-core';
+import { Agent, RunContext, run, setDefaultModelProvider, Usage, type AgentInputItem } from '@openai/agents-core';
 import { StoreConfigurationError, StoreNotFoundError, StoreValidationError } from '../../../src/index.js';
 import { OpenAIAgentsSessions } from '../../../src/integrations/openai-agents/index.js';
 import { eachDatabase } from '../../support/databases.js';
 import { storeFor } from '../../support/store-app.js';
-import { FakeModel, FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
+import { RecordingModel, texts } from './recording-model.js';
+import { FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
 
 type TenantContext = { tenantId: string };
 
 const user = (text: string): AgentInputItem => ({ role: 'user', content: text });
-const texts = (items: AgentInputItem[]) => items.map((item) => ('content' in item && typeof item.content === 'string' ? item.content : item.type));
 /** Present from SDK 0.15, whose runner passes the run context to sessions that ask for it. */
 const isRunContextAwareSession = Reflect.get(sdk, 'isRunContextAwareSession') as ((session: unknown) => boolean) | undefined;
 const runnerPassesRunContext = typeof isRunContextAwareSession === 'function';
-
-class RecordingModel extends FakeModel {
-  readonly requests: ModelRequest[] = [];
-
-  override async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    return super.getResponse(request);
-  }
-}
 
 eachDatabase((database) => {
   const store = storeFor(database);

@@ -4,28 +4,17 @@
 import { randomUUID } from 'node:crypto';
 import { Test } from '@nestjs/testing';
 import { Module } from '@nestjs/common';
-import { Agent, run, setDefaultModelProvider, tool, Usage, type AgentInputItem, type ModelRequest, type ModelResponse, type protocol } from '@openai/agents-core';
+import { Agent, run, setDefaultModelProvider, tool, Usage, type AgentInputItem, type protocol } from '@openai/agents-core';
 import { z } from 'zod';
 import { SessionStore, StoreModule, StoreNotFoundError, StoreValidationError } from '../../../src/index.js';
 import { OpenAIAgentsSessions } from '../../../src/integrations/openai-agents/index.js';
 import { loggedDatabase } from '../../support/clients.js';
 import { eachDatabase, tempSqliteUrl } from '../../support/databases.js';
 import { storeFor } from '../../support/store-app.js';
-import { FakeModel, FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
+import { RecordingModel, texts } from './recording-model.js';
+import { FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
 
 const user = (text: string): AgentInputItem => ({ role: 'user', content: text });
-/** The stubs' FakeModel, keeping the requests it was given, to see what history a turn sent. */
-class RecordingModel extends FakeModel {
-  readonly requests: ModelRequest[] = [];
-
-  override async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    return super.getResponse(request);
-  }
-}
-
-const texts = (items: AgentInputItem[]) => items.map((item) => ('content' in item && typeof item.content === 'string' ? item.content : item.type));
-
 eachDatabase((database) => {
   const store = storeFor(database);
   const sessions = () => new OpenAIAgentsSessions(store.db);
