@@ -8,11 +8,12 @@
 // that ids of any length fit the keys and one tenant's threads are never another's.
 // Reads and puts are SQL (langgraph-statements.ts), run on the driver where
 // the store's fast paths run, as Prisma's raw queries elsewhere.
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { StoreDatabase } from './database.js';
 import { runPlan, type ReadPlan, type Run, type Statement } from '../databases/adapter-transactions.js';
 import type { ProviderKit } from '../databases/provider-kit.js';
-import { checkpointPlans, putStatements, type RowKeys, type TupleRows } from './langgraph-statements.js';
+import { deltaOf, ValueBases } from './langgraph-deltas.js';
+import { checkpointPlans, putStatements, type PutBlob, type RowKeys, type TupleRows } from './langgraph-statements.js';
 
 /** A value as the serde wrote it: its type and its bytes. */
 export interface Typed {
@@ -64,7 +65,22 @@ export interface CheckpointQuery {
 /** Runs read plans in one snapshot (see LangGraphCheckpoints.read). */
 export type Reads = <T>(plan: () => ReadPlan<T>) => Promise<T>;
 
-const digest = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+/** The last keys digested: a step digests its thread's a few times over. Cleared when full. */
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 1024;
+const MAX_KEPT_LENGTH = 1024;
+function digest(parts: unknown[]): string {
+  const text = JSON.stringify(parts);
+  const known = digests.get(text);
+  if (known !== undefined) return known;
+  const hex = createHash('sha256').update(text).digest('hex');
+  // Ids of any length are keys: only short ones are kept.
+  if (text.length <= MAX_KEPT_LENGTH) {
+    if (digests.size >= MAX_DIGESTS) digests.clear();
+    digests.set(text, hex);
+  }
+  return hex;
+}
 /** The bytes in an ArrayBuffer of their own, as Prisma takes them. */
 const own = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
 
@@ -79,9 +95,11 @@ export class LangGraphCheckpoints {
     private readonly tenantId: string | undefined,
     /** LangGraph's channel of a task's sends, kept in its checkpoint's writes before checkpoint format 4. */
     sendsChannel: string,
+    /** The values last written or read, which puts store deltas against (see langgraph-deltas.ts). */
+    private readonly bases: ValueBases = new ValueBases(),
   ) {
     this.#keys = { lane: (key) => this.#lane(key), threadKey: (threadId) => this.#threadKey(threadId), tenantId: tenantId ?? null };
-    this.plans = checkpointPlans(this.#keys, sendsChannel);
+    this.plans = checkpointPlans(this.#keys, sendsChannel, (lane, channel) => this.bases.get(lane, channel));
   }
 
   /**
@@ -94,16 +112,38 @@ export class LangGraphCheckpoints {
   }
 
   /**
+   * SQLite runs one write transaction at a time: a delta's base, found there by its put, cannot be
+   * deleted before the put commits. Elsewhere a deleteThread racing the put could delete the base
+   * and keep the delta, so values are stored whole.
+   */
+  get #deltas(): boolean {
+    return this.db.kit.provider === 'sqlite';
+  }
+
+  /**
    * Writes the checkpoint (replacing one of the same id in its lane) and the values of
    * `blobs`, its new channel versions: a version the lane holds already is kept as it is.
+   * On SQLite a value that grew from the one last written or read is stored as a delta.
    */
   async put(row: CheckpointRow, blobs: BlobRow[]): Promise<void> {
-    const statements = putStatements(this.db.kit.dialect, this.#keys, row, blobs);
+    const lane = this.#lane(row);
+    const rows = blobs.map((blob): PutBlob & { depth: number } => {
+      const nonce = randomInt(1, 2 ** 47);
+      const base = this.#deltas && blob.value ? this.bases.get(lane, blob.channel) : undefined;
+      const delta = base && blob.value ? deltaOf(base, blob.version, blob.value.bytes) : undefined;
+      return { ...blob, nonce, ...(delta && { delta }), depth: delta ? base!.depth + 1 : 0 };
+    });
+    const statements = putStatements(this.db.kit.dialect, this.#keys, row, rows);
     const fast = await this.db.fastPaths();
-    if (fast?.writeAll) return fast.writeAll(statements);
-    await this.db.write(async (tx) => {
-      for (const statement of statements) await tx.prisma.$executeRawUnsafe(...rawQuery(this.db.kit, statement));
-    }, blobs.length + 1);
+    if (fast?.writeAll) await fast.writeAll(statements);
+    else
+      await this.db.write(async (tx) => {
+        for (const statement of statements) await tx.prisma.$executeRawUnsafe(...rawQuery(this.db.kit, statement));
+      }, blobs.length + 1);
+    // A version the lane held already keeps its row and nonce: a later delta on this one finds no base and is stored whole.
+    for (const blob of rows) {
+      if (blob.value) this.bases.set(lane, blob.channel, { version: blob.version, nonce: blob.nonce, bytes: blob.value.bytes, depth: blob.depth });
+    }
   }
 
   /**
@@ -168,7 +208,12 @@ export class LangGraphCheckpoints {
   async tuple(key: LaneKey, checkpointId?: string): Promise<TupleRows | null> {
     const fast = await this.db.fastPaths();
     const plan = () => this.plans.tuple(key, checkpointId);
-    return fast?.readAll ? fast.readAll(plan) : this.read((reads) => reads(plan));
+    const rows = await (fast?.readAll ? fast.readAll(plan) : this.read((reads) => reads(plan)));
+    const lane = this.#lane(key);
+    for (const blob of rows?.blobs ?? []) {
+      if (blob.value && blob.nonce !== null) this.bases.set(lane, blob.channel, { version: blob.version, nonce: blob.nonce, bytes: blob.value.bytes, depth: blob.depth });
+    }
+    return rows;
   }
 
   /** Runs `work`'s read plans in one snapshot. */

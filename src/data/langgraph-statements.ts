@@ -5,8 +5,10 @@
 import type { ReadPlan, Statement, Value } from '../databases/adapter-transactions.js';
 import type { Dialect } from '../databases/provider-kit.js';
 import type { Row } from '../databases/adapter-statement.js';
+import { StoreDatabaseError } from '../store.errors.js';
 import { insertRuns } from './insert-runs.js';
 import type { BlobRow, CheckpointQuery, CheckpointRow, LaneKey, WriteRow } from './langgraph-checkpoints.js';
+import { rebuild, type Delta, type StoredPart, type ValueBase } from './langgraph-deltas.js';
 
 /** How LangGraphCheckpoints keys its rows: digests of (tenant, thread, namespace) and of (tenant, thread). */
 export interface RowKeys {
@@ -15,11 +17,23 @@ export interface RowKeys {
   tenantId: string | null;
 }
 
+/** A value as a read found it, rebuilt when stored as a delta: with its row's nonce (null in rows written before nonces) and its chain's depth. */
+export interface ReadBlob extends BlobRow {
+  nonce: number | null;
+  depth: number;
+}
+
+/** A value as a put writes it: with its row's nonce, and as a delta when it has one. */
+export interface PutBlob extends BlobRow {
+  nonce: number;
+  delta?: Delta;
+}
+
 /** What a checkpoint's tuple is made of, read in one snapshot. */
 export interface TupleRows {
   row: CheckpointRow;
   /** Its channels' values at its versions (those stored); null when the row does not name its versions (written before channel_versions). */
-  blobs: BlobRow[] | null;
+  blobs: ReadBlob[] | null;
   /** The pending writes against it. */
   writes: WriteRow[];
   /** Its parent's writes to `sendsChannel` (the sends of checkpoints before format 4). */
@@ -27,11 +41,15 @@ export interface TupleRows {
 }
 
 const EMPTY = 'empty';
+const EMPTY_BYTES = new Uint8Array(0);
 const CHECKPOINT_COLUMNS = 'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint_data, checkpoint_type, metadata, metadata_type, channel_versions';
 /** Channel versions one statement asks for: far below SQLite's 1,000 terms of an expression and any database's bound values. */
 const MAX_VERSIONS_PER_READ = 200;
 const WRITE_COLUMNS = 'checkpoint_id, task_id, task_path, idx, channel_name, payload_type, payload';
-const BLOB_COLUMNS = ['lane', 'channel_name', 'channel_version', 'thread_key', 'payload_type', 'payload'];
+const BLOB_COLUMNS = ['lane', 'channel_name', 'channel_version', 'thread_key', 'payload_type', 'payload', 'nonce'];
+const DELTA_COLUMNS = [...BLOB_COLUMNS, 'base_version', 'prefix_length'];
+/** What a read of values takes of each row of their chains. */
+const CHAIN_COLUMNS = ['channel_name', 'channel_version', 'payload_type', 'payload', 'base_version', 'prefix_length', 'nonce'];
 const CHECKPOINT_KEY = ['thread_key', 'lane', 'checkpoint_id'];
 const BLOB_KEY = ['thread_key', 'lane', 'channel_name', 'channel_version'];
 /** A lane's rows: a range of the checkpoints' and values' keys, which lead with the thread's. */
@@ -64,8 +82,8 @@ function writeOf([, taskId, taskPath, idx, channel, type, payload]: Row): WriteR
   return { taskId: String(taskId), taskPath: String(taskPath), idx: Number(idx), channel: String(channel), value: { type: String(type), bytes: bytesOf(payload) } };
 }
 
-/** The reads of LangGraphCheckpoints on the rows of `keys`, as plans. */
-export function checkpointPlans(keys: RowKeys, sendsChannel: string) {
+/** The reads of LangGraphCheckpoints on the rows of `keys`, as plans; `held` gives the values a read may take instead of their rows' payloads. */
+export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane: string, channel: string) => ValueBase | undefined = () => undefined) {
   const inLane = (key: LaneKey): Value[] => [keys.threadKey(key.threadId), keys.lane(key)];
 
   /** The checkpoint `checkpointId` of the lane, or its newest when absent; null when there is none. */
@@ -96,25 +114,72 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string) {
     return rows.map(checkpointOf);
   }
 
-  /** The lane's values of these channel versions (those stored). */
-  function* blobs(key: LaneKey, versions: Record<string, string>): ReadPlan<BlobRow[]> {
-    const wanted = Object.entries(versions);
+  /** The lane's rows of these (channel, version) pairs, as stored; without their payload (null) where `held` says so. */
+  function* rowsOf(key: LaneKey, pairs: [string, string][], held: (pair: [string, string]) => boolean = () => false): ReadPlan<Row[]> {
     const rows: Row[] = [];
-    // SQLite refuses an expression of more than 1,000 terms: a wide checkpoint's values are read in several statements.
-    for (let at = 0; at < wanted.length; at += MAX_VERSIONS_PER_READ) {
-      const some = wanted.slice(at, at + MAX_VERSIONS_PER_READ);
-      rows.push(
-        ...(yield {
-          text: `SELECT channel_name, channel_version, payload_type, payload FROM agent_lg_blob WHERE ${IN_LANE} AND (${some.map(() => '(channel_name = ? AND channel_version = ?)').join(' OR ')})`,
-          args: [...inLane(key), ...some.flat()],
-        }),
-      );
+    const select = (some: [string, string][], payload: string): Statement => ({
+      text: `SELECT ${CHAIN_COLUMNS.map((column) => (column === 'payload' ? payload : column)).join(', ')} FROM agent_lg_blob WHERE ${IN_LANE} AND (${some.map(() => '(channel_name = ? AND channel_version = ?)').join(' OR ')})`,
+      args: [...inLane(key), ...some.flat()],
+    });
+    // SQLite refuses an expression of more than 1,000 terms: many values are read in several statements.
+    for (let at = 0; at < pairs.length; at += MAX_VERSIONS_PER_READ) {
+      const some = pairs.slice(at, at + MAX_VERSIONS_PER_READ);
+      // The rows read whole first: their payload column's type is the statement's.
+      const parts = [select(some.filter((pair) => !held(pair)), 'payload'), select(some.filter(held), 'NULL')].filter((part) => part.args.length > 2);
+      rows.push(...(yield { text: parts.map((part) => part.text).join(' UNION ALL '), args: parts.flatMap((part) => part.args) }));
     }
-    return rows.map(([channel, version, type, payload]): BlobRow => ({
-      channel: String(channel),
-      version: String(version),
-      value: type === EMPTY || payload === null ? null : { type: String(type), bytes: bytesOf(payload) },
-    }));
+    return rows;
+  }
+
+  /**
+   * The lane's values of these channel versions (those stored), rebuilt from their delta chains. One
+   * statement, unless a value is a delta (SQLite's puts write them): then one more for each level of
+   * bases under the values. (A recursive join would read the chains in one, but carries every row
+   * through a temporary table: slower than SQLite's lookups, which cost no round trip.) A value `held`
+   * at the version is taken from there, its payload unread, when its row has the held nonce still.
+   */
+  function* blobs(key: LaneKey, versions: Record<string, string>): ReadPlan<ReadBlob[]> {
+    const wanted = Object.entries(versions);
+    const lane = keys.lane(key);
+    const heldAt = (channel: string, version: string) => {
+      const base = held(lane, channel);
+      return base?.version === version ? base : undefined;
+    };
+    const pairKey = (channel: unknown, version: unknown) => JSON.stringify([String(channel), String(version)]);
+    const listed = yield* rowsOf(key, wanted, ([channel, version]) => heldAt(channel, version) !== undefined);
+    const found: ReadBlob[] = [];
+    const unread: [string, string][] = [];
+    const tops: Row[] = [];
+    for (const row of listed) {
+      const [channel, version, type, payload] = [String(row[0]), String(row[1]), String(row[2]), row[3]];
+      const nonce = row[6] === null ? null : Number(row[6]);
+      const base = heldAt(channel, version);
+      if (type === EMPTY) found.push({ channel, version, value: null, nonce, depth: 0 });
+      else if (payload !== null) tops.push(row);
+      else if (base !== undefined && base.nonce === nonce) found.push({ channel, version, value: { type, bytes: base.bytes }, nonce, depth: base.depth });
+      else unread.push([channel, version]);
+    }
+    if (unread.length > 0) tops.push(...(yield* rowsOf(key, unread)));
+    const rows = [...tops];
+    const asked = new Set(wanted.map(([channel, version]) => pairKey(channel, version)));
+    for (let level = tops; level.length > 0; ) {
+      const bases = level.filter((row) => row[4] !== null && !asked.has(pairKey(row[0], row[4]))).map((row): [string, string] => [String(row[0]), String(row[4])]);
+      for (const [channel, version] of bases) asked.add(pairKey(channel, version));
+      level = bases.length === 0 ? [] : yield* rowsOf(key, bases);
+      rows.push(...level);
+    }
+    const parts = new Map(rows.map((row) => [pairKey(row[0], row[1]), row]));
+    const partOf = (row: Row): StoredPart => ({ bytes: row[3] === null ? EMPTY_BYTES : bytesOf(row[3]), baseVersion: text(row[4]), prefixLength: row[5] === null ? null : Number(row[5]) });
+    for (const row of tops) {
+      const [channel, version] = [String(row[0]), String(row[1])];
+      const value = rebuild(partOf(row), (base) => {
+        const part = parts.get(pairKey(channel, base));
+        return part && partOf(part);
+      });
+      if (value === undefined) throw new StoreDatabaseError(`the value of channel ${channel} at version ${version} is a delta on a row its thread lacks`);
+      found.push({ channel, version, value: { type: String(row[2]), bytes: value.bytes }, nonce: row[6] === null ? null : Number(row[6]), depth: value.depth });
+    }
+    return found;
   }
 
   /** The rest of `row`'s tuple: its values (when the row names its versions), its pending writes and its parent's sends. */
@@ -147,20 +212,36 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string) {
 
 /**
  * The put of LangGraphCheckpoints, to run all or nothing: the values of `blobs` (a version the lane
- * holds is kept), then the checkpoint (one of the same id in the lane replaced). Long lists of values
- * go in several INSERTs.
+ * holds is kept), then the checkpoint (one of the same id in the lane replaced). A delta is stored
+ * as one only if its base is still there with the nonce it had; the whole value otherwise. Long
+ * lists of whole values go in several INSERTs.
  */
-export function putStatements(dialect: Dialect, keys: RowKeys, row: CheckpointRow, blobs: BlobRow[]): Statement[] {
+export function putStatements(dialect: Dialect, keys: RowKeys, row: CheckpointRow, blobs: PutBlob[]): Statement[] {
   const lane = keys.lane(row);
   const threadKey = keys.threadKey(row.threadId);
-  const values = blobs.map((blob): Value[] => [lane, blob.channel, blob.version, threadKey, blob.value?.type ?? EMPTY, blob.value?.bytes ?? null]);
+  const whole = (blob: PutBlob): Value[] => [lane, blob.channel, blob.version, threadKey, blob.value?.type ?? EMPTY, blob.value?.bytes ?? null, blob.nonce];
+  const statements: Statement[] = blobs.flatMap(({ channel, version, value, nonce, delta }) =>
+    delta === undefined || value === null
+      ? []
+      : [
+          {
+            text: `INSERT INTO agent_lg_blob (${DELTA_COLUMNS.join(', ')})
+             SELECT ?, ?, ?, ?, ?, CASE WHEN based THEN ? ELSE ? END, ?, CASE WHEN based THEN ? END, CASE WHEN based THEN ? END
+             FROM (SELECT EXISTS (SELECT 1 FROM agent_lg_blob WHERE ${IN_LANE} AND channel_name = ? AND channel_version = ? AND nonce = ?) AS based) base
+             WHERE true ${dialect.onConflict(BLOB_KEY, [])}`,
+            args: [lane, channel, version, threadKey, value.type, delta.tail, value.bytes, nonce, delta.baseVersion, delta.prefixLength, threadKey, lane, channel, delta.baseVersion, delta.baseNonce],
+          },
+        ],
+  );
   const placeholders = `(${BLOB_COLUMNS.map(() => '?').join(', ')})`;
-  const statements = insertRuns(values, (blob) => (blob[5] as Uint8Array | null)?.byteLength ?? 0)
-    .filter((chunk) => chunk.length > 0)
-    .map((chunk) => ({
-      text: `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${chunk.map(() => placeholders).join(', ')} ${dialect.onConflict(BLOB_KEY, [])}`,
-      args: chunk.flat(),
-    }));
+  statements.push(
+    ...insertRuns(blobs.filter((blob) => blob.delta === undefined || blob.value === null).map(whole), (blob) => (blob[5] as Uint8Array | null)?.byteLength ?? 0)
+      .filter((chunk) => chunk.length > 0)
+      .map((chunk) => ({
+        text: `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${chunk.map(() => placeholders).join(', ')} ${dialect.onConflict(BLOB_KEY, [])}`,
+        args: chunk.flat(),
+      })),
+  );
   statements.push({
     text: `INSERT INTO agent_lg_checkpoint (lane, checkpoint_id, thread_key, tenant_id, thread_id, checkpoint_ns, ${CHECKPOINT_DATA.join(', ')}, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${dialect.onConflict(CHECKPOINT_KEY, CHECKPOINT_DATA)}`,

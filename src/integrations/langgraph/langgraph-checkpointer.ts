@@ -22,6 +22,7 @@ import {
   type PendingWrite,
 } from '@langchain/langgraph-checkpoint';
 import { StoreDatabase } from '../../data/database.js';
+import { ValueBases } from '../../data/langgraph-deltas.js';
 import { LangGraphCheckpoints, type CheckpointRow, type Reads, type Typed, type WriteRow } from '../../data/langgraph-checkpoints.js';
 import type { TupleRows } from '../../data/langgraph-statements.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
@@ -37,7 +38,9 @@ const TENANT = Symbol('LangGraphCheckpointer tenant');
  */
 @Injectable()
 export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModuleInit {
-  readonly #checkpoints: LangGraphCheckpoints;
+  #checkpoints: LangGraphCheckpoints;
+  /** The values its puts store deltas against, shared with its copies (see data/langgraph-deltas.ts). */
+  #bases = new ValueBases();
 
   constructor(
     @Inject(StoreDatabase) private readonly db: StoreDatabase,
@@ -45,7 +48,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     @Optional() @Inject(TENANT) private readonly tenantId?: string,
   ) {
     super();
-    this.#checkpoints = new LangGraphCheckpoints(db, tenantId, TASKS);
+    this.#checkpoints = new LangGraphCheckpoints(db, tenantId, TASKS, this.#bases);
   }
 
   /** On your own PrismaClient, the boot fails naming the checkpointer's tables your database lacks (the store's boot asks only for its own). */
@@ -196,6 +199,8 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
   #copy(db: StoreDatabase, tenantId: string | undefined): LangGraphCheckpointer {
     const copy = new LangGraphCheckpointer(db, tenantId);
     copy.serde = this.serde;
+    copy.#bases = this.#bases;
+    copy.#checkpoints = new LangGraphCheckpoints(db, tenantId, TASKS, this.#bases);
     return copy;
   }
 
