@@ -40,14 +40,26 @@ export function deltaOf(base: ValueBase | undefined, version: string, bytes: Uin
   return { baseVersion: base.version, baseNonce: base.nonce, prefixLength, tail: bytes.subarray(prefixLength) };
 }
 
-/** The length of the longest common prefix of `a` and `b`: a binary search comparing each byte about twice at most. */
+/**
+ * The length of the longest common prefix of `a` and `b`. A grown value differs from its base
+ * in its last bytes: prefixes shorter by 1, 2, 4… bytes are tried first (one pass over the bytes
+ * when the first is shared), then a binary search between the last shared and the first not.
+ */
 export function commonPrefixLength(a: Uint8Array, b: Uint8Array): number {
   const x = Buffer.from(a.buffer, a.byteOffset, a.byteLength);
   const y = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-  // Invariant: the first `equal` bytes are equal; a mismatch lies below `unequal`.
+  const shorter = Math.min(x.length, y.length);
+  // Invariant: the first `equal` bytes are equal; a mismatch lies below `unequal` (or none: `unequal` is the shorter length).
   let equal = 0;
-  let unequal = Math.min(x.length, y.length);
-  if (x.compare(y, 0, unequal, 0, unequal) === 0) return unequal;
+  let unequal = shorter;
+  for (let back = 1; back <= shorter; back *= 2) {
+    if (x.compare(y, 0, shorter - back, 0, shorter - back) === 0) {
+      equal = shorter - back;
+      break;
+    }
+    unequal = shorter - back;
+  }
+  if (unequal === shorter && x.compare(y, equal, shorter, equal, shorter) === 0) return shorter;
   while (unequal - equal > 1) {
     const middle = (equal + unequal) >>> 1;
     if (x.compare(y, equal, middle, equal, middle) === 0) equal = middle;

@@ -56,6 +56,24 @@ const BLOB_KEY = ['thread_key', 'lane', 'channel_name', 'channel_version'];
 const IN_LANE = 'thread_key = ? AND lane = ?';
 const CHECKPOINT_DATA = ['parent_checkpoint_id', 'checkpoint_data', 'checkpoint_type', 'metadata', 'metadata_type', 'channel_versions'];
 
+/**
+ * The text `make` gives for `key` (in a dialect's SQL, or any), made once: a step's statements
+ * are the same few texts each time, and the drivers' statement caches look them up by text.
+ */
+const texts = new WeakMap<object, Map<string, string>>();
+const ANY_DIALECT = {};
+function textOf(dialect: object, key: string, make: () => string): string {
+  let known = texts.get(dialect);
+  if (known === undefined) texts.set(dialect, (known = new Map()));
+  let text = known.get(key);
+  if (text === undefined) known.set(key, (text = make()));
+  return text;
+}
+const LATEST_CHECKPOINT = `SELECT ${CHECKPOINT_COLUMNS} FROM agent_lg_checkpoint WHERE ${IN_LANE} ORDER BY checkpoint_id DESC LIMIT 1`;
+const CHECKPOINT_BY_ID = `SELECT ${CHECKPOINT_COLUMNS} FROM agent_lg_checkpoint WHERE ${IN_LANE} AND checkpoint_id = ?`;
+const WRITES = `SELECT ${WRITE_COLUMNS} FROM agent_lg_write WHERE lane = ? AND checkpoint_id = ?`;
+const WRITES_AND_PARENTS_SENDS = `${WRITES} UNION ALL SELECT ${WRITE_COLUMNS} FROM agent_lg_write WHERE lane = ? AND checkpoint_id = ? AND channel_name = ?`;
+
 /** A blob column as the driver gives it (a Buffer, a Uint8Array, or an array of bytes), in an ArrayBuffer of its own (copied only when shared). */
 function bytesOf(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? new Uint8Array(value.buffer) : new Uint8Array(value);
@@ -90,8 +108,8 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
   function* checkpoint(key: LaneKey, checkpointId?: string): ReadPlan<CheckpointRow | null> {
     const [row] =
       checkpointId === undefined
-        ? yield { text: `SELECT ${CHECKPOINT_COLUMNS} FROM agent_lg_checkpoint WHERE ${IN_LANE} ORDER BY checkpoint_id DESC LIMIT 1`, args: inLane(key) }
-        : yield { text: `SELECT ${CHECKPOINT_COLUMNS} FROM agent_lg_checkpoint WHERE ${IN_LANE} AND checkpoint_id = ?`, args: [...inLane(key), checkpointId] };
+        ? yield { text: LATEST_CHECKPOINT, args: inLane(key) }
+        : yield { text: CHECKPOINT_BY_ID, args: [...inLane(key), checkpointId] };
     return row === undefined ? null : checkpointOf(row);
   }
 
@@ -117,16 +135,19 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
   /** The lane's rows of these (channel, version) pairs, as stored; without their payload (null) where `held` says so. */
   function* rowsOf(key: LaneKey, pairs: [string, string][], held: (pair: [string, string]) => boolean = () => false): ReadPlan<Row[]> {
     const rows: Row[] = [];
-    const select = (some: [string, string][], payload: string): Statement => ({
-      text: `SELECT ${CHAIN_COLUMNS.map((column) => (column === 'payload' ? payload : column)).join(', ')} FROM agent_lg_blob WHERE ${IN_LANE} AND (${some.map(() => '(channel_name = ? AND channel_version = ?)').join(' OR ')})`,
-      args: [...inLane(key), ...some.flat()],
-    });
+    const select = (count: number, payload: string) =>
+      `SELECT ${CHAIN_COLUMNS.map((column) => (column === 'payload' ? payload : column)).join(', ')} FROM agent_lg_blob WHERE ${IN_LANE} AND (${Array(count).fill('(channel_name = ? AND channel_version = ?)').join(' OR ')})`;
+    const lane = inLane(key);
     // SQLite refuses an expression of more than 1,000 terms: many values are read in several statements.
     for (let at = 0; at < pairs.length; at += MAX_VERSIONS_PER_READ) {
       const some = pairs.slice(at, at + MAX_VERSIONS_PER_READ);
+      const [whole, bare] = [some.filter((pair) => !held(pair)), some.filter(held)];
       // The rows read whole first: their payload column's type is the statement's.
-      const parts = [select(some.filter((pair) => !held(pair)), 'payload'), select(some.filter(held), 'NULL')].filter((part) => part.args.length > 2);
-      rows.push(...(yield { text: parts.map((part) => part.text).join(' UNION ALL '), args: parts.flatMap((part) => part.args) }));
+      const text = textOf(ANY_DIALECT, `values ${whole.length} ${bare.length}`, () =>
+        [whole.length > 0 && select(whole.length, 'payload'), bare.length > 0 && select(bare.length, 'NULL')].filter(Boolean).join(' UNION ALL '),
+      );
+      const args = [...(whole.length > 0 ? [...lane, ...whole.flat()] : []), ...(bare.length > 0 ? [...lane, ...bare.flat()] : [])];
+      rows.push(...(yield { text, args }));
     }
     return rows;
   }
@@ -190,10 +211,7 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
     // Two lookups on the key, one statement: an OR of them would scan the lane's writes.
     const lane = keys.lane(key);
     const ofParent = parent !== null && parent !== row.checkpointId;
-    const rows = yield {
-      text: `SELECT ${WRITE_COLUMNS} FROM agent_lg_write WHERE lane = ? AND checkpoint_id = ?${ofParent ? ` UNION ALL SELECT ${WRITE_COLUMNS} FROM agent_lg_write WHERE lane = ? AND checkpoint_id = ? AND channel_name = ?` : ''}`,
-      args: [lane, row.checkpointId, ...(ofParent ? [lane, parent, sendsChannel] : [])],
-    };
+    const rows = yield ofParent ? { text: WRITES_AND_PARENTS_SENDS, args: [lane, row.checkpointId, lane, parent, sendsChannel] } : { text: WRITES, args: [lane, row.checkpointId] };
     return {
       blobs: values,
       writes: rows.filter((write) => String(write[0]) === row.checkpointId).map(writeOf),
@@ -225,26 +243,33 @@ export function putStatements(dialect: Dialect, keys: RowKeys, row: CheckpointRo
       ? []
       : [
           {
-            text: `INSERT INTO agent_lg_blob (${DELTA_COLUMNS.join(', ')})
-             SELECT ?, ?, ?, ?, ?, CASE WHEN based THEN ? ELSE ? END, ?, CASE WHEN based THEN ? END, CASE WHEN based THEN ? END
-             FROM (SELECT EXISTS (SELECT 1 FROM agent_lg_blob WHERE ${IN_LANE} AND channel_name = ? AND channel_version = ? AND nonce = ?) AS based) base
-             WHERE true ${dialect.onConflict(BLOB_KEY, [])}`,
+            text: textOf(
+              dialect,
+              'delta',
+              () => `INSERT INTO agent_lg_blob (${DELTA_COLUMNS.join(', ')})
+               SELECT ?, ?, ?, ?, ?, CASE WHEN based THEN ? ELSE ? END, ?, CASE WHEN based THEN ? END, CASE WHEN based THEN ? END
+               FROM (SELECT EXISTS (SELECT 1 FROM agent_lg_blob WHERE ${IN_LANE} AND channel_name = ? AND channel_version = ? AND nonce = ?) AS based) base
+               WHERE true ${dialect.onConflict(BLOB_KEY, [])}`,
+            ),
             args: [lane, channel, version, threadKey, value.type, delta.tail, value.bytes, nonce, delta.baseVersion, delta.prefixLength, threadKey, lane, channel, delta.baseVersion, delta.baseNonce],
           },
         ],
   );
   const placeholders = `(${BLOB_COLUMNS.map(() => '?').join(', ')})`;
+  const insert = (count: number) =>
+    textOf(dialect, `values ${count}`, () => `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${Array(count).fill(placeholders).join(', ')} ${dialect.onConflict(BLOB_KEY, [])}`);
   statements.push(
     ...insertRuns(blobs.filter((blob) => blob.delta === undefined || blob.value === null).map(whole), (blob) => (blob[5] as Uint8Array | null)?.byteLength ?? 0)
       .filter((chunk) => chunk.length > 0)
-      .map((chunk) => ({
-        text: `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${chunk.map(() => placeholders).join(', ')} ${dialect.onConflict(BLOB_KEY, [])}`,
-        args: chunk.flat(),
-      })),
+      .map((chunk) => ({ text: insert(chunk.length), args: chunk.flat() })),
   );
   statements.push({
-    text: `INSERT INTO agent_lg_checkpoint (lane, checkpoint_id, thread_key, tenant_id, thread_id, checkpoint_ns, ${CHECKPOINT_DATA.join(', ')}, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${dialect.onConflict(CHECKPOINT_KEY, CHECKPOINT_DATA)}`,
+    text: textOf(
+      dialect,
+      'checkpoint',
+      () => `INSERT INTO agent_lg_checkpoint (lane, checkpoint_id, thread_key, tenant_id, thread_id, checkpoint_ns, ${CHECKPOINT_DATA.join(', ')}, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${dialect.onConflict(CHECKPOINT_KEY, CHECKPOINT_DATA)}`,
+    ),
     args: [
       lane,
       row.checkpointId,
