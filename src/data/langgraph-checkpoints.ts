@@ -129,9 +129,13 @@ export class LangGraphCheckpoints {
     const lane = this.#lane(row);
     const rows = blobs.map((blob): PutBlob & { depth: number } => {
       const nonce = randomInt(1, 2 ** 47);
-      const base = this.#deltas && blob.value ? this.bases.get(lane, blob.channel) : undefined;
-      const delta = base && blob.value ? deltaOf(base, blob.version, blob.value.bytes) : undefined;
-      return { ...blob, nonce, ...(delta && { delta }), depth: delta ? base!.depth + 1 : 0 };
+      // Bytes of the put's own: a serde may give the caller's (LangGraph's passes a Uint8Array value through as
+      // is), which the caller may change while the put runs or after it. Its delta, its row and the value held
+      // as the next put's base must be one value.
+      const value = blob.value && { type: blob.value.type, bytes: own(blob.value.bytes) };
+      const base = this.#deltas && value ? this.bases.get(lane, blob.channel) : undefined;
+      const delta = base && value ? deltaOf(base, blob.version, value.bytes) : undefined;
+      return { ...blob, value, nonce, ...(delta && { delta }), depth: delta ? base!.depth + 1 : 0 };
     });
     const statements = putStatements(this.db.kit.dialect, this.#keys, row, rows);
     const fast = await this.db.fastPaths();
@@ -211,7 +215,12 @@ export class LangGraphCheckpoints {
     const rows = await (fast?.readAll ? fast.readAll(plan) : this.read((reads) => reads(plan)));
     const lane = this.#lane(key);
     for (const blob of rows?.blobs ?? []) {
-      if (blob.value && blob.nonce !== null) this.bases.set(lane, blob.channel, { version: blob.version, nonce: blob.nonce, bytes: blob.value.bytes, depth: blob.depth });
+      if (!blob.value || blob.nonce === null) continue;
+      const held = this.bases.get(lane, blob.channel);
+      // The same row's value (its nonce says so): held already.
+      if (held?.version === blob.version && held.nonce === blob.nonce) continue;
+      // A copy: the caller gets these bytes (LangGraph's serde gives a Uint8Array value as it is) and may change them.
+      this.bases.set(lane, blob.channel, { version: blob.version, nonce: blob.nonce, bytes: own(blob.value.bytes), depth: blob.depth });
     }
     return rows;
   }

@@ -103,7 +103,10 @@ export function rebuild(top: StoredPart, baseOf: (version: string) => StoredPart
   return { bytes: new Uint8Array(Buffer.concat(pieces.reverse())), depth };
 }
 
-/** The values a checkpointer wrote or read last, per lane and channel, as bases for its next puts' deltas; the least recently used go first. */
+/**
+ * The values a checkpointer wrote or read last, per lane and channel, as bases for its next puts' deltas; the
+ * least recently used go first. It keeps the bytes it is given: give it bytes no caller holds, never to be changed.
+ */
 export class ValueBases {
   readonly #entries = new Map<string, ValueBase>();
   #bytes = 0;

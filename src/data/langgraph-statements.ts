@@ -8,7 +8,7 @@ import type { Row } from '../databases/adapter-statement.js';
 import { StoreDatabaseError } from '../store.errors.js';
 import { insertRuns } from './insert-runs.js';
 import type { BlobRow, CheckpointQuery, CheckpointRow, LaneKey, WriteRow } from './langgraph-checkpoints.js';
-import { rebuild, type Delta, type StoredPart, type ValueBase } from './langgraph-deltas.js';
+import { MAX_DEPTH, rebuild, type Delta, type StoredPart, type ValueBase } from './langgraph-deltas.js';
 
 /** How LangGraphCheckpoints keys its rows: digests of (tenant, thread, namespace) and of (tenant, thread). */
 export interface RowKeys {
@@ -177,13 +177,15 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
       const base = heldAt(channel, version);
       if (type === EMPTY) found.push({ channel, version, value: null, nonce, depth: 0 });
       else if (payload !== null) tops.push(row);
-      else if (base !== undefined && base.nonce === nonce) found.push({ channel, version, value: { type, bytes: base.bytes }, nonce, depth: base.depth });
+      // A copy: the held bytes are the base of the next put's delta, and the caller may change what it gets.
+      else if (base !== undefined && base.nonce === nonce) found.push({ channel, version, value: { type, bytes: new Uint8Array(base.bytes) }, nonce, depth: base.depth });
       else unread.push([channel, version]);
     }
     if (unread.length > 0) tops.push(...(yield* rowsOf(key, unread)));
     const rows = [...tops];
     const asked = new Set(wanted.map(([channel, version]) => pairKey(channel, version)));
-    for (let level = tops; level.length > 0; ) {
+    // A chain the store wrote is at most MAX_DEPTH deep: a deeper one is read no further (and refused below).
+    for (let level = tops, depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
       const bases = level.filter((row) => row[4] !== null && !asked.has(pairKey(row[0], row[4]))).map((row): [string, string] => [String(row[0]), String(row[4])]);
       for (const [channel, version] of bases) asked.add(pairKey(channel, version));
       level = bases.length === 0 ? [] : yield* rowsOf(key, bases);
@@ -197,7 +199,7 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
         const part = parts.get(pairKey(channel, base));
         return part && partOf(part);
       });
-      if (value === undefined) throw new StoreDatabaseError(`the value of channel ${channel} at version ${version} is a delta on a row its thread lacks`);
+      if (value === undefined) throw new StoreDatabaseError(`the value of channel ${channel} at version ${version} is a delta whose chain is broken: a base is missing, shorter than the prefix taken from it, or more than ${MAX_DEPTH} deltas down`);
       found.push({ channel, version, value: { type: String(row[2]), bytes: value.bytes }, nonce: row[6] === null ? null : Number(row[6]), depth: value.depth });
     }
     return found;

@@ -8,8 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { StoreDatabaseError } from '../../../src/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
-import { MAX_DEPTH } from '../../../src/data/langgraph-deltas.js';
-import { commonPrefixLength } from '../../../src/data/langgraph-deltas.js';
+import { commonPrefixLength, MAX_DEPTH } from '../../../src/data/langgraph-deltas.js';
 import { eachDatabase } from '../../support/databases.js';
 import { storeFor } from '../../support/store-app.js';
 
@@ -134,6 +133,30 @@ eachDatabase((database) => {
       await expect(reader.getTuple(config)).rejects.toThrow(/channel messages at version 2 is a delta/);
     });
 
+    test('a chain deeper than the store writes (made by hand) is refused; one within its bound reads back', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const threadId = `deep-${randomUUID()}`;
+      const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
+      const saver = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const depth = MAX_DEPTH + 3;
+      const values = Array.from({ length: depth + 1 }, (_, v) => messages(20 + v));
+      for (const [version, value] of values.entries()) {
+        await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: value }, channel_versions: { messages: version } }, meta, { messages: version });
+      }
+      const bytes = await Promise.all(values.map(async (value) => (await saver.serde.dumpsTyped(value))[1]));
+      const lane = { in: await lanesOf(threadId) };
+      for (let version = 1; version <= depth; version++) {
+        const prefixLength = commonPrefixLength(bytes[version - 1], bytes[version]);
+        const data = { value: new Uint8Array(bytes[version].subarray(prefixLength)), baseVersion: String(version - 1), prefixLength };
+        expect(await rows().agentLgBlob.updateMany({ where: { lane, channel: 'messages', version: String(version) }, data })).toEqual({ count: 1 });
+      }
+      await expect(new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config)).rejects.toThrow(`more than ${MAX_DEPTH} deltas down`);
+      // One level less than the store's bound reads back.
+      const fresh = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      await rows().agentLgBlob.updateMany({ where: { lane, channel: 'messages', version: String(depth - MAX_DEPTH) }, data: { value: new Uint8Array(bytes[depth - MAX_DEPTH]), baseVersion: null, prefixLength: null } });
+      expect((await fresh.getTuple(config))?.checkpoint.channel_values.messages).toEqual(values[depth]);
+    });
+
     test('a delta row is read back on every database', async () => {
       const tenant = `t-${randomUUID()}`;
       const threadId = `read-${randomUUID()}`;
@@ -143,6 +166,39 @@ eachDatabase((database) => {
       const [row] = await rows().agentLgBlob.findMany({ where: { lane: { in: await lanesOf(threadId) }, version: '2' } });
       expect(row.baseVersion).toBe('1');
       expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual(grown);
+    });
+
+    test('a Uint8Array value changed in place after its put, or after its read, is read back as it was put', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const threadId = `in-place-${randomUUID()}`;
+      const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
+      const saver = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      // What a read gave: its length and the bytes it holds (each value is one byte repeated).
+      const filled = (value: unknown) => ({ length: (value as Uint8Array).length, bytes: [...new Set(value as Uint8Array)] });
+      const audioOf = async (reader: LangGraphCheckpointer, checkpointId?: string) =>
+        (await reader.getTuple({ configurable: { ...config.configurable, ...(checkpointId && { checkpoint_id: checkpointId }) } }))!.checkpoint.channel_values.audio;
+      // LangGraph's serde passes a Uint8Array through as it is: a put is given the caller's bytes, and a read hands the caller the bytes it has.
+      const audio = new Uint8Array(4096);
+      const ids: string[] = [];
+      for (const version of [1, 2]) {
+        audio.fill(version);
+        const checkpoint: Checkpoint = { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { audio }, channel_versions: { audio: version } };
+        await saver.put(config, checkpoint, meta, { audio: version });
+        ids.push(checkpoint.id);
+      }
+      audio.fill(3);
+      const fresh = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      for (const reader of [fresh, saver]) {
+        expect(filled(await audioOf(reader))).toEqual({ length: 4096, bytes: [2] });
+        expect(filled(await audioOf(reader, ids[0]))).toEqual({ length: 4096, bytes: [1] });
+      }
+      // Read from its row, then from the value held: each changed by the caller, and read again.
+      for (let round = 0; round < 2; round++) {
+        const read = (await audioOf(fresh)) as Uint8Array;
+        expect(filled(read)).toEqual({ length: 4096, bytes: [2] });
+        read.fill(4);
+      }
+      expect(filled(await audioOf(fresh))).toEqual({ length: 4096, bytes: [2] });
     });
 
     /** Versions 1 and 2 of the thread's messages, 2 a delta on 1 (made so by hand where puts store values whole). Returns version 2's value. */
