@@ -78,3 +78,11 @@ export function storeFor(database: TestDatabase, throughPrisma = false): Interna
     },
   });
 }
+
+/** `suite` on each path of the store's SQL, in a describe block named for it: on the driver, and through Prisma's raw queries (see storeThroughPrisma). */
+export function eachStorePath(database: TestDatabase, suite: (store: InternalStoreApp) => void): void {
+  describe.each([
+    ['on the driver', false],
+    ['through Prisma', true],
+  ])('%s', (_path, throughPrisma) => suite(storeFor(database, throughPrisma)));
+}

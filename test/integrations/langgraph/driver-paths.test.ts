@@ -10,7 +10,7 @@ import { StoreDatabase } from '../../../src/data/database.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { eachDatabase, runSql } from '../../support/databases.js';
 import { appClient, migratedUrl } from '../../support/openers.js';
-import { storeFor } from '../../support/store-app.js';
+import { eachStorePath } from '../../support/store-app.js';
 
 const meta = { source: 'update' as const, step: -1, parents: {} };
 
@@ -99,11 +99,7 @@ eachDatabase((database) => {
     });
   });
 
-  describe.each([
-    ['on the driver', false],
-    ['through Prisma', true],
-  ])('%s', (_path, throughPrisma) => {
-    const store = storeFor(database, throughPrisma);
+  eachStorePath(database, (store) => {
 
     test('list: limit 0, a huge limit, before', async () => {
       const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);

@@ -5,7 +5,7 @@ import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { StoreValidationError } from '../../../src/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { eachDatabase } from '../../support/databases.js';
-import { storeFor } from '../../support/store-app.js';
+import { eachStorePath, storeFor } from '../../support/store-app.js';
 
 const meta = { source: 'update' as const, step: -1, parents: {} };
 
@@ -20,11 +20,7 @@ async function acceptedOrRefused<T>(work: Promise<T>): Promise<{ ok: true; value
 }
 
 eachDatabase((database) => {
-  describe.each([
-    ['on the driver', false],
-    ['through Prisma', true],
-  ])('%s', (_path, throughPrisma) => {
-    const store = storeFor(database, throughPrisma);
+  eachStorePath(database, (store) => {
 
     test('list by namespace alone finds that namespace only: one that differs by trailing spaces (one to MariaDB) is refused', async () => {
       const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
@@ -71,11 +67,7 @@ eachDatabase((database) => {
     });
   });
 
-  describe.each([
-    ['on the driver', false],
-    ['through Prisma', true],
-  ])('%s', (_path, throughPrisma) => {
-    const store = storeFor(database, throughPrisma);
+  eachStorePath(database, (store) => {
 
     test('a checkpoint of 1,000 channels (put stores it) reads back', async () => {
       const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);

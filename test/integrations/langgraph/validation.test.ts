@@ -8,17 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { validate } from '@langchain/langgraph-checkpoint-validation';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { eachDatabase } from '../../support/databases.js';
-import { storeFor } from '../../support/store-app.js';
+import { eachStorePath } from '../../support/store-app.js';
 
 // The suite is written for vitest, and calls its expect.soft once; in this file jest's expect stands in for it.
 (expect as unknown as { soft?: typeof expect }).soft ??= expect;
 
 eachDatabase((database) => {
-  describe.each([
-    ['on the driver', false],
-    ['through Prisma', true],
-  ])('%s', (_path, throughPrisma) => {
-    const store = storeFor(database, throughPrisma);
+  eachStorePath(database, (store) => {
     validate({
       checkpointerName: 'nestjs-agent-store',
       createCheckpointer: () => new LangGraphCheckpointer(store.db).forTenant(`validation-${randomUUID()}`),

@@ -10,7 +10,7 @@ import { StoreDatabaseError } from '../../../src/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { commonPrefixLength, MAX_DEPTH } from '../../../src/data/langgraph-deltas.js';
 import { eachDatabase } from '../../support/databases.js';
-import { storeFor } from '../../support/store-app.js';
+import { eachStorePath } from '../../support/store-app.js';
 
 const meta = { source: 'loop' as const, step: 0, parents: {} };
 const message = (i: number) => ({ role: i % 2 ? 'user' : 'assistant', content: `message ${i} ${'lorem ipsum '.repeat(12)}` });
@@ -44,11 +44,7 @@ async function grow(saver: LangGraphCheckpointer, threadId: string, steps: numbe
 }
 
 eachDatabase((database) => {
-  describe.each([
-    ['on the driver', false],
-    ['through Prisma', true],
-  ])('%s', (_path, throughPrisma) => {
-    const store = storeFor(database, throughPrisma);
+  eachStorePath(database, (store) => {
     const rows = () => store.db.client as unknown as BlobRows;
     const deltas = database.provider === 'sqlite';
 
