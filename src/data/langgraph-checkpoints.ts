@@ -124,15 +124,13 @@ export class LangGraphCheckpoints {
    * Writes the checkpoint (replacing one of the same id in its lane) and the values of
    * `blobs`, its new channel versions: a version the lane holds already is kept as it is.
    * On SQLite a value that grew from the one last written or read is stored as a delta.
+   * The values' bytes become the store's, held as the next put's bases: nobody may change them.
    */
   async put(row: CheckpointRow, blobs: BlobRow[]): Promise<void> {
     const lane = this.#lane(row);
     const rows = blobs.map((blob): PutBlob & { depth: number } => {
       const nonce = randomInt(1, 2 ** 47);
-      // Bytes of the put's own: a serde may give the caller's (LangGraph's passes a Uint8Array value through as
-      // is), which the caller may change while the put runs or after it. Its delta, its row and the value held
-      // as the next put's base must be one value.
-      const value = blob.value && { type: blob.value.type, bytes: own(blob.value.bytes) };
+      const value = blob.value;
       const base = this.#deltas && value ? this.bases.get(lane, blob.channel) : undefined;
       const delta = base && value ? deltaOf(base, blob.version, value.bytes) : undefined;
       return { ...blob, value, nonce, ...(delta && { delta }), depth: delta ? base!.depth + 1 : 0 };
@@ -208,7 +206,10 @@ export class LangGraphCheckpoints {
     );
   }
 
-  /** The checkpoint `checkpointId` of the lane (its newest when absent) and the rest of its tuple, in one snapshot; null when there is none. */
+  /**
+   * The checkpoint `checkpointId` of the lane (its newest when absent) and the rest of its tuple, in one snapshot; null when there is none.
+   * Its values' bytes are the store's, held as the next put's bases (and given to later reads): nobody may change them.
+   */
   async tuple(key: LaneKey, checkpointId?: string): Promise<TupleRows | null> {
     const fast = await this.db.fastPaths();
     const plan = () => this.plans.tuple(key, checkpointId);
@@ -219,8 +220,7 @@ export class LangGraphCheckpoints {
       const held = this.bases.get(lane, blob.channel);
       // The same row's value (its nonce says so): held already.
       if (held?.version === blob.version && held.nonce === blob.nonce) continue;
-      // A copy: the caller gets these bytes (LangGraph's serde gives a Uint8Array value as it is) and may change them.
-      this.bases.set(lane, blob.channel, { version: blob.version, nonce: blob.nonce, bytes: own(blob.value.bytes), depth: blob.depth });
+      this.bases.set(lane, blob.channel, { version: blob.version, nonce: blob.nonce, bytes: blob.value.bytes, depth: blob.depth });
     }
     return rows;
   }

@@ -177,8 +177,7 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
       const base = heldAt(channel, version);
       if (type === EMPTY) found.push({ channel, version, value: null, nonce, depth: 0 });
       else if (payload !== null) tops.push(row);
-      // A copy: the held bytes are the base of the next put's delta, and the caller may change what it gets.
-      else if (base !== undefined && base.nonce === nonce) found.push({ channel, version, value: { type, bytes: new Uint8Array(base.bytes) }, nonce, depth: base.depth });
+      else if (base !== undefined && base.nonce === nonce) found.push({ channel, version, value: { type, bytes: base.bytes }, nonce, depth: base.depth });
       else unread.push([channel, version]);
     }
     if (unread.length > 0) tops.push(...(yield* rowsOf(key, unread)));

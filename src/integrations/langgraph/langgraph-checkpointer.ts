@@ -26,6 +26,7 @@ import { ValueBases } from '../../data/langgraph-deltas.js';
 import { LangGraphCheckpoints, type CheckpointRow, type Reads, type Typed, type WriteRow } from '../../data/langgraph-checkpoints.js';
 import type { TupleRows } from '../../data/langgraph-statements.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
+import { dumpsFreshJson, loadStockJson, loadsStockJson } from './stock-serde.js';
 import { idOf, keyTextOf } from '../../validation.js';
 
 /** Never provided: Nest injects no tenant; forTenant passes one. */
@@ -220,7 +221,7 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     const values: Record<string, unknown> = {};
     for (const blob of blobs ?? []) {
       // Defined, not assigned: a channel named __proto__ is a channel, not the object's prototype.
-      if (blob.value !== null) Object.defineProperty(values, blob.channel, { value: await this.#load(blob.value), enumerable: true, writable: true, configurable: true });
+      if (blob.value !== null) Object.defineProperty(values, blob.channel, { value: await this.#load(blob.value, KEPT), enumerable: true, writable: true, configurable: true });
     }
     checkpoint.channel_values = values;
     // Checkpoints before format 4 kept the sends of their parent's tasks in its writes.
@@ -242,17 +243,31 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     };
   }
 
+  /**
+   * The serde's bytes for `value`, the store's own: they are written after every value of the call is
+   * encoded, and a channel value's are held as the next put's delta base and handed to later reads. The
+   * stock serde's JSON is (it encodes each value anew); anything else is copied (LangGraph's serde passes
+   * a Uint8Array value through as it is, a serde of yours may reuse a buffer).
+   */
   async #dump(value: unknown): Promise<Typed> {
     const [type, bytes] = await this.serde.dumpsTyped(value);
     // A serde that gives text would be stored as text by one database, as base64 by Prisma: refused before anything is written.
     if (!(bytes instanceof Uint8Array)) throw new StoreValidationError(`the checkpointer's serde must give bytes (a Uint8Array); its dumpsTyped gave ${typeof bytes}`);
-    return { type, bytes };
+    return { type, bytes: type === 'json' && dumpsFreshJson(this.serde) ? bytes : new Uint8Array(bytes) };
   }
 
-  #load(value: Typed): Promise<unknown> {
-    return this.serde.loadsTyped(value.type, value.bytes);
+  /**
+   * The value of the serde's bytes. `KEPT` bytes (a channel value's, which the store holds) reach a serde
+   * of yours as a copy; the stock serde's JSON is decoded here, as it decodes it (see stock-serde.ts).
+   */
+  #load(value: Typed, kept = false): Promise<unknown> {
+    if (value.type === 'json' && loadsStockJson(this.serde)) return loadStockJson(this.serde, value.bytes);
+    return this.serde.loadsTyped(value.type, kept ? new Uint8Array(value.bytes) : value.bytes);
   }
 }
+
+/** Bytes the store holds on to: a channel value's. */
+const KEPT = true;
 
 /** Writes in the order the savers of @langchain/langgraph-checkpoint give them: by task path, task id, index. */
 function sorted(writes: WriteRow[]): WriteRow[] {

@@ -5,7 +5,7 @@
 // at most MAX_DEPTH deltas long; a broken chain is an error, not a wrong value.
 // PostgreSQL and MariaDB store values whole, and read a delta all the same.
 import { randomUUID } from 'node:crypto';
-import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import { emptyCheckpoint, JsonPlusSerializer, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { StoreDatabaseError } from '../../../src/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { commonPrefixLength, MAX_DEPTH } from '../../../src/data/langgraph-deltas.js';
@@ -195,6 +195,52 @@ eachDatabase((database) => {
         read.fill(4);
       }
       expect(filled(await audioOf(fresh))).toEqual({ length: 4096, bytes: [2] });
+    });
+
+    test('a serde of yours decodes every value, and changing the bytes it gave or was given changes nothing stored', async () => {
+      const tenant = `t-${randomUUID()}`;
+      /** Remembers the bytes it gave and was given, to scribble over them once the call is done (a buffer reused, say). */
+      class Careless extends JsonPlusSerializer {
+        readonly #seen: Uint8Array[] = [];
+        decoded = 0;
+        override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+          const [type, bytes] = await super.dumpsTyped(value);
+          this.#seen.push(bytes);
+          return [type, bytes];
+        }
+        override async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+          this.decoded++;
+          if (data instanceof Uint8Array) this.#seen.push(data);
+          return super.loadsTyped(type, data);
+        }
+        scribble() {
+          for (const bytes of this.#seen.splice(0)) bytes.fill(0x20);
+        }
+      }
+      const careless = new Careless();
+      const writer = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      writer.serde = careless;
+      const threadId = `careless-${randomUUID()}`;
+      const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
+      const put: { id: string; messages: unknown[] }[] = [];
+      let version: number | undefined;
+      // Values of 2 KB or more are held. Each step reads the thread twice (the second read takes the values the writer holds), then grows it on what it read.
+      for (let n = 1; n <= 8; n++) {
+        const latest = await writer.getTuple(config);
+        careless.scribble();
+        if (n > 1) expect((await writer.getTuple(config))!.checkpoint.channel_values.messages).toEqual(messages(20 + n - 1));
+        careless.scribble();
+        version = writer.getNextVersion(version);
+        const checkpoint: Checkpoint = { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: messages(20 + n) }, channel_versions: { messages: version } };
+        await writer.put(latest?.config ?? config, checkpoint, { ...meta, step: n }, { messages: version });
+        careless.scribble();
+        put.push({ id: checkpoint.id, messages: messages(20 + n) });
+      }
+      expect(careless.decoded).toBeGreaterThan(0);
+      const reader = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      for (const { id, messages } of put) {
+        expect((await reader.getTuple({ configurable: { ...config.configurable, checkpoint_id: id } }))!.checkpoint.channel_values.messages).toEqual(messages);
+      }
     });
 
     /** Versions 1 and 2 of the thread's messages, 2 a delta on 1 (made so by hand where puts store values whole). Returns version 2's value. */
