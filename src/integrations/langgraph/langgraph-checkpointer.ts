@@ -250,10 +250,12 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
    * a Uint8Array value through as it is, a serde of yours may reuse a buffer).
    */
   async #dump(value: unknown): Promise<Typed> {
-    const [type, bytes] = await this.serde.dumpsTyped(value);
+    // The serde that encodes is the one asked whether its bytes are fresh: `serde` may be replaced while it runs.
+    const serde = this.serde;
+    const [type, bytes] = await serde.dumpsTyped(value);
     // A serde that gives text would be stored as text by one database, as base64 by Prisma: refused before anything is written.
     if (!(bytes instanceof Uint8Array)) throw new StoreValidationError(`the checkpointer's serde must give bytes (a Uint8Array); its dumpsTyped gave ${typeof bytes}`);
-    return { type, bytes: type === 'json' && dumpsFreshJson(this.serde) ? bytes : new Uint8Array(bytes) };
+    return { type, bytes: type === 'json' && dumpsFreshJson(serde) ? bytes : new Uint8Array(bytes) };
   }
 
   /**

@@ -9,9 +9,18 @@
 //   into what they were. Every such mark is an object with an "lc" key. A value
 //   with none comes back from the walk as JSON.parse gave it, only rebuilt: its
 //   JSON.parse is the value, decoded at a fraction of the cost.
+// This reading of the walk is @langchain/langgraph-checkpoint 1.2's; a version
+// that revived anything without an "lc" key would break it, and
+// test/integrations/langgraph/stock-serde.test.ts compares the two on every kind
+// of value the serde writes. (One difference stays: JSON nested some thousands
+// deep, which the stock serde cannot write, decodes here where the stock walk
+// runs out of stack.)
 import { JsonPlusSerializer, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
 
-const STOCK = JsonPlusSerializer.prototype as unknown as Record<string, unknown>;
+// The stock methods as this module found them: one replaced on the prototype later (a patch of everyone's
+// serde) is a serde of yours, not the stock one.
+const { dumpsTyped, _dumps, loadsTyped, _loads } = JsonPlusSerializer.prototype as unknown as Record<string, unknown>;
+const STOCK = { dumpsTyped, _dumps, loadsTyped, _loads };
 const method = (serde: object, name: string) => (serde as Record<string, unknown>)[name];
 
 /** Whether `serde` encodes as the stock serde does, each value to new JSON bytes. */

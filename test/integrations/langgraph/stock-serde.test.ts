@@ -85,4 +85,17 @@ describe('which serde is the stock one', () => {
     expect(dumpsFreshJson(new OwnDumps())).toBe(false);
     expect(loadsStockJson({ loadsTyped: async () => null, dumpsTyped: async () => ['json', encode('1')] })).toBe(false);
   });
+
+  test('a method replaced on the stock prototype (a patch of every serde) makes none of them the stock one', () => {
+    const prototype = JsonPlusSerializer.prototype as unknown as Record<string, unknown>;
+    const original = { _loads: prototype._loads, _dumps: prototype._dumps };
+    prototype._loads = async (data: string) => ({ revivedBy: 'the patch', data });
+    prototype._dumps = () => encode('{}');
+    try {
+      expect(loadsStockJson(new JsonPlusSerializer())).toBe(false);
+      expect(dumpsFreshJson(new JsonPlusSerializer())).toBe(false);
+    } finally {
+      Object.assign(prototype, original);
+    }
+  });
 });

@@ -243,6 +243,30 @@ eachDatabase((database) => {
       }
     });
 
+    test('a serde replaced while a put encodes: the bytes of the serde that encoded them are still copied', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const writer = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const stock = writer.serde;
+      /** Reuses its output buffer (scribbled over here after the put); the application puts the stock serde back while it encodes. */
+      class Reusing extends JsonPlusSerializer {
+        readonly given: Uint8Array[] = [];
+        override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+          const [type, bytes] = await super.dumpsTyped(value);
+          this.given.push(bytes);
+          writer.serde = stock;
+          return [type, bytes];
+        }
+      }
+      const reusing = new Reusing();
+      writer.serde = reusing;
+      const config = { configurable: { thread_id: `swapped-${randomUUID()}`, checkpoint_ns: '' } };
+      await writer.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: messages(30) }, channel_versions: { messages: 1 } }, meta, { messages: 1 });
+      expect(reusing.given.length).toBeGreaterThan(0);
+      for (const bytes of reusing.given) bytes.fill(0x20);
+      // The writer holds the value it put: its read takes those bytes.
+      expect((await writer.getTuple(config))!.checkpoint.channel_values.messages).toEqual(messages(30));
+    });
+
     /** Versions 1 and 2 of the thread's messages, 2 a delta on 1 (made so by hand where puts store values whole). Returns version 2's value. */
     async function putDelta(saver: LangGraphCheckpointer, config: { configurable: { thread_id: string } }): Promise<unknown[]> {
       const first = messages(20);
