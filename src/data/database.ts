@@ -24,7 +24,8 @@ export interface DatabaseOptions {
   limits?: TransactionLimits;
   /** The fast paths on the adapter Prisma runs on now; absent (or undefined while that adapter is not known) when they cannot run on it. */
   fast?: () => FastPaths | undefined | Promise<FastPaths | undefined>;
-  retry?: RetryPolicy;
+  /** The retries of conflicts; a function is asked at each call (a Galera cluster is known once a connection answered). */
+  retry?: RetryPolicy | (() => RetryPolicy | undefined);
   /** The host transaction a call runs in, if one is open now (nestjs-cls's TransactionHost, or a client given to withTransaction). */
   hostTransaction?: () => PrismaTx | undefined;
   /** The fast paths inside a host transaction, on the driver's transaction under it; undefined when they cannot run there. */
@@ -51,7 +52,7 @@ export class StoreDatabase {
   readonly #retryingFast = new WeakMap<FastPaths, FastPaths>();
   readonly #close?: () => Promise<void>;
   readonly #limits: TransactionLimits;
-  readonly #retry: RetryPolicy;
+  readonly #retry: RetryPolicy | (() => RetryPolicy | undefined);
   readonly #hostTransaction?: () => PrismaTx | undefined;
   readonly #hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
   readonly #checkTables?: (part: TablePart) => Promise<void>;
@@ -226,6 +227,7 @@ export class StoreDatabase {
   }
 
   #retrying<T>(work: () => Promise<T>): Promise<T> {
-    return withRetries(work, this.kit, this.#retry);
+    const retry = this.#retry;
+    return withRetries(work, this.kit, typeof retry === 'function' ? (retry() ?? DEFAULT_RETRY) : retry);
   }
 }

@@ -12,6 +12,7 @@ import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
 import { driverTransactionOf, hasEnded, onAdapter, watchClientAdapter } from './client-adapter.js';
+import type { RetryPolicy } from './retry.js';
 import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 
@@ -34,6 +35,7 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
   const maxWait = kit.maxWaitMs(options);
   const fast = withTransactions(kit.fastPaths(adapter, true), adapterTransactions(adapter, kit));
   return new StoreDatabase(client, kit, {
+    retry: kit.retryPolicyOn?.(adapter),
     limits: { maxWait, timeout: Math.max(30_000, maxWait) },
     fast: () => fast,
     close: async () => {
@@ -87,7 +89,17 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     }
     return hostFastOf.get(transaction);
   });
-  return new StoreDatabase(client, kit, { fast, hostTransaction, hostFast, checkTables: (part) => checkStoreSchema(client, kit, part) });
+  const retry = await retryPolicyOf(kit, async (statement) => (await client.$queryRawUnsafe<Record<string, unknown>[]>(statement)).map(Object.values), logger);
+  return new StoreDatabase(client, kit, { retry, fast, hostTransaction, hostFast, checkTables: (part) => checkStoreSchema(client, kit, part) });
+}
+
+/** The kit's retries for the database `query` reaches (see ProviderKit.retryPolicy); a failure to ask is a StoreError. */
+async function retryPolicyOf(kit: ProviderKit, query: (statement: string) => Promise<unknown[][]>, logger: Logger): Promise<RetryPolicy | undefined> {
+  try {
+    return await kit.retryPolicy?.(query, logger);
+  } catch (error) {
+    throw toStoreError(error, kit);
+  }
 }
 
 /** Where the kit's fast paths run, the store's other statements run on the same driver too. */

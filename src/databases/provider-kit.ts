@@ -8,6 +8,7 @@ import type { HistoryMessage, Message } from '../message.types.js';
 import type { SessionListQuery } from '../data/session-list.js';
 import type { SessionMeta } from '../session.types.js';
 import type { PrismaTx } from '../data/store-client.js';
+import type { RetryPolicy } from '../data/retry.js';
 import type { InTransaction, ReadAll, Run, WriteAll } from './adapter-transactions.js';
 
 /**
@@ -179,5 +180,15 @@ export interface ProviderKit {
   statementsOn?(tx: Transaction): Run | undefined;
   /** What a failure of this database's driver or adapter means; undefined when it is none of the kinds. */
   classify(error: unknown): FailureKind | undefined;
+  /**
+   * The retries on a connected adapter this kit's factory made, asked at each call, when they differ from
+   * the default (a Galera cluster, whose nodes' conflicts show at commit, known once a connection answered).
+   */
+  retryPolicyOn?(adapter: SqlDriverAdapter): () => RetryPolicy | undefined;
+  /**
+   * The same for an application's client, which `query` reaches (a statement's rows), asked once at boot;
+   * it may warn of a setting of the application's pool.
+   */
+  retryPolicy?(query: (statement: string) => Promise<unknown[][]>, logger: Logger): Promise<RetryPolicy | undefined>;
   readonly migrations: MigrationSteps;
 }

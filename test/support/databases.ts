@@ -10,6 +10,8 @@ import pg from 'pg';
 
 export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
 export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
+/** The nodes of a MariaDB Galera cluster, a url each. */
+export const galeraNodeUrls = process.env.TEST_GALERA_URLS ? process.env.TEST_GALERA_URLS.split(',') : [];
 
 /** A SQLite file in a new temporary directory (created on first open). */
 export const tempSqliteUrl = (name = 'store.db') => `file:${join(mkdtempSync(join(tmpdir(), 'agent-store-')), name)}`;
@@ -35,17 +37,24 @@ export async function freshPostgresUrl(): Promise<string> {
   return withDatabase(postgresServerUrl, name);
 }
 
-export async function freshMysqlUrl(): Promise<string> {
-  if (!mysqlServerUrl) throw new Error('TEST_MYSQL_URL is not set');
+export async function freshMysqlUrl(serverUrl = mysqlServerUrl): Promise<string> {
+  if (!serverUrl) throw new Error('TEST_MYSQL_URL is not set');
   const name = freshName();
   // The connector reads its own mariadb:// form of the url.
-  const connection = await mariadb.createConnection(mysqlServerUrl.replace(/^mysql:/, 'mariadb:'));
+  const connection = await mariadb.createConnection(serverUrl.replace(/^mysql:/, 'mariadb:'));
   try {
     await connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   } finally {
     await connection.end();
   }
-  return withDatabase(mysqlServerUrl, name);
+  return withDatabase(serverUrl, name);
+}
+
+/** A new database on the Galera cluster, created through its first node (Galera creates it on every node): its url on each node. */
+export async function freshGaleraUrls(): Promise<string[]> {
+  if (galeraNodeUrls.length === 0) throw new Error('TEST_GALERA_URLS is not set');
+  const { pathname } = new URL(await freshMysqlUrl(galeraNodeUrls[0]));
+  return galeraNodeUrls.map((url) => withDatabase(url, pathname.slice(1)));
 }
 
 /** `describe` when what it needs is there; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
@@ -54,7 +63,7 @@ export const describeWith = (available: unknown, why: string) =>
 
 export interface TestDatabase {
   provider: 'sqlite' | 'postgresql' | 'mysql';
-  label: 'SQLite' | 'PostgreSQL' | 'MariaDB';
+  label: 'SQLite' | 'PostgreSQL' | 'MariaDB' | 'MariaDB Galera';
   available: boolean;
   /** A new, empty database (not yet migrated). */
   freshUrl(): Promise<string>;
@@ -64,6 +73,8 @@ export const SQLITE: TestDatabase = { provider: 'sqlite', label: 'SQLite', avail
 export const POSTGRESQL: TestDatabase = { provider: 'postgresql', label: 'PostgreSQL', available: postgresServerUrl !== undefined, freshUrl: freshPostgresUrl };
 export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', available: mysqlServerUrl !== undefined, freshUrl: freshMysqlUrl };
 export const DATABASES: TestDatabase[] = [SQLITE, POSTGRESQL, MARIADB];
+/** A Galera cluster, through its first node. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts) with the nodes' urls. */
+export const GALERA: TestDatabase = { provider: 'mysql', label: 'MariaDB Galera', available: galeraNodeUrls.length > 0, freshUrl: async () => (await freshGaleraUrls())[0] };
 
 /** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */
 export function eachDatabase(suite: (database: TestDatabase) => void): void {

@@ -115,6 +115,103 @@ async function launchMariaDb(server: string, dataDir: string, port: number): Pro
   return child.pid!;
 }
 
+export interface RunningCluster {
+  name: string;
+  /** A url per node, in the order the nodes joined. */
+  urls: string[];
+  nodes: RunningServer[];
+  /** Holds the nodes' data directories. */
+  dir: string;
+}
+
+const galeraProvider = () => ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/galera-4/libgalera_smm.so'].find(existsSync);
+
+/**
+ * A MariaDB Galera cluster of `size` nodes on loopback (Debian's galera-4): each node its own data
+ * directory and ports (SQL, group communication, incremental and snapshot state transfer), the first
+ * bootstrapping the cluster, the others joining it by rsync. Resolves once every node is synced.
+ */
+export async function startGalera(size = 3): Promise<RunningCluster | undefined> {
+  const bin = mariadbBin();
+  const provider = galeraProvider();
+  if (!bin || !provider || !existsSync('/usr/bin/rsync')) return undefined;
+  const root = mkdtempSync(join(tmpdir(), 'agent-store-galera-'));
+  if (isRoot) chownSync(root, uid('mysql'), gid('mysql'));
+  const ports: { sql: number; gcomm: number; ist: number; sst: number }[] = [];
+  const taken = new Set<number>();
+  const port = async () => {
+    for (;;) {
+      const free = await freePort();
+      if (!taken.has(free)) return taken.add(free), free;
+    }
+  };
+  for (let i = 0; i < size; i++) ports.push({ sql: await port(), gcomm: await port(), ist: await port(), sst: await port() });
+  const address = `gcomm://${ports.map((each) => `127.0.0.1:${each.gcomm}`).join(',')}`;
+  const nodes: RunningServer[] = [];
+  const stopAll = () => Promise.all(nodes.map(stopServer)).then(() => rmSync(root, { recursive: true, force: true }));
+  try {
+    for (let i = 0; i < size; i++) {
+      const dataDir = join(root, `n${i}`);
+      execFileSync('mkdir', ['-p', join(dataDir, 'data')]);
+      const config = join(dataDir, 'my.cnf');
+      // A file, not flags: the server hands it to the state transfer script, which reads it.
+      writeFileSync(
+        config,
+        [
+          '[mysqld]', `datadir=${join(dataDir, 'data')}`, `socket=${join(dataDir, 'sock')}`, `pid-file=${join(dataDir, 'pid')}`, `port=${ports[i].sql}`,
+          'bind-address=127.0.0.1', `log-error=${join(dataDir, 'log')}`, 'max-connections=300', 'innodb-flush-log-at-trx-commit=2', 'innodb-buffer-pool-size=64M',
+          'binlog-format=ROW', 'default-storage-engine=InnoDB', 'innodb-autoinc-lock-mode=2',
+          'wsrep-on=ON', `wsrep-provider=${provider}`, 'wsrep-cluster-name=agent_store_test', `wsrep-cluster-address=${address}`,
+          `wsrep-node-address=127.0.0.1:${ports[i].gcomm}`, `wsrep-node-name=n${i}`,
+          `wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:${ports[i].gcomm};ist.recv_addr=127.0.0.1:${ports[i].ist};gcache.size=32M`,
+          'wsrep-sst-method=rsync', `wsrep-sst-receive-address=127.0.0.1:${ports[i].sst}`, '',
+        ].join('\n'),
+      );
+      if (isRoot) execFileSync('chown', ['-R', 'mysql:mysql', dataDir]);
+      execFileSync(bin.install, [`--defaults-file=${config}`, ...(isRoot ? ['--user=mysql'] : []), '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'pipe' });
+    }
+    for (let i = 0; i < size; i++) {
+      const dataDir = join(root, `n${i}`);
+      const args = [`--defaults-file=${join(dataDir, 'my.cnf')}`, ...(isRoot ? ['--user=mysql'] : []), ...(i === 0 ? ['--wsrep-new-cluster'] : [])];
+      const child = spawn(bin.server, args, { detached: true, stdio: 'ignore' });
+      child.unref();
+      nodes.push({ name: `Galera node ${i}`, url: `mysql://root@127.0.0.1:${ports[i].sql}/mysql`, pid: child.pid!, dataDir });
+      // The first node is the cluster the others join: it must be up before they ask for its state.
+      if (i === 0) await galeraSynced(nodes[0], 1);
+    }
+    await Promise.all(nodes.map((node) => galeraSynced(node, size)));
+    return { name: 'Galera', urls: nodes.map((node) => node.url), nodes, dir: root };
+  } catch (error) {
+    await stopAll().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Stops every node of the cluster by pid and removes its data directories. */
+export async function stopCluster(cluster: RunningCluster): Promise<void> {
+  await Promise.all(cluster.nodes.map(stopKeepingData));
+  rmSync(cluster.dir, { recursive: true, force: true });
+}
+
+/** Waits until `node` answers, is synced with the cluster and sees `size` nodes in it. */
+export async function galeraSynced(node: RunningServer, size: number, timeoutMs = 60_000): Promise<void> {
+  const { port } = new URL(node.url);
+  await waitFor(
+    async () => {
+      const connection = await mariadb.createConnection({ host: '127.0.0.1', port: Number(port), user: 'root', connectTimeout: 1000 });
+      try {
+        const rows = (await connection.query("SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment', 'wsrep_cluster_size')")) as { Variable_name: string; Value: string }[];
+        const status = Object.fromEntries(rows.map((row) => [row.Variable_name, row.Value]));
+        if (status.wsrep_ready !== 'ON' || status.wsrep_local_state_comment !== 'Synced' || Number(status.wsrep_cluster_size) < size) throw new Error('not synced');
+      } finally {
+        await connection.end();
+      }
+    },
+    timeoutMs,
+    () => `${node.name} did not join a cluster of ${size}: ${tail(join(node.dataDir, 'log'))}`,
+  );
+}
+
 /** Starts a stopped server again on its own data directory and port: the same database comes back. */
 export async function restartServer(server: RunningServer): Promise<RunningServer> {
   const port = Number(new URL(server.url).port);
@@ -177,8 +274,14 @@ const SERVERS = [
 
 export default async function globalSetup(): Promise<void> {
   const started: RunningServer[] = [];
+  const clusters: RunningCluster[] = [];
   globalThis.agentStoreStopServers = async () => {
-    await Promise.all(started.map(stopServer));
+    await Promise.all([...started.map(stopServer), ...clusters.map(stopCluster)]);
+  };
+  const missing = (name: string, packages: string, env: string) => {
+    const message = `${name} binaries are missing (apt-get install ${packages}) and ${env} is not set`;
+    if (process.env.CI === 'true') throw new Error(`${message}: CI needs every database`);
+    console.warn(`\n${'!'.repeat(78)}\n!! ${message}:\n!! the ${name} suites are SKIPPED in this local run.\n${'!'.repeat(78)}`);
   };
   for (const server of SERVERS) {
     if (process.env[server.env]) {
@@ -192,8 +295,15 @@ export default async function globalSetup(): Promise<void> {
       console.log(`\n${server.name}: started a throwaway server (pid ${running.pid}) at ${running.url}`);
       continue;
     }
-    const message = `${server.name} binaries are missing (apt-get install ${server.packageName}) and ${server.env} is not set`;
-    if (process.env.CI === 'true') throw new Error(`${message}: CI needs every database`);
-    console.warn(`\n${'!'.repeat(78)}\n!! ${message}:\n!! the ${server.name} suites are SKIPPED in this local run.\n${'!'.repeat(78)}`);
+    missing(server.name, server.packageName, server.env);
   }
+  if (process.env.TEST_GALERA_URLS) {
+    console.log('\nGalera: using TEST_GALERA_URLS');
+    return;
+  }
+  const cluster = await startGalera();
+  if (!cluster) return missing('MariaDB Galera', 'mariadb-server galera-4 rsync', 'TEST_GALERA_URLS');
+  clusters.push(cluster);
+  process.env.TEST_GALERA_URLS = cluster.urls.join(',');
+  console.log(`\nGalera: started a throwaway cluster of ${cluster.nodes.length} nodes (pids ${cluster.nodes.map((node) => node.pid).join(', ')}) at ${cluster.urls.join(', ')}`);
 }

@@ -21,7 +21,7 @@ import {
 import { migrateUrl } from '../../src/data/open-database.js';
 import type { StoreClient } from '../../src/data/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
-import { describeWith, MARIADB, POSTGRESQL, SQLITE, type TestDatabase } from './databases.js';
+import { describeWith, freshGaleraUrls, GALERA, MARIADB, POSTGRESQL, SQLITE, type TestDatabase } from './databases.js';
 
 /** A store as an application sees it. */
 export interface StoreApp {
@@ -92,7 +92,26 @@ function ownClientOpener(database: TestDatabase): Opener {
   return { label, available: database.available, open: async () => openClient(await migratedUrl(database)) };
 }
 
-export const OPENERS: Opener[] = [urlOpener(SQLITE), urlOpener(POSTGRESQL), urlOpener(MARIADB), ownClientOpener(SQLITE), ownClientOpener(POSTGRESQL), ownClientOpener(MARIADB)];
+/**
+ * A MariaDB Galera cluster: the store on one node's url, and `another()` (a second app) on the next node's, so
+ * that the concurrency tests write through two nodes at once and read what the other node committed.
+ */
+function galeraOpener(): Opener {
+  const label = 'MariaDB Galera, an app per node';
+  const openOn = (urls: string[], node: number, migrate: boolean): Promise<StoreApp> =>
+    boot(label, urls[node], { url: urls[node], migrate }, async () => undefined, () => openOn(urls, (node + 1) % urls.length, false));
+  return { label, available: GALERA.available, open: async () => openOn(await freshGaleraUrls(), 0, true) };
+}
+
+export const OPENERS: Opener[] = [
+  urlOpener(SQLITE),
+  urlOpener(POSTGRESQL),
+  urlOpener(MARIADB),
+  ownClientOpener(SQLITE),
+  ownClientOpener(POSTGRESQL),
+  ownClientOpener(MARIADB),
+  galeraOpener(),
+];
 
 /** Runs `suite` once per opener, in a describe block named by its label. */
 export function eachBackend(suite: (backend: Opener) => void): void {

@@ -1,5 +1,5 @@
 // MySQL and MariaDB, through Prisma's MariaDB adapter and the mariadb connector (both optional peer dependencies).
-import type { Transaction } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../data/db-errors.js';
 import { redactText } from '../../redact.js';
 import { StoreDatabaseError } from '../../store.errors.js';
@@ -13,6 +13,7 @@ import { mysqlFastPaths, mysqlHostFastPaths } from './fast-paths.js';
 import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
 import { onPoolError } from './mariadb-pool.js';
 import { REFUSALS, refusingAtOnce } from './refusals.js';
+import { GALERA_RETRY, galeraAware, isGaleraNode, lockCluster, SYNC_WAIT, unlockCluster } from './galera.js';
 
 // Server: lock wait timeout, deadlock; duplicate key; value out of range; too many connections, too many connections
 // for the user, shutting down, connection killed, disconnected for inactivity, and the refusals (access denied,
@@ -37,6 +38,9 @@ const throughPrisma = (tx: PrismaTx): ThreadRowReads => ({
   lockUnchanged: async (threadId, now) => void (await tx.$executeRawUnsafe(LOCK_UNCHANGED, threadId, now, now)),
   lastSeq: (threadId, locking) => lastSeqOf(tx, threadId, locking),
 });
+
+/** Whether the server behind an adapter the kit made is a Galera node (undefined until a connection answered). */
+const galeraOf = new WeakMap<SqlDriverAdapter, () => boolean | undefined>();
 
 /** The name Prisma's MariaDB adapter gives itself. */
 const MARIADB_ADAPTER = '@prisma/adapter-mariadb';
@@ -92,12 +96,15 @@ export const mysql: ProviderKit = {
     return {
       provider,
       adapterName,
-      connect() {
-        const pool = refusingAtOnce(mariadb.createPool(poolConfig), () => mariadb.createConnection(connection));
+      async connect() {
+        // On a Galera node, every connection reads at the cluster's latest commit (see galera.ts).
+        const { pool, galera } = galeraAware(refusingAtOnce(mariadb.createPool(poolConfig), () => mariadb.createConnection(connection)));
         // Each failed attempt of the pool to open a connection is an 'error' event: logged, as PostgreSQL's pool errors are.
         onPoolError(pool, (error) => logger.warn(`MariaDB pool error: ${redactText(withCause(error))}`));
         // The pool is the app's mariadb (the peer dependency); the adapter, which pins a copy of its own, reads a pool by its methods.
-        return new PrismaMariaDb(pool as unknown as ConstructorParameters<typeof PrismaMariaDb>[0], adapterOptions).connect();
+        const adapter = await new PrismaMariaDb(pool as unknown as ConstructorParameters<typeof PrismaMariaDb>[0], adapterOptions).connect();
+        galeraOf.set(adapter, galera);
+        return adapter;
       },
     };
   },
@@ -143,6 +150,19 @@ export const mysql: ProviderKit = {
   // On the connection under the adapter's transaction.
   hostFastPaths: (tx, assertOpen) => (tx.adapterName === MARIADB_ADAPTER ? mysqlHostFastPaths(tx, assertOpen) : undefined),
 
+  // A Galera node: more retries of the conflicts its certification finds.
+  retryPolicyOn: (adapter) => () => (galeraOf.get(adapter)?.() ? GALERA_RETRY : undefined),
+  // The same on an application's pool, with a warning when its reads may miss other nodes' commits.
+  async retryPolicy(query, logger) {
+    if (!(await isGaleraNode(query))) return undefined;
+    if ((Number((await query('SELECT @@SESSION.wsrep_sync_wait'))[0]?.[0]) & 1) === 0) {
+      logger.warn(
+        `the database is a Galera node and your pool's connections read without waiting for the cluster: a read may miss what another node just committed. Set initSql: '${SYNC_WAIT}' in your PrismaMariaDb options`,
+      );
+    }
+    return GALERA_RETRY;
+  },
+
   // Error numbers as the adapter reports them (kind mysql), or as the connector throws them on the fast paths.
   classify(error) {
     const failure = adapterFailureOf(error);
@@ -167,12 +187,15 @@ export const mysql: ProviderKit = {
     // DDL commits as it goes: as Prisma does, a migration is recorded as started, then as finished.
     ddlCommits: true,
     placeholder: () => '?',
-    // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect.
+    // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect. A Galera
+    // node holds such a lock for itself alone: there, a lock all the cluster's nodes see.
     async lock(tx: Transaction) {
+      if (await isGaleraNode(async (statement) => (await tx.queryRaw(sql(statement, []))).rows)) return lockCluster(tx);
       const { rows } = await tx.queryRaw(sql("SELECT GET_LOCK('prisma_migrate', 600) AS locked", []));
       if (Number(rows[0]?.[0]) !== 1) throw new StoreDatabaseError('another migration held the prisma_migrate lock for 10 minutes');
     },
     async unlock(tx: Transaction) {
+      if (await unlockCluster(tx)) return;
       await tx.queryRaw(sql("SELECT RELEASE_LOCK('prisma_migrate')", []));
     },
   },

@@ -26,6 +26,32 @@ export const onPoolError = (pool: Pool, listener: (error: Error) => void): void 
   (pool as unknown as EventEmitter).on('error', listener);
 };
 
+/**
+ * `pool`, whose every connection is taken through `getConnection`: a statement outside a transaction
+ * takes its connection as the pool would, but through it.
+ */
+export function takingThrough(pool: Pool, getConnection: () => Promise<PoolConnection>): Pool {
+  const onAConnection =
+    (method: 'query' | 'execute') =>
+    async (...args: Parameters<PoolConnection['query']>): Promise<unknown> => {
+      const connection = await getConnection();
+      try {
+        return await connection[method](...args);
+      } finally {
+        await connection.release();
+      }
+    };
+  const taking: Record<PropertyKey, unknown> = { getConnection, query: onAConnection('query'), execute: onAConnection('execute') };
+  return new Proxy(pool, {
+    get(target, key) {
+      if (Object.hasOwn(taking, key)) return taking[key];
+      const value: unknown = Reflect.get(target, key, target);
+      // The connector keeps its state in private fields: its methods must run on the pool itself.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** A statement on the transaction's connection: rows for a SELECT, the counts and insert id for a write. */
 export type Query = (sql: string, args: Arg[]) => Promise<Row[] & Partial<UpsertResult>>;
 

@@ -7,7 +7,7 @@
 // when calls have waited ASK_EVERY_MS on an empty pool (an unknown database).
 // A healthy pool, whose calls get a connection sooner, is never asked about.
 import type { Connection, Pool, PoolConnection } from 'mariadb';
-import { onPoolError } from './mariadb-pool.js';
+import { onPoolError, takingThrough } from './mariadb-pool.js';
 
 /**
  * Logins the server refuses, where waiting will not help: access denied to the database (1044), to the user (1045, 1698
@@ -85,25 +85,5 @@ export function refusingAtOnce(pool: Pool, connect: () => Promise<Connection>): 
       );
     });
 
-  // A statement outside a transaction takes its connection as the pool would, but through getConnection above.
-  const onAConnection =
-    (method: 'query' | 'execute') =>
-    async (...args: Parameters<PoolConnection['query']>): Promise<unknown> => {
-      const connection = await getConnection();
-      try {
-        return await connection[method](...args);
-      } finally {
-        await connection.release();
-      }
-    };
-  const taking: Record<PropertyKey, unknown> = { getConnection, query: onAConnection('query'), execute: onAConnection('execute') };
-
-  return new Proxy(pool, {
-    get(target, key) {
-      if (Object.hasOwn(taking, key)) return taking[key];
-      const value: unknown = Reflect.get(target, key, target);
-      // The connector keeps its state in private fields: its methods must run on the pool itself.
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  return takingThrough(pool, getConnection);
 }
