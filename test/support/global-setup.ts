@@ -134,7 +134,7 @@ const galeraProvider = () => ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/gale
 export async function startGalera(size = 3): Promise<RunningCluster | undefined> {
   const bin = mariadbBin();
   const provider = galeraProvider();
-  if (!bin || !provider || !existsSync('/usr/bin/rsync')) return undefined;
+  if (!bin || !provider || !hasGaleraBinaries()) return undefined;
   const root = mkdtempSync(join(tmpdir(), 'agent-store-galera-'));
   if (isRoot) chownSync(root, uid('mysql'), gid('mysql'));
   const ports: { sql: number; gcomm: number; ist: number; sst: number }[] = [];
@@ -185,6 +185,16 @@ export async function startGalera(size = 3): Promise<RunningCluster | undefined>
     await stopAll().catch(() => undefined);
     throw error;
   }
+}
+
+/** Starts node `index` of the cluster again on its data directory (after it stopped or was killed): it rejoins the cluster, which sends it what it missed. */
+export async function restartGaleraNode(cluster: RunningCluster, index: number): Promise<RunningCluster> {
+  const node = cluster.nodes[index];
+  const child = spawn(mariadbBin()!.server, [`--defaults-file=${join(node.dataDir, 'my.cnf')}`, ...(isRoot ? ['--user=mysql'] : [])], { detached: true, stdio: 'ignore' });
+  child.unref();
+  const nodes = cluster.nodes.map((each, i) => (i === index ? { ...each, pid: child.pid! } : each));
+  await galeraSynced(nodes[index], nodes.length);
+  return { ...cluster, nodes };
 }
 
 /** Stops every node of the cluster by pid and removes its data directories. */
@@ -244,6 +254,7 @@ export async function stopKeepingData(server: RunningServer): Promise<void> {
 
 export const hasPostgresBinaries = () => postgresBin() !== undefined;
 export const hasMariaDbBinaries = () => mariadbBin() !== undefined;
+export const hasGaleraBinaries = () => mariadbBin() !== undefined && galeraProvider() !== undefined && existsSync('/usr/bin/rsync');
 
 async function waitFor(probe: () => Promise<void>, timeoutMs: number, failure: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
