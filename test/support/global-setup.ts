@@ -7,7 +7,7 @@
 // below. (Jest loads this file without the tests' module mapper, so it imports
 // no file of ours.)
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -284,10 +284,16 @@ const SERVERS = [
 ] as const;
 
 export default async function globalSetup(): Promise<void> {
+  // Every temporary file of the run (SQLite databases, servers' data directories) in one directory, removed at its end.
+  const runDir = mkdtempSync(join(tmpdir(), 'agent-store-run-'));
+  // As /tmp is: the servers, under their own users, keep temporary files there too.
+  chmodSync(runDir, 0o1777);
+  process.env.TMPDIR = runDir;
   const started: RunningServer[] = [];
   const clusters: RunningCluster[] = [];
   globalThis.agentStoreStopServers = async () => {
     await Promise.all([...started.map(stopServer), ...clusters.map(stopCluster)]);
+    rmSync(runDir, { recursive: true, force: true });
   };
   const missing = (name: string, packages: string, env: string) => {
     const message = `${name} binaries are missing (apt-get install ${packages}) and ${env} is not set`;
