@@ -11,6 +11,12 @@ export interface StoreModuleOptions {
    */
   url?: string;
   /**
+   * The same database through other servers, tried in this order when `url`'s
+   * cannot be reached: a MariaDB Galera cluster's other nodes
+   * (`mysql://app:secret@node2:3306/agents`, …). MySQL/MariaDB urls only.
+   */
+  failover?: string[];
+  /**
    * Your own PrismaClient instead of a url: built with its driver adapter, from
    * a schema that includes prisma/models.prisma. The module never disconnects it,
    * and never migrates it (your schema's migrations are yours to run).
@@ -45,7 +51,7 @@ export const DEFAULT_URL = 'file:./data/agent-store.db';
 
 export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit } & UrlOptions) | { source: 'client'; client: object; kit: ProviderKit; transactionHost?: TransactionHostLike };
 
-const KNOWN_OPTIONS = new Set(['url', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
+const KNOWN_OPTIONS = new Set(['url', 'failover', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
 // The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.
 const STATIC_OPTIONS = new Set(['isGlobal', 'http']);
 
@@ -75,6 +81,7 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
   return {
     source: 'url',
     url,
+    failover: failoverOf(options.failover, kit),
     kit,
     migrate: options.migrate ?? options.url === undefined,
     pool: {
@@ -85,9 +92,23 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
   };
 }
 
+/** The failover urls: other servers of `kit`'s database, where its kit can take them. */
+function failoverOf(failover: unknown, kit: ProviderKit): string[] {
+  if (failover === undefined) return [];
+  if (!Array.isArray(failover)) throw new StoreConfigurationError('StoreModule option "failover" must be an array of urls');
+  if (failover.length > 0 && !kit.failover) {
+    throw new StoreConfigurationError(`StoreModule option "failover" takes MySQL/MariaDB urls (a Galera cluster's nodes); ${kit.label} urls have none`);
+  }
+  for (const url of failover) {
+    if (kitOf(url) !== kit) throw new StoreConfigurationError(`every "failover" url must be of the same database as "url" (${kit.urlStart}…)`);
+  }
+  return [...failover];
+}
+
 function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
   const client = options.prisma as Record<string, unknown> & { _activeProvider?: unknown };
   if (options.url !== undefined) throw new StoreConfigurationError('pass either "url" or "prisma" to StoreModule, not both');
+  if (options.failover !== undefined) throw new StoreConfigurationError('StoreModule option "failover" is for the store\'s own pools: on your own PrismaClient, give its adapter a pool that fails over');
   if (options.migrate) {
     throw new StoreConfigurationError(
       'StoreModule cannot migrate your own PrismaClient: include prisma/models.prisma in your schema and run `prisma migrate deploy` with your migrations',

@@ -35,6 +35,8 @@ export type IsolationLevel = 'Serializable' | 'RepeatableRead' | 'ReadCommitted'
 /** The options a kit opens a url with (checked by resolveOptions). */
 export interface UrlOptions {
   url: string;
+  /** Other servers of the same database, tried in order when `url`'s cannot be reached (kits with `failover`). */
+  failover: string[];
   migrate: boolean;
   pool: { max: number; connectionTimeoutMs: number };
   sqliteBusyTimeoutMs: number;
@@ -148,6 +150,8 @@ export interface ProviderKit {
   readonly schemes: readonly string[];
   /** How its urls begin, for messages (`file:`, `postgresql://`). */
   readonly urlStart: string;
+  /** It opens `failover` urls (other servers of the database). */
+  readonly failover?: boolean;
   /** Throws StoreConfigurationError, saying what to pass, when this kit cannot open `url`. */
   checkUrl(url: string): void;
   /** The Prisma client generated for this provider. */

@@ -109,6 +109,11 @@ describe('options are validated when the module starts', () => {
     ['an in-memory SQLite database', { url: 'file::memory:', migrate: true }, /in-memory SQLite database/],
     ['an unknown pool option', { url: 'postgresql://u@h/d', pool: { maxConnections: 50 } as never }, /unknown StoreModule option "pool.maxConnections"/],
     ['a pool that is not an object', { url: 'postgresql://u@h/d', pool: 5 as never }, /"pool" must be an object/],
+    ['failover that is not a list', { url: 'mysql://u@h/d', failover: 'mysql://u@h2/d' as never }, /"failover" must be an array of urls/],
+    ['failover urls of another database', { url: 'mysql://u@h/d', failover: ['postgresql://u@h2/d'] }, /same database as "url" \(mysql:\/\/…\)/],
+    ['failover for a database that has none', { url: 'postgresql://u@h/d', failover: ['postgresql://u@h2/d'] }, /takes MySQL\/MariaDB urls/],
+    ['a failover url that is not a url', { url: 'mysql://u@h/d', failover: [42 as never] }, /must be a connection string/],
+    ['failover with your own client', { prisma: {}, failover: ['mysql://u@h2/d'] }, /"failover" is for the store's own pools/],
   ];
   test.each(cases)('%s fails with a StoreConfigurationError that says what to fix', async (_name, options, message) => {
     const failure = boot([StoreModule.forRoot(options)]);

@@ -24,7 +24,7 @@ interface Ack {
 }
 
 /** Appends on `app` until `stop()` says so, a few writers at once, to a thread of the node's own and to one every node writes: what was acknowledged, what failed. */
-async function load(app: InternalStoreApp, node: number, stop: () => boolean): Promise<{ acks: Ack[]; failures: unknown[] }> {
+async function load(app: InternalStoreApp, node: number, stop: () => boolean, failsOver = false): Promise<{ acks: Ack[]; failures: unknown[] }> {
   const acks: Ack[] = [];
   const failures: unknown[] = [];
   const writer = async (w: number) => {
@@ -36,8 +36,8 @@ async function load(app: InternalStoreApp, node: number, stop: () => boolean): P
         acks.push({ node, at: Date.now(), threadId, seq, content });
       } catch (error) {
         failures.push(error);
-        // A dead node's writers stop: their app has no other node to go to.
-        if (error instanceof StoreUnavailableError) return;
+        // A dead node's writers stop, unless their app has other nodes to go to.
+        if (error instanceof StoreUnavailableError && !failsOver) return;
         await sleep(10);
       }
     }
@@ -73,6 +73,9 @@ describeWith(hasGaleraBinaries(), 'Galera binaries missing')('[MariaDB Galera] a
     await admin.end();
     await dbMigrate(onDatabase(cluster!.urls[0]));
     for (const url of cluster!.urls) apps.push(await storeApp({ url: onDatabase(url), migrate: false }));
+    // A fourth app on the node that dies, given the two others to fail over to.
+    const [first, second, third] = cluster!.urls.map(onDatabase);
+    apps.push(await storeApp({ url: third, failover: [first, second], migrate: false }));
   }, 120_000);
   afterAll(async () => {
     await Promise.allSettled(apps.map((app) => app.close()));
@@ -82,7 +85,7 @@ describeWith(hasGaleraBinaries(), 'Galera binaries missing')('[MariaDB Galera] a
   test('kill -9 of a node under load: nothing acknowledged is lost, the other nodes go on, the node rejoins with identical data', async () => {
     let stopped = false;
     let killedAt = 0;
-    const loads = apps.map((app, node) => load(app, node, () => stopped));
+    const loads = apps.map((app, node) => load(app, node, () => stopped, node === 3));
     await sleep(1_000);
     process.kill(cluster!.nodes[2].pid, 'SIGKILL');
     killedAt = Date.now();
@@ -93,14 +96,14 @@ describeWith(hasGaleraBinaries(), 'Galera binaries missing')('[MariaDB Galera] a
     // The dead node's writers were told it is unavailable; the others' were never refused.
     expect(results[2].failures.some((error) => error instanceof StoreUnavailableError)).toBe(true);
     for (const node of [0, 1]) expect(results[node].failures.filter((error) => error instanceof StoreUnavailableError)).toEqual([]);
-    // Writes went on through both surviving nodes after the kill, on the shared thread too.
+    // Writes went on through both surviving nodes after the kill, on the shared thread too, and the app given failover urls moved to one of them.
     const acks = results.flatMap((result) => result.acks);
-    for (const node of [0, 1]) expect(acks.filter((ack) => ack.node === node && ack.threadId === 'shared' && ack.at > killedAt + 500).length).toBeGreaterThan(0);
+    for (const node of [0, 1, 3]) expect(acks.filter((ack) => ack.node === node && ack.threadId === 'shared' && ack.at > killedAt + 500).length).toBeGreaterThan(0);
 
     // Every acknowledged append is on both survivors, at its sequence number; the shared thread is contiguous.
     expect(acks.filter((ack) => ack.threadId === 'shared').length).toBeGreaterThan(20);
     for (const app of apps.slice(0, 2)) {
-      for (const threadId of ['shared', 'node-0', 'node-1', 'node-2']) {
+      for (const threadId of ['shared', 'node-0', 'node-1', 'node-2', 'node-3']) {
         const transcript = await app.messages.getTranscript(threadId);
         expect(transcript.map((message) => message.seq)).toEqual(transcript.map((_, i) => i + 1));
         for (const ack of acks.filter((each) => each.threadId === threadId)) expect(transcript[ack.seq - 1]?.content).toBe(ack.content);

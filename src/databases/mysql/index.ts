@@ -13,6 +13,7 @@ import { mysqlFastPaths, mysqlHostFastPaths } from './fast-paths.js';
 import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
 import { onPoolError } from './mariadb-pool.js';
 import { REFUSALS, refusingAtOnce } from './refusals.js';
+import { failingOver } from './failover.js';
 import { GALERA_RETRY, galeraAware, isGaleraNode, lockCluster, SYNC_WAIT, unlockCluster } from './galera.js';
 
 // Server: lock wait timeout, deadlock; duplicate key; value out of range; too many connections, too many connections
@@ -65,6 +66,7 @@ export const mysql: ProviderKit = {
   label: 'MySQL/MariaDB',
   schemes: ['mysql:', 'mariadb:'],
   urlStart: 'mysql://',
+  failover: true,
 
   checkUrl: requireHost('mysql://user:password@host:port/database'),
 
@@ -97,8 +99,13 @@ export const mysql: ProviderKit = {
       provider,
       adapterName,
       async connect() {
-        // On a Galera node, every connection reads at the cluster's latest commit (see galera.ts).
-        const { pool, galera } = galeraAware(refusingAtOnce(mariadb.createPool(poolConfig), () => mariadb.createConnection(connection)));
+        // On a Galera node, every connection reads at the cluster's latest commit (see galera.ts); with failover urls, a pool per node.
+        const nodes = [options.url, ...options.failover].map((url) => {
+          const node = { ...poolConfig, ...mariadbConnection(url) };
+          return galeraAware(refusingAtOnce(mariadb.createPool(node), () => mariadb.createConnection(mariadbConnection(url))));
+        });
+        const pool = nodes.length === 1 ? nodes[0].pool : failingOver(nodes.map((node) => node.pool));
+        const galera = () => (nodes.some((node) => node.galera()) ? true : nodes.every((node) => node.galera() === false) ? false : undefined);
         // Each failed attempt of the pool to open a connection is an 'error' event: logged, as PostgreSQL's pool errors are.
         onPoolError(pool, (error) => logger.warn(`MariaDB pool error: ${redactText(withCause(error))}`));
         // The pool is the app's mariadb (the peer dependency); the adapter, which pins a copy of its own, reads a pool by its methods.

@@ -26,6 +26,51 @@ export const onPoolError = (pool: Pool, listener: (error: Error) => void): void 
   (pool as unknown as EventEmitter).on('error', listener);
 };
 
+/** Connections from a pool, for calls that can be failed while they wait (see waitingCalls). */
+export interface WaitingCalls {
+  getConnection(): Promise<PoolConnection>;
+  /** Fails every call waiting now, unless the pool has a connection (a busy pool's calls may still get one that is released). */
+  failWaiting(error: unknown): void;
+  /** How many calls wait. */
+  count(): number;
+}
+
+/**
+ * Calls for connections of `pool` that `failWaiting` fails as they wait: such a call is never run, the
+ * connection the pool hands it later goes straight back. `onWait` runs as each call starts waiting.
+ */
+export function waitingCalls(pool: Pool, onWait: () => void = () => undefined): WaitingCalls {
+  const waiting = new Set<(error: unknown) => void>();
+  return {
+    count: () => waiting.size,
+    failWaiting(error) {
+      if (pool.totalConnections() > 0) return;
+      for (const fail of waiting) fail(error);
+    },
+    getConnection: () =>
+      new Promise((resolve, reject) => {
+        let failed = false;
+        const fail = (error: unknown) => {
+          failed = true;
+          waiting.delete(fail);
+          reject(error);
+        };
+        waiting.add(fail);
+        onWait();
+        pool.getConnection().then(
+          (connection) => {
+            if (failed) return void connection.release().catch(() => undefined);
+            waiting.delete(fail);
+            resolve(connection);
+          },
+          (error: unknown) => {
+            if (!failed) fail(error);
+          },
+        );
+      }),
+  };
+}
+
 /**
  * `pool`, whose every connection is taken through `getConnection`: a statement outside a transaction
  * takes its connection as the pool would, but through it.

@@ -6,8 +6,8 @@
 // password, at once), or from a connection of our own that asks the server
 // when calls have waited ASK_EVERY_MS on an empty pool (an unknown database).
 // A healthy pool, whose calls get a connection sooner, is never asked about.
-import type { Connection, Pool, PoolConnection } from 'mariadb';
-import { onPoolError, takingThrough } from './mariadb-pool.js';
+import type { Connection, Pool } from 'mariadb';
+import { onPoolError, takingThrough, waitingCalls } from './mariadb-pool.js';
 
 /**
  * Logins the server refuses, where waiting will not help: access denied to the database (1044), to the user (1045, 1698
@@ -31,11 +31,11 @@ const refusalIn = (error: unknown) => [error, (error as { cause?: unknown })?.ca
  * pool hands it later goes straight back.
  */
 export function refusingAtOnce(pool: Pool, connect: () => Promise<Connection>): Pool {
-  // How to fail each call that waits for a connection.
-  const waiting = new Set<(error: unknown) => void>();
+  // Each call that waits for a connection, failed with the refusal once one is known.
+  let watch = () => undefined as void;
+  const calls = waitingCalls(pool, () => watch());
   const refuseWaiting = (refusal: unknown) => {
-    if (refusal === undefined || pool.totalConnections() > 0) return;
-    for (const fail of waiting) fail(refusal);
+    if (refusal !== undefined) calls.failWaiting(refusal);
   };
 
   // One question at a time, its answer shared: the refusal, or undefined (let in, or no answer: the pool's timeout tells).
@@ -54,36 +54,14 @@ export function refusingAtOnce(pool: Pool, connect: () => Promise<Connection>): 
   onPoolError(pool, (error) => refuseWaiting(refusalIn(error)));
   // An unknown database it reports only when it gives up: while calls wait on an empty pool, ask.
   let watching: NodeJS.Timeout | undefined;
-  const watch = () => {
+  watch = () => {
     watching ??= setTimeout(() => {
       watching = undefined;
-      if (waiting.size === 0) return;
+      if (calls.count() === 0) return;
       if (pool.totalConnections() === 0) void ask();
       watch();
     }, ASK_EVERY_MS).unref();
   };
 
-  const getConnection = (): Promise<PoolConnection> =>
-    new Promise((resolve, reject) => {
-      let failed = false;
-      const fail = (error: unknown) => {
-        failed = true;
-        waiting.delete(fail);
-        reject(error);
-      };
-      waiting.add(fail);
-      watch();
-      pool.getConnection().then(
-        (connection) => {
-          if (failed) return void connection.release().catch(() => undefined);
-          waiting.delete(fail);
-          resolve(connection);
-        },
-        (error: unknown) => {
-          if (!failed) fail(error);
-        },
-      );
-    });
-
-  return takingThrough(pool, getConnection);
+  return takingThrough(pool, calls.getConnection);
 }
