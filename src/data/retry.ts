@@ -7,6 +7,8 @@ export interface RetryPolicy {
   attempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  /** The failures these retries are for; any other transient one gets the default's. */
+  only?: (error: unknown) => boolean;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 5, maxDelayMs: 500 };
@@ -24,9 +26,10 @@ async function retry<T>(work: () => Promise<T>, kit: ProviderKit, policy: RetryP
   let error = firstError;
   for (let attempts = 1; ; attempts++) {
     if (!isTransient(error, kit)) throw toStoreError(error, kit);
-    if (attempts >= policy.attempts) throw toStoreError(error, kit, true);
+    const { attempts: most, baseDelayMs, maxDelayMs } = policy.only && !policy.only(error) ? DEFAULT_RETRY : policy;
+    if (attempts >= most) throw toStoreError(error, kit, true);
     // Full jitter: conflicting writers spread out instead of colliding again.
-    const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempts - 1));
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempts - 1));
     await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
     try {
       return await work();

@@ -11,6 +11,7 @@ import { KITS, type ProviderKit } from '../../src/databases/index.js';
 import { migrate } from '../../src/data/open-database.js';
 import { DEFAULT_RETRY, withRetries as withRetriesOn, type RetryPolicy } from '../../src/data/retry.js';
 import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
+import { GALERA_RETRY } from '../../src/databases/mysql/galera.js';
 import {
   StoreBusyError,
   StoreConflictError,
@@ -393,6 +394,17 @@ describe('withRetries', () => {
     const validation = new StoreValidationError('bad input');
     const { work } = flaky([validation], 'ok');
     await expect(withRetries(work, FAST)).rejects.toBe(validation);
+  });
+
+  it("a Galera node's wider retries are for certification failures (deadlocks) only: a lock wait timeout gets the default's", async () => {
+    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), { name: 'SqlError', errno: 1213 });
+    const lockWait = Object.assign(new Error('Lock wait timeout exceeded'), { name: 'SqlError', errno: 1205 });
+    const policy = { ...GALERA_RETRY, baseDelayMs: 0, maxDelayMs: 0 };
+    for (const [error, attempts] of [[deadlock, GALERA_RETRY.attempts], [lockWait, DEFAULT_RETRY.attempts]] as const) {
+      let tried = 0;
+      await expect(withRetriesOn(async () => ++tried && Promise.reject(error), KITS.mysql, policy)).rejects.toThrow(StoreBusyError);
+      expect(tried).toBe(attempts);
+    }
   });
 
   it('stops retrying as soon as a transient failure is followed by a permanent one', async () => {

@@ -5,7 +5,7 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
-import mariadb from 'mariadb';
+import mariadb, { type PoolConnection } from 'mariadb';
 import { Test } from '@nestjs/testing';
 import { MessageStore, StoreModule, type MessageInput } from '../../src/index.js';
 import { shippedMigrations } from '../../src/data/migration-files.js';
@@ -13,6 +13,8 @@ import { describeWith, freshGaleraUrls, GALERA } from '../support/databases.js';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import { appClient, dbMigrate } from '../support/openers.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
+import { galeraAware } from '../../src/databases/mysql/galera.js';
+import { galeraSynced, launchGaleraNode, startGalera, stopCluster, stopKeepingData, type RunningCluster } from '../support/global-setup.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
 const connect = (url: string) => mariadb.createConnection(url.replace(/^mysql:/, 'mariadb:'));
@@ -94,6 +96,22 @@ describeWith(GALERA.available, 'Galera unavailable')('[MariaDB Galera] three nod
     }
   });
 
+  test("a migration on a node waits for `prisma migrate deploy` on that node, which holds Prisma's lock (GET_LOCK), as on one server", async () => {
+    const fresh = await freshGaleraUrls();
+    const prisma = await connect(fresh[0]);
+    try {
+      expect(await prisma.query("SELECT GET_LOCK('prisma_migrate', 0) AS locked")).toEqual([{ locked: 1 }]);
+      let done = false;
+      const migration = dbMigrate(fresh[0]).then(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(done).toBe(false);
+      await prisma.query("SELECT RELEASE_LOCK('prisma_migrate')");
+      await migration;
+    } finally {
+      await prisma.end();
+    }
+  });
+
   test('on your own PrismaClient: a warning when its pool reads without waiting for the cluster, none when it waits; conflicts retried as on the url', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     try {
@@ -118,6 +136,50 @@ describeWith(GALERA.available, 'Galera unavailable')('[MariaDB Galera] three nod
       }
     } finally {
       warn.mockRestore();
+    }
+  });
+});
+
+describeWith(GALERA.available, 'Galera unavailable')('[MariaDB Galera] a node restarted under a pool', () => {
+  let cluster: RunningCluster | undefined;
+  afterAll(async () => {
+    if (cluster) await stopCluster(cluster);
+  });
+
+  test("a connection opened after the node's restart reads at the cluster's latest commit, though the server gives it the thread id of a connection before", async () => {
+    // A cluster of its own (one node), since its node is restarted.
+    cluster = (await startGalera(1))!;
+    const [url] = cluster.urls;
+    const syncWait = async (connection: PoolConnection) =>
+      Number(((await connection.query({ sql: 'SELECT @@SESSION.wsrep_sync_wait', rowsAsArray: true })) as unknown[][])[0][0]);
+    // Connections before the pool's, so that the restarted server, counting thread ids from the start again, reaches the pool's.
+    for (let i = 0; i < 30; i++) await (await connect(url)).end();
+    // No connection opened ahead (minimumIdle): the one after the restart is opened when asked for, after the others.
+    const { pool } = galeraAware(mariadb.createPool({ ...mariadbConnection(url), connectionLimit: 1, minimumIdle: 0 }));
+    try {
+      const before = await pool.getConnection();
+      const threadId = before.threadId!;
+      expect(await syncWait(before)).toBe(1);
+      await before.release();
+      await stopKeepingData(cluster.nodes[0]);
+      cluster.nodes[0] = launchGaleraNode(cluster.nodes[0], true);
+      await galeraSynced(cluster.nodes[0], 1);
+      for (;;) {
+        const other = await connect(url);
+        const id = other.threadId!;
+        await other.end();
+        if (id >= threadId - 1) break;
+      }
+      // The pool's connection died with the server: a new one, with the same thread id on the restarted server.
+      const after = await pool.getConnection();
+      try {
+        expect(after.threadId).toBe(threadId);
+        expect(await syncWait(after)).toBe(1);
+      } finally {
+        await after.release();
+      }
+    } finally {
+      await pool.end();
     }
   });
 });

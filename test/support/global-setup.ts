@@ -187,12 +187,17 @@ export async function startGalera(size = 3): Promise<RunningCluster | undefined>
   }
 }
 
-/** Starts node `index` of the cluster again on its data directory (after it stopped or was killed): it rejoins the cluster, which sends it what it missed. */
-export async function restartGaleraNode(cluster: RunningCluster, index: number): Promise<RunningCluster> {
-  const node = cluster.nodes[index];
-  const child = spawn(mariadbBin()!.server, [`--defaults-file=${join(node.dataDir, 'my.cnf')}`, ...(isRoot ? ['--user=mysql'] : [])], { detached: true, stdio: 'ignore' });
+/** Starts a stopped node of a cluster again on its own data directory and ports (`newCluster` when it is the only node left, to bootstrap). */
+export function launchGaleraNode(node: RunningServer, newCluster = false): RunningServer {
+  const args = [`--defaults-file=${join(node.dataDir, 'my.cnf')}`, ...(isRoot ? ['--user=mysql'] : []), ...(newCluster ? ['--wsrep-new-cluster'] : [])];
+  const child = spawn(mariadbBin()!.server, args, { detached: true, stdio: 'ignore' });
   child.unref();
-  const nodes = cluster.nodes.map((each, i) => (i === index ? { ...each, pid: child.pid! } : each));
+  return { ...node, pid: child.pid! };
+}
+
+/** Starts node `index` of the cluster again (after it stopped or was killed): it rejoins the cluster, which sends it what it missed. */
+export async function restartGaleraNode(cluster: RunningCluster, index: number): Promise<RunningCluster> {
+  const nodes = cluster.nodes.map((each, i) => (i === index ? launchGaleraNode(each) : each));
   await galeraSynced(nodes[index], nodes.length);
   return { ...cluster, nodes };
 }
@@ -318,7 +323,11 @@ export default async function globalSetup(): Promise<void> {
     console.log('\nGalera: using TEST_GALERA_URLS');
     return;
   }
-  const cluster = await startGalera();
+  // Jest runs no teardown when the setup throws: a cluster that fails to start stops the servers started above.
+  const cluster = await startGalera().catch(async (error: unknown) => {
+    await globalThis.agentStoreStopServers?.().catch(() => undefined);
+    throw error;
+  });
   if (!cluster) return missing('MariaDB Galera', 'mariadb-server galera-4 rsync', 'TEST_GALERA_URLS');
   clusters.push(cluster);
   process.env.TEST_GALERA_URLS = cluster.urls.join(',');

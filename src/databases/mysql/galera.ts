@@ -21,10 +21,12 @@ import { takingThrough } from './mariadb-pool.js';
 export const SYNC_WAIT = 'SET SESSION wsrep_sync_wait = 1';
 
 /**
- * Retries of conflicts on a cluster: certification failures are common when nodes write one thread at
- * once, so more attempts, spread wider. Three nodes racing 150 appends each on one thread all get through.
+ * Retries of conflicts on a cluster: certification failures (deadlocks, 1213) are common when nodes write
+ * one thread at once, so more attempts, spread wider; three nodes racing 150 appends each on one thread all
+ * get through. Other transient failures (a lock wait timeout, or a read that waited for its node to catch up
+ * in vain, 1205) get the default retries.
  */
-export const GALERA_RETRY: RetryPolicy = { attempts: 20, baseDelayMs: 5, maxDelayMs: 1_000 };
+export const GALERA_RETRY: RetryPolicy = { attempts: 20, baseDelayMs: 5, maxDelayMs: 1_000, only: (error) => isCertificationFailure(error) };
 
 /** Whether the server behind `query` is a node of a running Galera cluster (MySQL and a lone MariaDB have wsrep off, or no such variable). */
 export async function isGaleraNode(query: (statement: string) => Promise<unknown[][]>): Promise<boolean> {
@@ -39,9 +41,6 @@ export interface GaleraAwarePool {
   galera(): boolean | undefined;
 }
 
-/** Forgotten and asked again past this many connections (server thread ids): the set would grow with every connection a long-lived pool opens. */
-const MAX_PREPARED = 10_000;
-
 /**
  * `pool`, each of whose connections, the first time it is handed out, reads at the cluster's latest commit
  * when the server is a Galera node (SYNC_WAIT). The first connection that answers asks the server; until
@@ -50,7 +49,10 @@ const MAX_PREPARED = 10_000;
 export function galeraAware(pool: Pool): GaleraAwarePool {
   let galera: boolean | undefined;
   let asking: Promise<boolean> | undefined;
-  const prepared = new Set<number>();
+  // By the connector's session of each connection (its info, which a new session, a redirect's, replaces), not by thread id: a
+  // restarted server, or another node behind a proxy, gives a new connection the thread id of one set before.
+  const prepared = new WeakSet<object>();
+  const sessionOf = (connection: PoolConnection): object | null => connection.info;
   const prepare = async (connection: PoolConnection) => {
     const query = async (statement: string) => (await connection.query({ sql: statement, rowsAsArray: true })) as unknown[][];
     asking ??= isGaleraNode(query).then(
@@ -61,12 +63,13 @@ export function galeraAware(pool: Pool): GaleraAwarePool {
       },
     );
     if (await asking) await connection.query(SYNC_WAIT);
-    if (prepared.size >= MAX_PREPARED) prepared.clear();
-    if (connection.threadId !== null) prepared.add(connection.threadId);
+    const session = sessionOf(connection);
+    if (session) prepared.add(session);
   };
   const getConnection = async (): Promise<PoolConnection> => {
     const connection = await pool.getConnection();
-    if (connection.threadId !== null && prepared.has(connection.threadId)) return connection;
+    const session = sessionOf(connection);
+    if (session && prepared.has(session)) return connection;
     try {
       await prepare(connection);
     } catch (error) {

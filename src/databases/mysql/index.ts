@@ -17,7 +17,7 @@ import { failingOver } from './failover.js';
 import { GALERA_RETRY, galeraAware, isGaleraNode, lockCluster, SYNC_WAIT, unlockCluster } from './galera.js';
 
 // Server: lock wait timeout, deadlock; duplicate key; value out of range; too many connections, too many connections
-// for the user, shutting down, connection killed, disconnected for inactivity, and the refusals (access denied,
+// for the user, a Galera node not ready (out of the cluster, or joining it), shutting down, connection killed, disconnected for inactivity, and the refusals (access denied,
 // unknown database). Connector: connection closed (45001, 45009, 45013), connection, socket or pool timeout (45012,
 // 45026, 45028), session setup failed (45029), pool closed or closing (45027, 45037).
 const ERRNO_KINDS: Record<number, FailureKind> = {
@@ -27,7 +27,7 @@ const ERRNO_KINDS: Record<number, FailureKind> = {
   1264: 'validation',
   ...Object.fromEntries(
     // 1820: a login let in only to change its expired password; every statement is refused.
-    [1040, 1203, 1053, 1820, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
+    [1040, 1203, 1047, 1053, 1820, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
   ),
 };
 
@@ -195,15 +195,19 @@ export const mysql: ProviderKit = {
     ddlCommits: true,
     placeholder: () => '?',
     // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect. A Galera
-    // node holds such a lock for itself alone: there, a lock all the cluster's nodes see.
+    // node holds such a lock for itself alone: there, first a lock all the cluster's nodes see, then Prisma's
+    // too, which `prisma migrate deploy` on the same node takes.
     async lock(tx: Transaction) {
-      if (await isGaleraNode(async (statement) => (await tx.queryRaw(sql(statement, []))).rows)) return lockCluster(tx);
+      if (await isGaleraNode(async (statement) => (await tx.queryRaw(sql(statement, []))).rows)) await lockCluster(tx);
       const { rows } = await tx.queryRaw(sql("SELECT GET_LOCK('prisma_migrate', 600) AS locked", []));
       if (Number(rows[0]?.[0]) !== 1) throw new StoreDatabaseError('another migration held the prisma_migrate lock for 10 minutes');
     },
     async unlock(tx: Transaction) {
-      if (await unlockCluster(tx)) return;
-      await tx.queryRaw(sql("SELECT RELEASE_LOCK('prisma_migrate')", []));
+      try {
+        await tx.queryRaw(sql("SELECT RELEASE_LOCK('prisma_migrate')", []));
+      } finally {
+        await unlockCluster(tx);
+      }
     },
   },
 };
