@@ -228,6 +228,21 @@ describe('toStoreError', () => {
     expect(attempts).toBe(1);
   });
 
+  // As Prisma's pg adapter reports them (the words in originalMessage); seen behind PgBouncer 1.18 in test/operations/pgbouncer.test.ts.
+  it.each([
+    'query_wait_timeout',
+    'client_login_timeout (server down)',
+    'server login has been failing, try again later (server_login_retry)',
+    'pgbouncer cannot connect to server',
+    'server conn crashed?',
+    'no more connections allowed (max_client_conn)',
+    'no such database: agents',
+  ])('PgBouncer\'s "%s" (a protocol violation, 08P01, in its own words) becomes StoreUnavailableError', (words) => {
+    const failure = { kind: 'postgres', code: '08P01', originalCode: '08P01', originalMessage: words, message: words };
+    expect(toStoreError(viaPrisma(failure))).toBeInstanceOf(StoreUnavailableError);
+    expect(toStoreError(rawAdapterError(failure))).toBeInstanceOf(StoreUnavailableError);
+  });
+
   it.each(['DatabaseNotReachable', 'DatabaseDoesNotExist', 'DatabaseAccessDenied', 'AuthenticationFailed', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError'])(
     'adapter kind %s becomes StoreUnavailableError',
     (kind) => {

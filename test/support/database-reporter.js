@@ -3,7 +3,7 @@
 // conformance suite's openers, and the databases of the other suites), then the
 // total as a plain closing line.
 const BACKEND = /^\[([^\]]+)\]/;
-const DATABASES = ['SQLite', 'PostgreSQL', 'MariaDB', 'MariaDB Galera'];
+const DATABASES = ['SQLite', 'PostgreSQL', 'PostgreSQL behind PgBouncer (transaction mode)', 'MariaDB', 'MariaDB Galera'];
 
 /** By database (known ones first), then the store's own url before the variants. */
 function byBackend(a, b) {

@@ -10,6 +10,8 @@ import pg from 'pg';
 
 export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
 export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
+/** PgBouncer in transaction mode in front of TEST_POSTGRES_URL's server. */
+export const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
 /** The nodes of a MariaDB Galera cluster, a url each. */
 export const galeraNodeUrls = process.env.TEST_GALERA_URLS ? process.env.TEST_GALERA_URLS.split(',') : [];
 
@@ -57,13 +59,19 @@ export async function freshGaleraUrls(): Promise<string[]> {
   return galeraNodeUrls.map((url) => withDatabase(url, pathname.slice(1)));
 }
 
+/** A new database, created on the PostgreSQL server directly (PgBouncer passes no CREATE DATABASE of its own): its url through PgBouncer. */
+export async function freshPgBouncerUrl(): Promise<string> {
+  if (!pgbouncerUrl) throw new Error('TEST_PGBOUNCER_URL is not set');
+  return withDatabase(pgbouncerUrl, new URL(await freshPostgresUrl()).pathname.slice(1));
+}
+
 /** `describe` when what it needs is there; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
 export const describeWith = (available: unknown, why: string) =>
   available ? describe : (title: string, fn: () => void) => describe.skip(`${title} (${why}: skipped)`, fn);
 
 export interface TestDatabase {
   provider: 'sqlite' | 'postgresql' | 'mysql';
-  label: 'SQLite' | 'PostgreSQL' | 'MariaDB' | 'MariaDB Galera';
+  label: 'SQLite' | 'PostgreSQL' | 'PostgreSQL behind PgBouncer' | 'MariaDB' | 'MariaDB Galera';
   available: boolean;
   /** A new, empty database (not yet migrated). */
   freshUrl(): Promise<string>;
@@ -75,6 +83,14 @@ export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', avai
 export const DATABASES: TestDatabase[] = [SQLITE, POSTGRESQL, MARIADB];
 /** A Galera cluster, through its first node. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts) with the nodes' urls. */
 export const GALERA: TestDatabase = { provider: 'mysql', label: 'MariaDB Galera', available: galeraNodeUrls.length > 0, freshUrl: async () => (await freshGaleraUrls())[0] };
+
+/** PostgreSQL through PgBouncer in transaction mode. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts). */
+export const PGBOUNCER: TestDatabase = {
+  provider: 'postgresql',
+  label: 'PostgreSQL behind PgBouncer',
+  available: postgresServerUrl !== undefined && pgbouncerUrl !== undefined,
+  freshUrl: freshPgBouncerUrl,
+};
 
 /** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */
 export function eachDatabase(suite: (database: TestDatabase) => void): void {

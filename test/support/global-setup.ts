@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
+import pg from 'pg';
 
 export interface RunningServer {
   name: string;
@@ -227,6 +228,52 @@ export async function galeraSynced(node: RunningServer, size: number, timeoutMs 
   );
 }
 
+const PGBOUNCER = '/usr/sbin/pgbouncer';
+
+/**
+ * PgBouncer in transaction mode (Debian's pgbouncer) in front of the PostgreSQL at `postgresUrl`: every
+ * database name goes through to the same name there, as user postgres, with no password on loopback.
+ * Each database and user gets a pool of its own, and each test file makes a database of its own, so the
+ * connections to the server are capped for the user as a whole (the pools of finished files close theirs
+ * when another needs one), well under the server's max_connections, which direct connections share.
+ * `settings` are more lines of its [pgbouncer] section.
+ */
+export async function startPgBouncer(postgresUrl: string, settings: string[] = []): Promise<RunningServer | undefined> {
+  if (!existsSync(PGBOUNCER)) return undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-pgbouncer-'));
+  const { port: serverPort } = new URL(postgresUrl);
+  const port = await freePort();
+  const config = join(dataDir, 'pgbouncer.ini');
+  writeFileSync(join(dataDir, 'users.txt'), '"postgres" ""\n');
+  writeFileSync(
+    config,
+    [
+      '[databases]', `* = host=127.0.0.1 port=${serverPort}`,
+      '[pgbouncer]', 'listen_addr = 127.0.0.1', `listen_port = ${port}`, `unix_socket_dir = ${dataDir}`,
+      'auth_type = trust', `auth_file = ${join(dataDir, 'users.txt')}`, 'pool_mode = transaction',
+      'max_client_conn = 1000', 'default_pool_size = 20', 'max_user_connections = 100', 'server_idle_timeout = 10',
+      `logfile = ${join(dataDir, 'log')}`, `pidfile = ${join(dataDir, 'pid')}`, ...(isRoot ? ['user = postgres'] : []), ...settings, '',
+    ].join('\n'),
+  );
+  // It refuses to run as root: as root, it becomes the user its configuration names once it has read it.
+  if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', dataDir]);
+  const child = spawn(PGBOUNCER, [config], { detached: true, stdio: 'ignore' });
+  child.unref();
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  const running = { name: 'PgBouncer', url, pid: child.pid!, dataDir };
+  try {
+    await waitFor(async () => {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+      await client.connect();
+      await client.end();
+    }, 30_000, () => `PgBouncer did not start: ${tail(join(dataDir, 'log'))}`);
+  } catch (error) {
+    await stopServer(running);
+    throw error;
+  }
+  return running;
+}
+
 /** Starts a stopped server again on its own data directory and port: the same database comes back. */
 export async function restartServer(server: RunningServer): Promise<RunningServer> {
   const port = Number(new URL(server.url).port);
@@ -241,7 +288,7 @@ export async function stopServer(server: RunningServer): Promise<void> {
 
 /** Stops the server by pid (if it still runs) and waits until it is gone; its data directory stays. */
 export async function stopKeepingData(server: RunningServer): Promise<void> {
-  // SIGINT is PostgreSQL's fast shutdown; MariaDB shuts down cleanly on SIGTERM.
+  // SIGINT is PostgreSQL's fast shutdown; MariaDB shuts down cleanly on SIGTERM, PgBouncer at once.
   try {
     process.kill(server.pid, server.name === 'PostgreSQL' ? 'SIGINT' : 'SIGTERM');
   } catch {
@@ -300,6 +347,16 @@ export default async function globalSetup(): Promise<void> {
     await Promise.all([...started.map(stopServer), ...clusters.map(stopCluster)]);
     rmSync(runDir, { recursive: true, force: true });
   };
+  // Jest runs no teardown when the setup fails: what it started before failing would be left running.
+  try {
+    await startAll(started, clusters);
+  } catch (error) {
+    await globalThis.agentStoreStopServers();
+    throw error;
+  }
+}
+
+async function startAll(started: RunningServer[], clusters: RunningCluster[]): Promise<void> {
   const missing = (name: string, packages: string, env: string) => {
     const message = `${name} binaries are missing (apt-get install ${packages}) and ${env} is not set`;
     if (process.env.CI === 'true') throw new Error(`${message}: CI needs every database`);
@@ -319,17 +376,27 @@ export default async function globalSetup(): Promise<void> {
     }
     missing(server.name, server.packageName, server.env);
   }
+  await startPooler(started, missing);
   if (process.env.TEST_GALERA_URLS) {
     console.log('\nGalera: using TEST_GALERA_URLS');
     return;
   }
-  // Jest runs no teardown when the setup throws: a cluster that fails to start stops the servers started above.
-  const cluster = await startGalera().catch(async (error: unknown) => {
-    await globalThis.agentStoreStopServers?.().catch(() => undefined);
-    throw error;
-  });
+  const cluster = await startGalera();
   if (!cluster) return missing('MariaDB Galera', 'mariadb-server galera-4 rsync', 'TEST_GALERA_URLS');
   clusters.push(cluster);
   process.env.TEST_GALERA_URLS = cluster.urls.join(',');
   console.log(`\nGalera: started a throwaway cluster of ${cluster.nodes.length} nodes (pids ${cluster.nodes.map((node) => node.pid).join(', ')}) at ${cluster.urls.join(', ')}`);
+}
+
+/** PgBouncer in front of TEST_POSTGRES_URL's server, unless TEST_PGBOUNCER_URL names one of your own (in front of the same server). */
+async function startPooler(started: RunningServer[], missing: (name: string, packages: string, env: string) => void): Promise<void> {
+  if (process.env.TEST_PGBOUNCER_URL) return console.log('\nPgBouncer: using TEST_PGBOUNCER_URL');
+  // Without a PostgreSQL, which the setup already said, there is nothing to pool.
+  const postgresUrl = process.env.TEST_POSTGRES_URL;
+  if (!postgresUrl) return;
+  const running = await startPgBouncer(postgresUrl);
+  if (!running) return missing('PgBouncer', 'pgbouncer', 'TEST_PGBOUNCER_URL');
+  started.push(running);
+  process.env.TEST_PGBOUNCER_URL = running.url;
+  console.log(`\nPgBouncer: started in transaction mode (pid ${running.pid}) at ${running.url}`);
 }

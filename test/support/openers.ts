@@ -21,7 +21,7 @@ import {
 import { migrateUrl } from '../../src/data/open-database.js';
 import type { StoreClient } from '../../src/data/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
-import { describeWith, freshGaleraUrls, GALERA, MARIADB, POSTGRESQL, SQLITE, type TestDatabase } from './databases.js';
+import { describeWith, freshGaleraUrls, GALERA, MARIADB, PGBOUNCER, POSTGRESQL, SQLITE, type TestDatabase } from './databases.js';
 
 /** A store as an application sees it. */
 export interface StoreApp {
@@ -103,6 +103,15 @@ function galeraOpener(): Opener {
   return { label, available: GALERA.available, open: async () => openOn(await freshGaleraUrls(), 0, true) };
 }
 
+/**
+ * PostgreSQL behind PgBouncer in transaction mode, as most hosted PostgreSQL offers it: the store on the
+ * pooler's url only, migrating at boot through it too (the migration is one transaction, see the README).
+ */
+function pgbouncerOpener(): Opener {
+  const label = `${PGBOUNCER.label} (transaction mode)`;
+  return { label, available: PGBOUNCER.available, open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true) };
+}
+
 export const OPENERS: Opener[] = [
   urlOpener(SQLITE),
   urlOpener(POSTGRESQL),
@@ -111,6 +120,7 @@ export const OPENERS: Opener[] = [
   ownClientOpener(POSTGRESQL),
   ownClientOpener(MARIADB),
   galeraOpener(),
+  pgbouncerOpener(),
 ];
 
 /** Runs `suite` once per opener, in a describe block named by its label. */

@@ -1,14 +1,13 @@
 // PostgreSQL, through node-postgres and Prisma's pg adapter (both optional peer dependencies).
-import type { Transaction } from '@prisma/driver-adapter-utils';
 import type { PrismaTx } from '../../data/store-client.js';
 import { adapterFailureOf } from '../../data/db-errors.js';
 import { redactText } from '../../redact.js';
-import { sql } from '../adapter-statement.js';
 import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
 import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { postgresFastPaths, postgresHostFastPaths, TOMBSTONE_PROBE } from './fast-paths.js';
+import { lockMigrations } from './migration-lock.js';
 
 // Serialization failure, deadlock, lock not available.
 const TRANSIENT = new Set(['40001', '40P01', '55P03']);
@@ -18,10 +17,12 @@ const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003
 // node-postgres says in words that the connection went away or never came: pg-pool's timeout (a plain Error),
 // a broken client. 55000 is no connection code, so its text tells a database that refuses connections.
 const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections/;
+// PgBouncer says in words of its own, under the code of a protocol violation (08P01), that it has no server to
+// give: none came free within its query_wait_timeout, the server cannot be reached or went away, it takes no more clients.
+const POOLER_UNAVAILABLE =
+  /^(query_wait_timeout|client_login_timeout|server login has been failing|pgbouncer cannot connect to server|server conn crashed\?|no more connections allowed|no such database)/;
 /** The name Prisma's pg adapter gives itself. */
 const PG_ADAPTER = '@prisma/adapter-pg';
-// The same advisory lock key as `prisma migrate deploy`, so the two never run at once.
-const MIGRATION_LOCK = 'SELECT pg_advisory_xact_lock(72707369)';
 
 /** TOMBSTONE_PROBE through Prisma's transaction client. */
 async function deletedSinceAnySnapshot(tx: PrismaTx, id: string): Promise<boolean> {
@@ -74,6 +75,7 @@ export const postgresql: ProviderKit = {
     if (failure?.kind !== 'postgres') return undefined;
     const code = String(failure.code);
     if (TRANSIENT.has(code)) return 'transient';
+    if (code === '08P01' && POOLER_UNAVAILABLE.test(String(failure.originalMessage))) return 'unavailable';
     return UNAVAILABLE.has(code) ? 'unavailable' : undefined;
   },
 
@@ -93,9 +95,7 @@ export const postgresql: ProviderKit = {
     ddlCommits: false,
     placeholder: (i) => `$${i + 1}`,
     // A transaction-scoped advisory lock: it ends with the transaction.
-    async lock(tx: Transaction) {
-      await tx.executeRaw(sql(MIGRATION_LOCK, []));
-    },
+    lock: lockMigrations,
     unlock: async () => {},
   },
 };
