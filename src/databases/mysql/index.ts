@@ -40,8 +40,8 @@ const throughPrisma = (tx: PrismaTx): ThreadRowReads => ({
   lastSeq: (threadId, locking) => lastSeqOf(tx, threadId, locking),
 });
 
-/** Whether the server behind an adapter the kit made is a Galera node (undefined until a connection answered). */
-const galeraOf = new WeakMap<SqlDriverAdapter, () => boolean | undefined>();
+/** Whether a connection found the server behind an adapter the kit made (one of its nodes) to be a Galera node. */
+const galeraOf = new WeakMap<SqlDriverAdapter, () => boolean>();
 
 /** The name Prisma's MariaDB adapter gives itself. */
 const MARIADB_ADAPTER = '@prisma/adapter-mariadb';
@@ -105,7 +105,7 @@ export const mysql: ProviderKit = {
           return galeraAware(refusingAtOnce(mariadb.createPool(node), () => mariadb.createConnection(mariadbConnection(url))));
         });
         const pool = nodes.length === 1 ? nodes[0].pool : failingOver(nodes.map((node) => node.pool));
-        const galera = () => (nodes.some((node) => node.galera()) ? true : nodes.every((node) => node.galera() === false) ? false : undefined);
+        const galera = () => nodes.some((node) => node.galera() === true);
         // Each failed attempt of the pool to open a connection is an 'error' event: logged, as PostgreSQL's pool errors are.
         onPoolError(pool, (error) => logger.warn(`MariaDB pool error: ${redactText(withCause(error))}`));
         // The pool is the app's mariadb (the peer dependency); the adapter, which pins a copy of its own, reads a pool by its methods.
