@@ -80,6 +80,79 @@ function launchPostgres(bin: string, dataDir: string, port: number): number {
   return Number(readFileSync(join(dataDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 
+export interface RunningReplication {
+  name: string;
+  primary: RunningServer;
+  /** A hot standby streaming from the primary. */
+  replica: RunningServer;
+}
+
+/**
+ * A PostgreSQL primary and a hot standby streaming from it, cloned by pg_basebackup (-R: it follows the
+ * primary), each its own data directory and port. `synchronous`: once the standby streams, the primary's
+ * commits wait for its flush (synchronous_standby_names), so no commit it acknowledged is missing there.
+ */
+export async function startPostgresReplication(options: { synchronous?: boolean } = {}): Promise<RunningReplication | undefined> {
+  const primary = await startPostgres();
+  if (!primary) return undefined;
+  try {
+    const replica = await startStandby(primary);
+    if (options.synchronous) {
+      // Set only now: before a standby streams, every commit would wait for one.
+      await onServer(primary.url, ["ALTER SYSTEM SET synchronous_standby_names = '*'", 'SELECT pg_reload_conf()']);
+      await waitFor(async () => {
+        const rows = await onServer(primary.url, ["SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'"]);
+        if (rows.length === 0) throw new Error('not yet synchronous');
+      }, 30_000, () => `the standby of ${primary.url} did not become synchronous`);
+    }
+    return { name: 'PostgreSQL replication', primary, replica };
+  } catch (error) {
+    await stopServer(primary);
+    throw error;
+  }
+}
+
+/** A hot standby of `primary` on a port of its own, streaming from it; resolves once it takes connections. */
+export async function startStandby(primary: RunningServer): Promise<RunningServer> {
+  const bin = postgresBin()!;
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-pg-standby-'));
+  if (isRoot) chownSync(dataDir, uid('postgres'), gid('postgres'));
+  const from = new URL(primary.url);
+  const backup = asUser('postgres', join(bin, 'pg_basebackup'), ['-D', join(dataDir, 'data'), '-R', '-X', 'stream', '-c', 'fast', '--no-sync', '-h', '127.0.0.1', '-p', from.port, '-U', 'postgres']);
+  try {
+    execFileSync(backup.file, backup.args, { stdio: 'pipe' });
+    const port = await freePort();
+    return { name: 'PostgreSQL', url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid: launchPostgres(bin, dataDir, port), dataDir };
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Makes the standby a primary (what an operator's failover tooling does) and waits until it takes writes. */
+export function promoteStandby(standby: RunningServer): void {
+  const promote = asUser('postgres', join(postgresBin()!, 'pg_ctl'), ['promote', '-w', '-D', join(standby.dataDir, 'data')]);
+  execFileSync(promote.file, promote.args, { stdio: 'pipe' });
+}
+
+/** Stops both servers of a replication and removes their data directories. */
+export async function stopReplication(replication: RunningReplication): Promise<void> {
+  await Promise.all([stopServer(replication.replica), stopServer(replication.primary)]);
+}
+
+/** Runs `statements` on `url`'s server; the last one's rows. */
+async function onServer(url: string, statements: string[]): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    let rows: unknown[] = [];
+    for (const statement of statements) rows = (await client.query(statement)).rows;
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
 function mariadbBin(): { server: string; install: string } | undefined {
   const server = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld'].find(existsSync);
   const install = ['/usr/bin/mariadb-install-db', '/usr/bin/mysql_install_db'].find(existsSync);
@@ -377,6 +450,7 @@ async function startAll(started: RunningServer[], clusters: RunningCluster[]): P
     missing(server.name, server.packageName, server.env);
   }
   await startPooler(started, missing);
+  await startReplica(started, missing);
   if (process.env.TEST_GALERA_URLS) {
     console.log('\nGalera: using TEST_GALERA_URLS');
     return;
@@ -399,4 +473,14 @@ async function startPooler(started: RunningServer[], missing: (name: string, pac
   started.push(running);
   process.env.TEST_PGBOUNCER_URL = running.url;
   console.log(`\nPgBouncer: started in transaction mode (pid ${running.pid}) at ${running.url}`);
+}
+
+/** A primary and its hot standby for the replica opener, unless TEST_POSTGRES_REPLICATION_URLS names yours (the primary's url, then the standby's). */
+async function startReplica(started: RunningServer[], missing: (name: string, packages: string, env: string) => void): Promise<void> {
+  if (process.env.TEST_POSTGRES_REPLICATION_URLS) return console.log('\nPostgreSQL replication: using TEST_POSTGRES_REPLICATION_URLS');
+  if (!hasPostgresBinaries()) return missing('PostgreSQL replication', 'postgresql', 'TEST_POSTGRES_REPLICATION_URLS');
+  const replication = (await startPostgresReplication())!;
+  started.push(replication.primary, replication.replica);
+  process.env.TEST_POSTGRES_REPLICATION_URLS = `${replication.primary.url},${replication.replica.url}`;
+  console.log(`\nPostgreSQL replication: started a primary (pid ${replication.primary.pid}) at ${replication.primary.url} and a hot standby (pid ${replication.replica.pid}) at ${replication.replica.url}`);
 }
