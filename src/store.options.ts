@@ -17,6 +17,14 @@ export interface StoreModuleOptions {
    */
   failover?: string[];
   /**
+   * Hot standbys of the PostgreSQL database at `url` (`postgresql://app:secret@replica1:5432/agents`, …):
+   * session lists, JSONL exports and transcript pages are read from one that has replayed every write
+   * this store made (and is at most `maxReplicaLagMs` behind), else from `url`. PostgreSQL urls only.
+   */
+  replicas?: string[];
+  /** How far behind the primary, in time, a replica may be and still take reads. Default 5 000 ms. */
+  maxReplicaLagMs?: number;
+  /**
    * Your own PrismaClient instead of a url: built with its driver adapter, from
    * a schema that includes prisma/models.prisma. The module never disconnects it,
    * and never migrates it (your schema's migrations are yours to run).
@@ -51,7 +59,7 @@ export const DEFAULT_URL = 'file:./data/agent-store.db';
 
 export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit } & UrlOptions) | { source: 'client'; client: object; kit: ProviderKit; transactionHost?: TransactionHostLike };
 
-const KNOWN_OPTIONS = new Set(['url', 'failover', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
+const KNOWN_OPTIONS = new Set(['url', 'failover', 'replicas', 'maxReplicaLagMs', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
 // The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.
 const STATIC_OPTIONS = new Set(['isGlobal', 'http']);
 
@@ -82,6 +90,8 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
     source: 'url',
     url,
     failover: failoverOf(options.failover, kit),
+    replicas: replicasOf(options.replicas, kit),
+    maxReplicaLagMs: positiveInteger(options.maxReplicaLagMs ?? 5_000, 'maxReplicaLagMs'),
     kit,
     migrate: options.migrate ?? options.url === undefined,
     pool: {
@@ -105,10 +115,26 @@ function failoverOf(failover: unknown, kit: ProviderKit): string[] {
   return [...failover];
 }
 
+/** The replicas' urls: hot standbys of `kit`'s database, where its kit reads from them. */
+function replicasOf(replicas: unknown, kit: ProviderKit): string[] {
+  if (replicas === undefined) return [];
+  if (!Array.isArray(replicas)) throw new StoreConfigurationError('StoreModule option "replicas" must be an array of urls');
+  if (replicas.length > 0 && !kit.replicas) {
+    throw new StoreConfigurationError(`StoreModule option "replicas" takes PostgreSQL urls (hot standbys); ${kit.label} urls have none`);
+  }
+  for (const url of replicas) {
+    if (kitOf(url) !== kit) throw new StoreConfigurationError(`every "replicas" url must be of the same database as "url" (${kit.urlStart}…)`);
+  }
+  return [...replicas];
+}
+
 function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
   const client = options.prisma as Record<string, unknown> & { _activeProvider?: unknown };
   if (options.url !== undefined) throw new StoreConfigurationError('pass either "url" or "prisma" to StoreModule, not both');
   if (options.failover !== undefined) throw new StoreConfigurationError('StoreModule option "failover" is for the store\'s own pools: on your own PrismaClient, give its adapter a pool that fails over');
+  for (const option of ['replicas', 'maxReplicaLagMs'] as const) {
+    if (options[option] !== undefined) throw new StoreConfigurationError(`StoreModule option "${option}" is for the store's own pools: it needs "url", not "prisma"`);
+  }
   if (options.migrate) {
     throw new StoreConfigurationError(
       'StoreModule cannot migrate your own PrismaClient: include prisma/models.prisma in your schema and run `prisma migrate deploy` with your migrations',

@@ -10,6 +10,7 @@ import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
 import type { PrismaTx, StoreClient, StoreTx } from './store-client.js';
 import type { TablePart } from './store-models.js';
+import { countingWrites, type ReplicaReads } from './replica-reads.js';
 
 export interface TransactionLimits {
   /** How long a transaction may wait for a connection (or SQLite's lock) before it fails. */
@@ -32,6 +33,8 @@ export interface DatabaseOptions {
   hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
   /** Throws when the database lacks a part's tables (a caller's own client, whose migrations are the caller's); absent where the store migrates. */
   checkTables?: (part: TablePart) => Promise<void>;
+  /** Replicas for the reads that tolerate one (see onReplica), told of every write. */
+  replicas?: ReplicaReads;
 }
 
 /** The last store call in each host transaction, which the next one waits for. */
@@ -56,6 +59,7 @@ export class StoreDatabase {
   readonly #hostTransaction?: () => PrismaTx | undefined;
   readonly #hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
   readonly #checkTables?: (part: TablePart) => Promise<void>;
+  readonly #replicas?: ReplicaReads;
 
   constructor(
     readonly client: StoreClient,
@@ -69,6 +73,7 @@ export class StoreDatabase {
     this.#fast = options.fast;
     this.#hostFast = options.hostFast;
     this.#checkTables = options.checkTables;
+    this.#replicas = options.replicas;
   }
 
   /** Throws StoreConfigurationError, naming them, when the database lacks `part`'s tables (see schema-check.ts). */
@@ -109,6 +114,7 @@ export class StoreDatabase {
         }
       };
       retrying = wrappedFastPaths(again, fast);
+      if (this.#replicas) retrying = countingWrites(retrying, this.#replicas);
       this.#retryingFast.set(fast, retrying);
     }
     return retrying;
@@ -143,7 +149,9 @@ export class StoreDatabase {
    * `level`, where given, replaces the dialect's write level (in a host transaction, the host's holds).
    */
   write<T>(work: (tx: StoreTx) => Promise<T>, rows = 0, level: IsolationLevel = this.kit.dialect.writeIsolation): Promise<T> {
-    return this.#transaction(work, level, rows * MS_PER_ROW);
+    const written = this.#transaction(work, level, rows * MS_PER_ROW);
+    const replicas = this.#replicas;
+    return replicas ? written.finally(() => replicas.wrote()) : written;
   }
 
   /** Several reads that see one snapshot (in a host transaction, its own). */
@@ -153,11 +161,31 @@ export class StoreDatabase {
     return this.#transaction(work, this.kit.dialect.readIsolation);
   }
 
-  /** One statement, which is atomic by itself. */
-  query<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+  /**
+   * A read of one statement, which is atomic by itself. Replicas (see onReplica) do not count it as a
+   * write: a statement that writes goes through `write`.
+   */
+  readOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     const host = this.#hostTransaction?.();
     if (host) return this.#inHost(host, () => work(this.#context(host, true)));
     return this.#retrying(() => work(this.#context(this.client, false)));
+  }
+
+  /**
+   * Runs a read that tolerates a replica on one that has replayed every write of this store's (see
+   * replica-reads.ts), or here when none has, or there are none, or a host transaction is open. A read
+   * that fails there (the replica went down, a session it does not have yet) runs here again.
+   */
+  async onReplica<T>(read: (db: StoreDatabase) => Promise<T>): Promise<T> {
+    const replicas = this.#replicas;
+    const replica = replicas && !this.#hostTransaction?.() ? await replicas.pick() : undefined;
+    if (!replica) return read(this);
+    try {
+      return await read(replica.db);
+    } catch (error) {
+      replicas!.failed(replica, error);
+      return read(this);
+    }
   }
 
   async close(): Promise<void> {

@@ -216,13 +216,18 @@ export class MessageLog {
     return readOwned(this.db, threadId, this.tenantId, (tx) => repo.transcriptOf(tx, threadId));
   }
 
-  /** Up to `limit` + 1 messages after `afterSeq` (0: from the start); a cursor's message that is gone makes it stale. */
+  /**
+   * Up to `limit` + 1 messages after `afterSeq` (0: from the start); a cursor's message that is gone makes it stale.
+   * From a replica that has this store's writes, if there is one (and from the primary when the replica lacks the cursor's message).
+   */
   transcriptAfter(threadId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
-    return this.db.read(async (tx) => {
-      await assertOwned(tx, threadId, this.tenantId);
-      if (afterSeq > 0 && !(await repo.messageExists(tx, threadId, afterSeq))) throw await staleOrForged(tx, threadId, afterSeq, 'transcript');
-      return repo.messagesAfter(tx, threadId, afterSeq, limit + 1);
-    });
+    return this.db.onReplica((db) =>
+      db.read(async (tx) => {
+        await assertOwned(tx, threadId, this.tenantId);
+        if (afterSeq > 0 && !(await repo.messageExists(tx, threadId, afterSeq))) throw await staleOrForged(tx, threadId, afterSeq, 'transcript');
+        return repo.messagesAfter(tx, threadId, afterSeq, limit + 1);
+      }),
+    );
   }
 
   /** The full path, without fast paths: creates the thread (unscoped), or says why it cannot. */

@@ -2,9 +2,10 @@
 // client generated for it, pending migrations if asked, and the fast paths.
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
-import { BrokenHostTransaction } from '../databases/adapter-statement.js';
+import { BrokenHostTransaction, sql } from '../databases/adapter-statement.js';
 import { adapterTransactions, hostTransactions, readAllIn, writeAllIn, type InTransaction } from '../databases/adapter-transactions.js';
-import { wrappedFastPaths, type FastPaths, type ProviderKit, type UrlOptions } from '../databases/provider-kit.js';
+import { wrappedFastPaths, type FastPaths, type ProviderKit, type Query, type UrlOptions } from '../databases/provider-kit.js';
+import { redactUrl } from '../redact.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from '../store.options.js';
 import { StoreDatabase } from './database.js';
@@ -12,6 +13,7 @@ import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
 import { driverTransactionOf, hasEnded, onAdapter, watchClientAdapter } from './client-adapter.js';
+import { ReplicaReads, type ReplicaServer } from './replica-reads.js';
 import type { RetryPolicy } from './retry.js';
 import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
@@ -26,6 +28,24 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
     if (report.applied.length > 0) logger.log(`applied migrations: ${report.applied.join(', ')}`);
     if (report.modified.length > 0) logger.warn(`migrations changed after they were applied (not re-run): ${report.modified.join(', ')}`);
   }
+  const primary = await openPool(factory, options);
+  const replicas: ReplicaServer[] = [];
+  try {
+    for (const url of options.replicas) {
+      const replica = await openPool(await kit.adapterFactory({ ...options, url, failover: [] }, logger), options);
+      replicas.push({ name: redactUrl(url), db: replica.db(), query: replica.query });
+    }
+  } catch (error) {
+    await Promise.all([primary.close(), ...replicas.map((replica) => replica.db.close())]);
+    throw error;
+  }
+  const reads = replicas.length > 0 ? new ReplicaReads(primary.query, replicas, kit.replicas!, options.maxReplicaLagMs, logger) : undefined;
+  return primary.db(reads, async () => void (await Promise.all(replicas.map((replica) => replica.db.close()))));
+}
+
+/** The store's own pool on the server `factory` connects to, with a Prisma client and the fast paths on it. */
+async function openPool(factory: SqlDriverAdapterFactory, options: Extract<ResolvedStoreOptions, { source: 'url' }>) {
+  const { kit } = options;
   const PrismaClient = await kit.loadClient();
   // One adapter (one pool) for the client and for the fast paths, which talk to it (on MariaDB, to its pool) directly.
   const adapter = await factory.connect().catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
@@ -34,15 +54,29 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = kit.maxWaitMs(options);
   const fast = withTransactions(kit.fastPaths(adapter, true), adapterTransactions(adapter, kit));
-  return new StoreDatabase(client, kit, {
-    retry: kit.retryPolicyOn?.(adapter),
-    limits: { maxWait, timeout: Math.max(30_000, maxWait) },
-    fast: () => fast,
-    close: async () => {
-      await client.$disconnect();
-      await shared.disposeUnlessTaken();
-    },
-  });
+  const close = async () => {
+    await client.$disconnect();
+    await shared.disposeUnlessTaken();
+  };
+  return {
+    close,
+    query: (async (statement) => (await adapter.queryRaw(sql(statement, []))).rows) as Query,
+    /** The database on this pool; `replicas`, and `closeToo`, which closes with it. */
+    db: (replicas?: ReplicaReads, closeToo?: () => Promise<void>) =>
+      new StoreDatabase(client, kit, {
+        retry: kit.retryPolicyOn?.(adapter),
+        limits: { maxWait, timeout: Math.max(30_000, maxWait) },
+        fast: () => fast,
+        replicas,
+        close: async () => {
+          try {
+            await close();
+          } finally {
+            await closeToo?.();
+          }
+        },
+      }),
+  };
 }
 
 /**
@@ -94,7 +128,7 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
 }
 
 /** The kit's retries for the database `query` reaches (see ProviderKit.retryPolicy); a failure to ask is a StoreError. */
-async function retryPolicyOf(kit: ProviderKit, query: (statement: string) => Promise<unknown[][]>, logger: Logger): Promise<RetryPolicy | undefined> {
+async function retryPolicyOf(kit: ProviderKit, query: Query, logger: Logger): Promise<RetryPolicy | undefined> {
   try {
     return await kit.retryPolicy?.(query, logger);
   } catch (error) {

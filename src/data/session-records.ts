@@ -61,7 +61,7 @@ export class SessionRecords {
   }
 
   meta(id: string): Promise<SessionMeta | null> {
-    return this.db.query((tx) => sessions.metaOf(tx, id, this.tenantId));
+    return this.db.readOne((tx) => sessions.metaOf(tx, id, this.tenantId));
   }
 
   update(id: string, changes: SessionUpdate): Promise<SessionMeta> {
@@ -96,14 +96,18 @@ export class SessionRecords {
     });
   }
 
+  /** A page of sessions, from a replica that has this store's writes, if there is one. */
   async list(query: SessionListQuery): Promise<SessionPage> {
-    const fast = await this.db.fastPaths();
-    const rows = fast ? await fast.listSessions(query) : await this.db.query((tx) => sessions.listSessions(tx, query));
+    const rows = await this.db.onReplica(async (db) => {
+      const fast = await db.fastPaths();
+      return fast ? fast.listSessions(query) : db.readOne((tx) => sessions.listSessions(tx, query));
+    });
     return pageOf(rows, query.limit);
   }
 
+  /** A session whole, for its export, from a replica that has this store's writes, if there is one. */
   snapshot(id: string): Promise<SessionSnapshot> {
-    return this.db.read(async (tx) => {
+    return this.db.onReplica((db) => db.read(async (tx) => {
       const meta = await sessions.metaOf(tx, id, this.tenantId);
       if (!meta) throw notFound(id);
       return {
@@ -113,7 +117,7 @@ export class SessionRecords {
         boundaries: await messages.boundariesOf(tx, id),
         children: await childrenOf(tx, id),
       };
-    });
+    }));
   }
 
   /**

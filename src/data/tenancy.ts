@@ -23,7 +23,7 @@ export async function assertOwned(tx: StoreTx, id: string, tenantId: string | un
  * transaction; scoped, it runs in one snapshot with the ownership check.
  */
 export function readOwned<T>(db: StoreDatabase, id: string, tenantId: string | undefined, work: (tx: StoreTx) => Promise<T>): Promise<T> {
-  if (tenantId === undefined) return db.query(work);
+  if (tenantId === undefined) return db.readOne(work);
   return db.read(async (tx) => {
     await assertOwned(tx, id, tenantId);
     return work(tx);

@@ -37,6 +37,10 @@ export interface UrlOptions {
   url: string;
   /** Other servers of the same database, tried in order when `url`'s cannot be reached (kits with `failover`). */
   failover: string[];
+  /** Hot standbys of the database, for the reads that tolerate one (kits with `replicas`). */
+  replicas: string[];
+  /** How far behind the primary, in time, a replica may be and still take reads. */
+  maxReplicaLagMs: number;
   migrate: boolean;
   pool: { max: number; connectionTimeoutMs: number };
   sqliteBusyTimeoutMs: number;
@@ -142,6 +146,17 @@ export interface MigrationSteps {
   verify?(tx: Transaction): Promise<void>;
 }
 
+/** A statement's rows, each a list of its columns. */
+export type Query = (statement: string) => Promise<unknown[][]>;
+
+/** Where a server stands in the database's write-ahead log: how a kit tells that a replica has a write (kits with replicas). */
+export interface ReplicaPositions {
+  /** The primary's position now: at or past every commit it has acknowledged. */
+  written(query: Query): Promise<bigint>;
+  /** How far the server has replayed the primary's log; null when it is no replica (a primary, a promoted standby). */
+  replayed(query: Query): Promise<bigint | null>;
+}
+
 export interface ProviderKit {
   readonly provider: Provider;
   /** The database's name in messages. */
@@ -152,6 +167,8 @@ export interface ProviderKit {
   readonly urlStart: string;
   /** It opens `failover` urls (other servers of the database). */
   readonly failover?: boolean;
+  /** Its databases have read replicas (hot standbys), and how to tell which writes one has. */
+  readonly replicas?: ReplicaPositions;
   /** Throws StoreConfigurationError, saying what to pass, when this kit cannot open `url`. */
   checkUrl(url: string): void;
   /** The Prisma client generated for this provider. */
@@ -193,6 +210,6 @@ export interface ProviderKit {
    * The same for an application's client, which `query` reaches (a statement's rows), asked once at boot;
    * it may warn of a setting of the application's pool.
    */
-  retryPolicy?(query: (statement: string) => Promise<unknown[][]>, logger: Logger): Promise<RetryPolicy | undefined>;
+  retryPolicy?(query: Query, logger: Logger): Promise<RetryPolicy | undefined>;
   readonly migrations: MigrationSteps;
 }

@@ -114,6 +114,13 @@ describe('options are validated when the module starts', () => {
     ['failover for a database that has none', { url: 'postgresql://u@h/d', failover: ['postgresql://u@h2/d'] }, /takes MySQL\/MariaDB urls/],
     ['a failover url that is not a url', { url: 'mysql://u@h/d', failover: [42 as never] }, /must be a connection string/],
     ['failover with your own client', { prisma: {}, failover: ['mysql://u@h2/d'] }, /"failover" is for the store's own pools/],
+    ['replicas that are not a list', { url: 'postgresql://u@h/d', replicas: 'postgresql://u@r/d' as never }, /"replicas" must be an array of urls/],
+    ['replicas of another database', { url: 'postgresql://u@h/d', replicas: ['mysql://u@r/d'] }, /same database as "url" \(postgresql:\/\/…\)/],
+    ['replicas for a database that has none', { url: 'mysql://u@h/d', replicas: ['mysql://u@r/d'] }, /"replicas" takes PostgreSQL urls/],
+    ['replicas of SQLite', { url: 'file:a.db', replicas: ['file:b.db'] }, /"replicas" takes PostgreSQL urls/],
+    ['replicas with your own client', { prisma: {}, replicas: ['postgresql://u@r/d'] }, /"replicas" is for the store's own pools/],
+    ['a replica lag bound with your own client', { prisma: {}, maxReplicaLagMs: 1000 }, /"maxReplicaLagMs" is for the store's own pools/],
+    ['a replica lag bound of zero', { url: 'postgresql://u@h/d', maxReplicaLagMs: 0 }, /"maxReplicaLagMs" must be a positive integer/],
   ];
   test.each(cases)('%s fails with a StoreConfigurationError that says what to fix', async (_name, options, message) => {
     const failure = boot([StoreModule.forRoot(options)]);

@@ -12,6 +12,8 @@ export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
 export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
 /** PgBouncer in transaction mode in front of TEST_POSTGRES_URL's server. */
 export const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
+/** A PostgreSQL primary and a hot standby streaming from it. */
+export const [replicationPrimaryUrl, replicationReplicaUrl] = process.env.TEST_POSTGRES_REPLICATION_URLS ? process.env.TEST_POSTGRES_REPLICATION_URLS.split(',') : [];
 /** The nodes of a MariaDB Galera cluster, a url each. */
 export const galeraNodeUrls = process.env.TEST_GALERA_URLS ? process.env.TEST_GALERA_URLS.split(',') : [];
 
@@ -26,17 +28,17 @@ function withDatabase(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-export async function freshPostgresUrl(): Promise<string> {
-  if (!postgresServerUrl) throw new Error('TEST_POSTGRES_URL is not set');
+export async function freshPostgresUrl(serverUrl = postgresServerUrl): Promise<string> {
+  if (!serverUrl) throw new Error('TEST_POSTGRES_URL is not set');
   const name = freshName();
-  const client = new pg.Client({ connectionString: postgresServerUrl });
+  const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
     await client.query(`CREATE DATABASE ${name}`);
   } finally {
     await client.end();
   }
-  return withDatabase(postgresServerUrl, name);
+  return withDatabase(serverUrl, name);
 }
 
 export async function freshMysqlUrl(serverUrl = mysqlServerUrl): Promise<string> {
@@ -59,6 +61,13 @@ export async function freshGaleraUrls(): Promise<string[]> {
   return galeraNodeUrls.map((url) => withDatabase(url, pathname.slice(1)));
 }
 
+/** A new database on the replicated PostgreSQL, created on the primary (the standby replays it): its url on each. */
+export async function freshReplicatedUrls(): Promise<{ primary: string; replica: string }> {
+  if (!replicationPrimaryUrl || !replicationReplicaUrl) throw new Error('TEST_POSTGRES_REPLICATION_URLS is not set');
+  const primary = await freshPostgresUrl(replicationPrimaryUrl);
+  return { primary, replica: withDatabase(replicationReplicaUrl, new URL(primary).pathname.slice(1)) };
+}
+
 /** A new database, created on the PostgreSQL server directly (PgBouncer passes no CREATE DATABASE of its own): its url through PgBouncer. */
 export async function freshPgBouncerUrl(): Promise<string> {
   if (!pgbouncerUrl) throw new Error('TEST_PGBOUNCER_URL is not set');
@@ -71,7 +80,7 @@ export const describeWith = (available: unknown, why: string) =>
 
 export interface TestDatabase {
   provider: 'sqlite' | 'postgresql' | 'mysql';
-  label: 'SQLite' | 'PostgreSQL' | 'PostgreSQL behind PgBouncer' | 'MariaDB' | 'MariaDB Galera';
+  label: 'SQLite' | 'PostgreSQL' | 'PostgreSQL behind PgBouncer' | 'PostgreSQL with a replica' | 'MariaDB' | 'MariaDB Galera';
   available: boolean;
   /** A new, empty database (not yet migrated). */
   freshUrl(): Promise<string>;
@@ -90,6 +99,14 @@ export const PGBOUNCER: TestDatabase = {
   label: 'PostgreSQL behind PgBouncer',
   available: postgresServerUrl !== undefined && pgbouncerUrl !== undefined,
   freshUrl: freshPgBouncerUrl,
+};
+
+/** A PostgreSQL primary with a hot standby, through the primary. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts) with both urls. */
+export const REPLICATED: TestDatabase = {
+  provider: 'postgresql',
+  label: 'PostgreSQL with a replica',
+  available: replicationReplicaUrl !== undefined,
+  freshUrl: async () => (await freshReplicatedUrls()).primary,
 };
 
 /** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */

@@ -21,7 +21,7 @@ import {
 import { migrateUrl } from '../../src/data/open-database.js';
 import type { StoreClient } from '../../src/data/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
-import { describeWith, freshGaleraUrls, GALERA, MARIADB, PGBOUNCER, POSTGRESQL, SQLITE, type TestDatabase } from './databases.js';
+import { describeWith, freshGaleraUrls, freshReplicatedUrls, GALERA, MARIADB, PGBOUNCER, POSTGRESQL, REPLICATED, SQLITE, type TestDatabase } from './databases.js';
 
 /** A store as an application sees it. */
 export interface StoreApp {
@@ -112,6 +112,17 @@ function pgbouncerOpener(): Opener {
   return { label, available: PGBOUNCER.available, open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true) };
 }
 
+/**
+ * PostgreSQL with a hot standby: the store writes to the primary and reads session lists, exports and
+ * transcript pages from the standby once it has replayed the store's writes (`replicas`).
+ */
+function replicaOpener(): Opener {
+  const label = 'PostgreSQL with a replica';
+  const openOn = ({ primary, replica }: { primary: string; replica: string }, migrate: boolean): Promise<StoreApp> =>
+    boot(label, primary, { url: primary, replicas: [replica], migrate }, async () => undefined, () => openOn({ primary, replica }, false));
+  return { label, available: REPLICATED.available, open: async () => openOn(await freshReplicatedUrls(), true) };
+}
+
 export const OPENERS: Opener[] = [
   urlOpener(SQLITE),
   urlOpener(POSTGRESQL),
@@ -121,6 +132,7 @@ export const OPENERS: Opener[] = [
   ownClientOpener(MARIADB),
   galeraOpener(),
   pgbouncerOpener(),
+  replicaOpener(),
 ];
 
 /** Runs `suite` once per opener, in a describe block named by its label. */

@@ -8,6 +8,7 @@ import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, t
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
 import { postgresFastPaths, postgresHostFastPaths, TOMBSTONE_PROBE } from './fast-paths.js';
 import { lockMigrations } from './migration-lock.js';
+import { replicaPositions } from './replica-positions.js';
 
 // Serialization failure, deadlock, lock not available.
 const TRANSIENT = new Set(['40001', '40P01', '55P03']);
@@ -36,6 +37,7 @@ export const postgresql: ProviderKit = {
   label: 'PostgreSQL',
   schemes: ['postgresql:', 'postgres:'],
   urlStart: 'postgresql://',
+  replicas: replicaPositions,
 
   checkUrl: requireHost('postgresql://user:password@host:port/database'),
 

@@ -1,0 +1,147 @@
+// Reads that tolerate a replica (session lists, JSONL exports, transcript pages)
+// go to a hot standby that has replayed every write this store made, and that is
+// at most maxLagMs behind the primary; otherwise to the primary. Both are told by
+// positions in the database's log (see ReplicaPositions): the primary's is asked
+// after this store's writes, and when the last answer is maxLagMs / 2 old; a
+// replica's only when what it was last known to have replayed is not enough.
+import type { Logger } from '@nestjs/common';
+import type { FastPaths, Query, ReplicaPositions } from '../databases/provider-kit.js';
+import { redactText } from '../redact.js';
+import { StoreUnavailableError } from '../store.errors.js';
+import type { StoreDatabase } from './database.js';
+
+/** A replica that failed is not asked again for this long. */
+const RESTING_MS = 5_000;
+/** A replica that does not say its position within this long rests. */
+const ANSWER_MS = 1_000;
+
+export interface ReplicaServer {
+  /** Its url, redacted, for the log. */
+  name: string;
+  db: StoreDatabase;
+  /** Statements on its pool. */
+  query: Query;
+}
+
+interface Replica extends ReplicaServer {
+  /** What it was last known to have replayed (0: not known). */
+  replayed: bigint;
+  asking?: Promise<bigint>;
+  restingUntil: number;
+}
+
+/** The primary's position, asked after `writes` of the store's writes had settled, at `at`. */
+interface Written {
+  writes: number;
+  at: number;
+  position: Promise<bigint>;
+}
+
+export class ReplicaReads {
+  readonly #replicas: Replica[];
+  /** The store's writes settled so far (a failed write too: it may have committed). */
+  #writes = 0;
+  #written?: Written;
+
+  constructor(
+    private readonly primary: Query,
+    replicas: ReplicaServer[],
+    private readonly positions: ReplicaPositions,
+    private readonly maxLagMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.#replicas = replicas.map((server) => ({ ...server, replayed: 0n, restingUntil: 0 }));
+  }
+
+  /** Says that a write of the store settled. */
+  wrote(): void {
+    this.#writes++;
+  }
+
+  /** The replica a read that tolerates one runs on now; undefined: the primary. */
+  async pick(): Promise<Replica | undefined> {
+    const awake = this.#replicas.filter((replica) => Date.now() >= replica.restingUntil);
+    if (awake.length === 0) return undefined;
+    // When the primary cannot say where it is, neither can a replica be shown to have its writes: the read runs
+    // on the primary, and fails there as any call would.
+    const required = await this.#required().catch(() => undefined);
+    if (required === undefined) return undefined;
+    for (const replica of awake) {
+      if (replica.replayed >= required || (await this.#ask(replica)) >= required) return replica;
+    }
+    return undefined;
+  }
+
+  /** A read failed on `replica` (it runs again on the primary): a replica that cannot be reached rests. */
+  failed(replica: Replica, error: unknown): void {
+    if (error instanceof StoreUnavailableError) this.#rest(replica, error.message);
+  }
+
+  /**
+   * The position a replica must have replayed: the primary's, asked after every settled write of the store's
+   * and at most maxLagMs / 2 ago, so that a replica which has it lags by less than maxLagMs.
+   */
+  async #required(): Promise<bigint> {
+    const now = Date.now();
+    const written = this.#written;
+    if (!written || written.writes !== this.#writes || now - written.at > this.maxLagMs / 2) this.#askPrimary(now);
+    return this.#written!.position;
+  }
+
+  #askPrimary(at: number): void {
+    const position = this.positions.written(this.primary);
+    const written: Written = { writes: this.#writes, at, position };
+    this.#written = written;
+    position.catch(() => {
+      // Asked again by the next read, not after maxLagMs / 2.
+      if (this.#written === written) this.#written = undefined;
+    });
+  }
+
+  /** What `replica` has replayed, asked now (once for the reads waiting on it); -1 when it cannot say: it rests. */
+  #ask(replica: Replica): Promise<bigint> {
+    replica.asking ??= within(ANSWER_MS, this.positions.replayed(replica.query)).then(
+      (replayed) => {
+        replica.asking = undefined;
+        if (replayed === null) return this.#rest(replica, 'it is not in recovery (a primary, or a promoted standby)');
+        if (replica.restingUntil > 0) this.logger.log(`replica ${replica.name} takes reads again`);
+        replica.restingUntil = 0;
+        return (replica.replayed = replayed);
+      },
+      (error: unknown) => {
+        replica.asking = undefined;
+        return this.#rest(replica, redactText(String((error as Error)?.message ?? error)));
+      },
+    );
+    return replica.asking;
+  }
+
+  #rest(replica: Replica, why: string): bigint {
+    // Said once when it stops taking reads, not at every retry while it is down.
+    if (replica.restingUntil === 0) this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
+    replica.restingUntil = Date.now() + RESTING_MS;
+    // A standby restarted, or cloned again, may replay from further back.
+    replica.replayed = 0n;
+    return -1n;
+  }
+}
+
+/** `paths`, each of whose writes tells `reads` when it settled. */
+export function countingWrites(paths: FastPaths, reads: ReplicaReads): FastPaths {
+  const settled = <T>(call: Promise<T>): Promise<T> => call.finally(() => reads.wrote());
+  return {
+    ...paths,
+    append: (...args) => settled(paths.append(...args)),
+    ...(paths.writeAll && { writeAll: (statements) => settled(paths.writeAll!(statements)) }),
+    ...(paths.transaction && { transaction: (write, work) => (write ? settled(paths.transaction!(write, work)) : paths.transaction!(write, work)) }),
+  };
+}
+
+/** `promise`, or a rejection after `ms`. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,175 @@
+// Which server a read that tolerates a replica runs on (src/data/replica-reads.ts),
+// with positions the test controls: the questions asked of the primary and of the
+// replicas, and the answers' use. The behaviour on real servers is in
+// test/operations/postgresql-replicas.test.ts.
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { StoreDatabase } from '../../src/data/database.js';
+import { ReplicaReads } from '../../src/data/replica-reads.js';
+import { lsnOf } from '../../src/databases/postgresql/replica-positions.js';
+import type { Query, ReplicaPositions } from '../../src/databases/provider-kit.js';
+import { StoreDatabaseError, StoreUnavailableError } from '../../src/store.errors.js';
+
+/** A server whose position the test sets; `answer` may be held back to let the test interleave. */
+function server(position: bigint | null | Error) {
+  const state = { position, asked: 0, hold: undefined as Promise<void> | undefined };
+  // Answers the position it has when asked, however long `hold` keeps the answer back.
+  const query: Query = async () => {
+    state.asked++;
+    const answer = state.position;
+    await state.hold;
+    if (answer instanceof Error) throw answer;
+    return [[answer]];
+  };
+  return Object.assign(state, { query });
+}
+
+// The kit's positions, read from the test's servers.
+const positions: ReplicaPositions = {
+  written: async (query) => (await query('written'))[0][0] as bigint,
+  replayed: async (query) => (await query('replayed'))[0][0] as bigint | null,
+};
+
+const logger = new Logger('test');
+
+function setUp(maxLagMs = 10_000) {
+  const primary = server(100n);
+  const replicas = [server(100n), server(100n)];
+  const reads = new ReplicaReads(
+    primary.query,
+    replicas.map((replica, i) => ({ name: `replica ${i}`, db: { i } as unknown as StoreDatabase, query: replica.query })),
+    positions,
+    maxLagMs,
+    logger,
+  );
+  const picked = async () => ((await reads.pick())?.db as unknown as { i: number } | undefined)?.i;
+  return { primary, replicas, reads, picked };
+}
+
+beforeEach(() => {
+  jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+});
+afterEach(() => {
+  jest.restoreAllMocks();
+  jest.useRealTimers();
+});
+
+test('a replica that has replayed the primary position takes the read; one that has not is passed over', async () => {
+  const { primary, replicas, picked } = setUp();
+  replicas[0].position = 99n;
+  expect(await picked()).toBe(1);
+  primary.position = 101n;
+  replicas[1].position = 100n;
+  // No write since: the primary's last answer still holds, and replica 1 had it.
+  expect(await picked()).toBe(1);
+  expect(primary.asked).toBe(1);
+});
+
+test("after the store's write the primary is asked again, and a replica that lacks the new position serves no read", async () => {
+  const { primary, replicas, reads, picked } = setUp();
+  expect(await picked()).toBe(0);
+  primary.position = 150n;
+  reads.wrote();
+  expect(await picked()).toBeUndefined();
+  expect(primary.asked).toBe(2);
+  replicas[1].position = 150n;
+  expect(await picked()).toBe(1);
+  expect(primary.asked).toBe(2);
+});
+
+test('a write that settles while the primary is being asked makes the next read ask again: the answer may predate the write', async () => {
+  const { primary, reads, picked } = setUp();
+  let release!: () => void;
+  primary.hold = new Promise((resolve) => (release = resolve));
+  const first = picked();
+  // The write commits (at 120) and settles while the question asked before it (answered 100) is still out.
+  primary.position = 120n;
+  reads.wrote();
+  const second = picked();
+  release();
+  primary.hold = undefined;
+  // The first read began before the write: a replica at 100 may serve it. The second must not be.
+  expect(await first).toBe(0);
+  expect(await second).toBeUndefined();
+  expect(primary.asked).toBe(2);
+});
+
+test('the reads waiting on one replica share one question; concurrent reads after no write share the primary answer', async () => {
+  const { primary, replicas, picked } = setUp();
+  expect(await Promise.all([picked(), picked(), picked()])).toEqual([0, 0, 0]);
+  expect(primary.asked).toBe(1);
+  expect(replicas[0].asked).toBe(1);
+  expect(replicas[1].asked).toBe(0);
+});
+
+test('the primary is asked again when its answer is older than half the lag bound: a replica that stopped replaying is passed over', async () => {
+  jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  const { primary, replicas, picked } = setUp(1_000);
+  expect(await picked()).toBe(0);
+  primary.position = 200n;
+  jest.setSystemTime(400);
+  expect(await picked()).toBe(0);
+  expect(primary.asked).toBe(1);
+  jest.setSystemTime(600);
+  expect(await picked()).toBeUndefined();
+  expect(primary.asked).toBe(2);
+  replicas[0].position = 200n;
+  expect(await picked()).toBe(0);
+});
+
+test('a replica that fails to answer, or is not in recovery, rests for 5 s and is said once; then it is asked again', async () => {
+  jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  const { replicas, picked } = setUp(60_000);
+  replicas[0].position = new Error('connect ECONNREFUSED 127.0.0.1:5433 for postgresql://app:hunter2@standby/agents');
+  replicas[1].position = null;
+  expect(await picked()).toBeUndefined();
+  expect(await picked()).toBeUndefined();
+  expect(replicas.map((replica) => replica.asked)).toEqual([1, 1]);
+  const said = warn.mock.calls.map((call) => String(call[0]));
+  expect(said).toHaveLength(2);
+  expect(said[0]).toContain('replica 0 takes no reads');
+  expect(said[0]).not.toContain('hunter2');
+  expect(said[1]).toContain('it is not in recovery');
+  replicas[0].position = 100n;
+  jest.setSystemTime(5_001);
+  expect(await picked()).toBe(0);
+});
+
+test('a replica that does not answer within 1 s rests', async () => {
+  jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  const { replicas, picked } = setUp();
+  replicas[0].hold = new Promise(() => undefined);
+  const read = picked();
+  await jest.advanceTimersByTimeAsync(1_000);
+  expect(await read).toBe(1);
+  replicas[0].hold = undefined;
+  expect(await picked()).toBe(1);
+  expect(replicas[0].asked).toBe(1);
+});
+
+test('when the primary cannot say its position, the read goes to the primary, and the next one asks it again', async () => {
+  const { primary, picked } = setUp();
+  primary.position = new Error('connection refused');
+  expect(await picked()).toBeUndefined();
+  primary.position = 100n;
+  expect(await picked()).toBe(0);
+  expect(primary.asked).toBe(2);
+});
+
+test('a read that failed on a replica for want of a connection rests it; any other failure does not', async () => {
+  const { replicas, reads } = setUp();
+  const replica = (await reads.pick())!;
+  reads.failed(replica, new StoreDatabaseError('session x does not exist'));
+  expect((await reads.pick())?.name).toBe('replica 0');
+  reads.failed(replica, new StoreUnavailableError('the database cannot be reached'));
+  expect((await reads.pick())?.name).toBe('replica 1');
+  expect(replicas[0].asked).toBe(1);
+});
+
+test("PostgreSQL's LSNs compare as their position in the log: the high 32 bits first", () => {
+  expect(lsnOf('0/3000028')).toBe(0x3000028n);
+  expect(lsnOf('16/B374D848')).toBe((0x16n << 32n) + 0xb374d848n);
+  expect(lsnOf('1/0') > lsnOf('0/FFFFFFFF')).toBe(true);
+});
