@@ -42,6 +42,8 @@ export class ReplicaReads {
   /** The store's writes settled so far (a failed write too: it may have committed). */
   #writes = 0;
   #written?: Written;
+  /** Which replica a read asks first. */
+  #turn = 0;
 
   constructor(
     private readonly primary: Query,
@@ -58,9 +60,11 @@ export class ReplicaReads {
     this.#writes++;
   }
 
-  /** The replica a read that tolerates one runs on now; undefined: the primary. */
+  /** The replica a read that tolerates one runs on now, the replicas taking turns; undefined: the primary. */
   async pick(): Promise<Replica | undefined> {
-    const awake = this.#replicas.filter((replica) => Date.now() >= replica.restingUntil);
+    const turn = this.#turn++ % this.#replicas.length;
+    const inTurn = [...this.#replicas.slice(turn), ...this.#replicas.slice(0, turn)];
+    const awake = inTurn.filter((replica) => Date.now() >= replica.restingUntil);
     if (awake.length === 0) return undefined;
     // When the primary cannot say where it is, neither can a replica be shown to have its writes: the read runs
     // on the primary, and fails there as any call would.
