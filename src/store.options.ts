@@ -13,7 +13,10 @@ export interface StoreModuleOptions {
   /**
    * The same database through other servers, tried in this order when `url`'s
    * cannot be reached: a MariaDB Galera cluster's other nodes
-   * (`mysql://app:secret@node2:3306/agents`, …). MySQL/MariaDB urls only.
+   * (`mysql://app:secret@node2:3306/agents`, …), or a PostgreSQL primary's
+   * standbys, one of which your tooling may promote (a server in recovery is
+   * passed over: the store writes on the one that takes writes).
+   * MySQL/MariaDB and PostgreSQL urls only.
    */
   failover?: string[];
   /**
@@ -107,7 +110,7 @@ function failoverOf(failover: unknown, kit: ProviderKit): string[] {
   if (failover === undefined) return [];
   if (!Array.isArray(failover)) throw new StoreConfigurationError('StoreModule option "failover" must be an array of urls');
   if (failover.length > 0 && !kit.failover) {
-    throw new StoreConfigurationError(`StoreModule option "failover" takes MySQL/MariaDB urls (a Galera cluster's nodes); ${kit.label} urls have none`);
+    throw new StoreConfigurationError(`StoreModule option "failover" takes MySQL/MariaDB urls (a Galera cluster's nodes) or PostgreSQL urls (a primary and its standbys); ${kit.label} urls have none`);
   }
   for (const url of failover) {
     if (kitOf(url) !== kit) throw new StoreConfigurationError(`every "failover" url must be of the same database as "url" (${kit.urlStart}…)`);

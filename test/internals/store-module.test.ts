@@ -111,7 +111,7 @@ describe('options are validated when the module starts', () => {
     ['a pool that is not an object', { url: 'postgresql://u@h/d', pool: 5 as never }, /"pool" must be an object/],
     ['failover that is not a list', { url: 'mysql://u@h/d', failover: 'mysql://u@h2/d' as never }, /"failover" must be an array of urls/],
     ['failover urls of another database', { url: 'mysql://u@h/d', failover: ['postgresql://u@h2/d'] }, /same database as "url" \(mysql:\/\/…\)/],
-    ['failover for a database that has none', { url: 'postgresql://u@h/d', failover: ['postgresql://u@h2/d'] }, /takes MySQL\/MariaDB urls/],
+    ['failover for a database that has none', { url: 'file:./a.db', failover: ['file:./b.db'] }, /takes MySQL\/MariaDB urls \(a Galera cluster's nodes\) or PostgreSQL urls \(a primary and its standbys\); SQLite urls have none/],
     ['a failover url that is not a url', { url: 'mysql://u@h/d', failover: [42 as never] }, /must be a connection string/],
     ['failover with your own client', { prisma: {}, failover: ['mysql://u@h2/d'] }, /"failover" is for the store's own pools/],
     ['replicas that are not a list', { url: 'postgresql://u@h/d', replicas: 'postgresql://u@r/d' as never }, /"replicas" must be an array of urls/],

@@ -6,6 +6,7 @@ import { optionalDriver } from '../optional-driver.js';
 import { requireHost } from '../server-url.js';
 import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import { failoverAdapterFactory, NoPrimaryError } from './failover.js';
 import { postgresFastPaths, postgresHostFastPaths, TOMBSTONE_PROBE } from './fast-paths.js';
 import { lockMigrations } from './migration-lock.js';
 import { replicaPositions } from './replica-positions.js';
@@ -37,6 +38,7 @@ export const postgresql: ProviderKit = {
   label: 'PostgreSQL',
   schemes: ['postgresql:', 'postgres:'],
   urlStart: 'postgresql://',
+  failover: true,
   replicas: replicaPositions,
 
   checkUrl: requireHost('postgresql://user:password@host:port/database'),
@@ -45,11 +47,12 @@ export const postgresql: ProviderKit = {
 
   async adapterFactory(options, logger) {
     const { PrismaPg } = await optionalDriver('PostgreSQL', ['@prisma/adapter-pg', 'pg'], () => import('@prisma/adapter-pg'));
-    return new PrismaPg(
-      { connectionString: options.url, max: options.pool.max, connectionTimeoutMillis: options.pool.connectionTimeoutMs },
-      // An unhandled pool error would kill the process when the server restarts.
-      { onPoolError: (error) => logger.warn(`PostgreSQL pool error: ${redactText(error.message)}`) },
-    );
+    const config = { max: options.pool.max, connectionTimeoutMillis: options.pool.connectionTimeoutMs };
+    // An unhandled pool error would kill the process when the server restarts.
+    const adapterOptions = { onPoolError: (error: Error) => logger.warn(`PostgreSQL pool error: ${redactText(error.message)}`) };
+    if (options.failover.length === 0) return new PrismaPg({ connectionString: options.url, ...config }, adapterOptions);
+    const { default: pg } = await optionalDriver('PostgreSQL', ['@prisma/adapter-pg', 'pg'], () => import('pg'));
+    return failoverAdapterFactory(PrismaPg, pg.Pool, [options.url, ...options.failover], config, adapterOptions);
   },
 
   maxWaitMs: (options) => options.pool.connectionTimeoutMs,
@@ -72,7 +75,7 @@ export const postgresql: ProviderKit = {
   hostFastPaths: (tx, assertOpen) => (tx.adapterName === PG_ADAPTER ? postgresHostFastPaths(tx, assertOpen) : undefined),
 
   classify(error) {
-    if (CONNECTION_LOST.test(String((error as Error)?.message ?? ''))) return 'unavailable';
+    if (error instanceof NoPrimaryError || CONNECTION_LOST.test(String((error as Error)?.message ?? ''))) return 'unavailable';
     const failure = adapterFailureOf(error);
     if (failure?.kind !== 'postgres') return undefined;
     const code = String(failure.code);

@@ -1,0 +1,122 @@
+// One database through several PostgreSQL servers, tried in order: a primary and
+// the standbys an operator may promote. The store's calls take their connections
+// from the server they last got one from, and move on to the next server when that
+// one cannot be reached or is a hot standby, as libpq's target_session_attrs=read-write
+// does: each new connection asks its server once whether it is in recovery. After a
+// promotion the calls write on the new primary; an old primary that came back as a
+// standby is passed over. Promoting a standby, and fencing an old primary that came
+// back as a primary, are the operator's: the store only follows.
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { PrismaPg } from '@prisma/adapter-pg';
+import type pg from 'pg';
+import { redactText, redactUrl } from '../../redact.js';
+import { StoreConfigurationError } from '../../store.errors.js';
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE']);
+// Admin shutdown, crash shutdown, cannot connect now (starting up, shutting down, recovering after a crash), and the
+// connection exceptions of class 08 but its protocol violation (08P01), which is no server's absence.
+const SERVER_GONE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+// node-postgres's words for a connection that went away or never came (its connection timeout among them).
+const CONNECTION_LOST = /^Connection terminated|is not queryable/;
+
+/** No server of a failover list takes writes: each one could not be reached or is a standby. */
+export class NoPrimaryError extends Error {
+  override name = 'NoPrimaryError';
+}
+
+/** Thrown by a new connection's check when its server is in recovery: the connection is closed and the next server tried. */
+class StandbyServer extends Error {}
+
+/** Whether `error` (or its cause) says the server cannot be reached or is going away, rather than that it refused the store or failed a statement. */
+export function isUnreachable(error: unknown): boolean {
+  for (let each = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; each && depth < 4; each = each.cause as typeof each, depth++) {
+    if (UNREACHABLE.has(String(each.code)) || SERVER_GONE.has(String(each.code)) || CONNECTION_LOST.test(String(each.message))) return true;
+  }
+  return false;
+}
+
+async function refuseStandby(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+  if (rows[0]?.standby !== false) throw new StandbyServer();
+}
+
+// The driver's callback form (its last overload), which its own `query` calls.
+type ConnectCallback = Parameters<pg.Pool['connect']>[0];
+
+/**
+ * A pool over one pool per url (the first preferred), each `config`'s, of the driver's own Pool class: Prisma's pg
+ * adapter takes a pool from outside only when it is one. Its `query` is the driver's, on a connection from `connect`.
+ */
+function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig): pg.Pool {
+  class FailoverPool extends Pool {
+    readonly #servers = urls.map((url) => new Pool({ ...config, connectionString: url, onConnect: refuseStandby }));
+    #current = 0;
+
+    constructor() {
+      super({ ...config, connectionString: urls[0] });
+      // An idle connection's failure, which the adapter listens for (unheard, it would throw).
+      for (const server of this.#servers) server.on('error', (error, client) => this.emit('error', error, client));
+    }
+
+    override connect(): Promise<pg.PoolClient>;
+    override connect(callback: ConnectCallback): void;
+    override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+      const connecting = this.#connect();
+      if (!callback) return connecting;
+      connecting.then(
+        (client) => callback(undefined, client, client.release),
+        (error: Error) => callback(error, undefined, () => undefined),
+      );
+    }
+
+    async #connect(): Promise<pg.PoolClient> {
+      const passed: string[] = [];
+      for (let tried = 0; tried < urls.length; tried++) {
+        const server = (this.#current + tried) % urls.length;
+        try {
+          const client = await this.#servers[server].connect();
+          this.#current = server;
+          return client;
+        } catch (error) {
+          if (!(error instanceof StandbyServer) && !isUnreachable(error)) throw error;
+          passed.push(`${redactUrl(urls[server])} ${error instanceof StandbyServer ? 'is a standby (in recovery)' : `cannot be reached (${redactText(String((error as Error).message))})`}`);
+        }
+      }
+      throw new NoPrimaryError(`no PostgreSQL server takes writes: ${passed.join('; ')}`);
+    }
+
+    override async end(): Promise<void> {
+      await Promise.all(this.#servers.map((server) => server.end()));
+    }
+  }
+  return new FailoverPool();
+}
+
+/**
+ * An adapter factory of Prisma's pg adapter whose every connect makes a pool over `urls` (see failingOver),
+ * which the adapter ends on dispose.
+ */
+export function failoverAdapterFactory(
+  Adapter: typeof PrismaPg,
+  Pool: typeof pg.Pool,
+  urls: string[],
+  config: pg.PoolConfig,
+  options: NonNullable<ConstructorParameters<typeof PrismaPg>[1]>,
+): SqlDriverAdapterFactory {
+  // Only its names: it never connects.
+  const { provider, adapterName } = new Adapter(config);
+  return {
+    provider,
+    adapterName,
+    async connect() {
+      const pool = failingOver(Pool, urls, config);
+      const adapter = await new Adapter(pool, { ...options, disposeExternalPool: true }).connect();
+      // An adapter loading another copy of pg would have taken the pool for a configuration, and connected elsewhere.
+      if (adapter.underlyingDriver() !== pool) {
+        await adapter.dispose();
+        throw new StoreConfigurationError('StoreModule option "failover" needs @prisma/adapter-pg to load the same pg package as the application: deduplicate pg (npm dedupe pg)');
+      }
+      return adapter;
+    },
+  };
+}
