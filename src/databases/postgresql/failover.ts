@@ -16,8 +16,9 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENET
 // Admin shutdown, crash shutdown, cannot connect now (starting up, shutting down, recovering after a crash), and the
 // connection exceptions of class 08 but its protocol violation (08P01), which is no server's absence.
 const SERVER_GONE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
-// node-postgres's words for a connection that went away or never came (its connection timeout among them).
-const CONNECTION_LOST = /^Connection terminated|is not queryable/;
+// node-postgres's words for a connection that went away or never came (its connection timeout among them), or for a
+// server that did not answer a new connection's check in time.
+const CONNECTION_LOST = /^Connection terminated|is not queryable|^Query read timeout$/;
 
 /** No server of a failover list takes writes: each one could not be reached or is a standby. */
 export class NoPrimaryError extends Error {
@@ -35,10 +36,15 @@ export function isUnreachable(error: unknown): boolean {
   return false;
 }
 
-async function refuseStandby(client: pg.ClientBase): Promise<void> {
-  const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
-  if (rows[0]?.standby !== false) throw new StandbyServer();
-}
+/** A new connection's check, answered within `timeoutMs` (the pool's connection timeout ends before it), that its server is no standby. */
+const refusingStandby =
+  (timeoutMs: number | undefined) =>
+  async (client: pg.ClientBase): Promise<void> => {
+    // node-postgres's timeout of one query, which its typings leave out.
+    const check = { text: 'SELECT pg_is_in_recovery() AS standby', query_timeout: timeoutMs } as pg.QueryConfig;
+    const { rows } = await client.query<{ standby: boolean }>(check);
+    if (rows[0]?.standby !== false) throw new StandbyServer();
+  };
 
 // The driver's callback form (its last overload), which its own `query` calls.
 type ConnectCallback = Parameters<pg.Pool['connect']>[0];
@@ -49,7 +55,7 @@ type ConnectCallback = Parameters<pg.Pool['connect']>[0];
  */
 function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig): pg.Pool {
   class FailoverPool extends Pool {
-    readonly #servers = urls.map((url) => new Pool({ ...config, connectionString: url, onConnect: refuseStandby }));
+    readonly #servers = urls.map((url) => new Pool({ ...config, connectionString: url, onConnect: refusingStandby(config.connectionTimeoutMillis) }));
     #current = 0;
 
     constructor() {
