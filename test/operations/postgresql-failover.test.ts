@@ -3,7 +3,7 @@
 // passed over), and when the primary is killed (kill -9) under load and the
 // standby promoted, nothing the store acknowledged is lost and the store writes on
 // the new primary within RESUME_BOUND_MS. The kill comes last: it ends the pair.
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { StoreUnavailableError, type MessageInput } from '../../src/index.js';
 import { describeWith } from '../support/databases.js';
@@ -73,6 +73,29 @@ async function deadUrl(): Promise<string> {
   return `postgresql://postgres:s3cret-pw@127.0.0.1:${port}/postgres`;
 }
 
+/**
+ * A server on loopback that lets node-postgres connect (trust, then ready for a query) and never answers a
+ * query, as a server that hangs would; its url. `close` stops it.
+ */
+async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const message = (type: string, body: Buffer) => Buffer.concat([Buffer.from(type), Buffer.from([0, 0, 0, 0].map((_, i) => ((body.length + 4) >> (24 - 8 * i)) & 0xff)), body]);
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    // The startup message is the first thing the client sends: answer it as a server that trusts everyone.
+    socket.once('data', () => socket.write(Buffer.concat([message('R', Buffer.alloc(4)), message('K', Buffer.alloc(8)), message('Z', Buffer.from('I'))])));
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL] failover to a promoted standby', () => {
   let pair: RunningReplication | undefined;
   const apps: InternalStoreApp[] = [];
@@ -107,6 +130,20 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
     expect(message).toMatch(/postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres cannot be reached \(connect ECONNREFUSED/);
     expect(message).not.toContain('s3cret-pw');
   });
+
+  test('a server that takes connections but answers no query is passed over within pool.connectionTimeoutMs', async () => {
+    const silent = await silentServer();
+    try {
+      const app = await storeApp({ url: silent.url, failover: [pair!.primary.url], migrate: false, pool: { connectionTimeoutMs: 500 } });
+      apps.push(app);
+      const started = Date.now();
+      expect((await app.messages.append('past-a-silent-server', user('on the primary'))).seq).toBe(1);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((await messagesOn(pair!.primary.url)).get('past-a-silent-server')).toEqual(new Map([[1, 'on the primary']]));
+    } finally {
+      await silent.close();
+    }
+  }, 20_000);
 
   test('kill -9 of the primary under load, standby promoted: nothing acknowledged is lost, writes resume on the new primary in time', async () => {
     const app = await open(pair!.primary.url, [pair!.replica.url]);
