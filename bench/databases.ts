@@ -89,7 +89,8 @@ function sqliteDatabase(): BenchDatabase {
   };
 }
 
-function withDatabase(serverUrl: string, database: string): string {
+/** `serverUrl` naming `database` instead. */
+export function withDatabase(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   return url.toString();
@@ -108,15 +109,7 @@ async function postgresDatabase(server: RunningServer): Promise<BenchDatabase> {
       await admin.query(`CREATE DATABASE bench_${name}`);
       return withDatabase(server.url, `bench_${name}`);
     },
-    async applyStoreSchema(url) {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(migrationSql('postgresql'));
-      } finally {
-        await client.end();
-      }
-    },
+    applyStoreSchema: (url) => applyServerSchema('postgresql', url),
     async close() {
       // Closed pools' backends take a moment to exit; stopping the server under them would
       // make their clients report errors nobody listens to any more.
@@ -144,14 +137,7 @@ async function mariadbDatabase(server: RunningServer): Promise<BenchDatabase> {
       await admin.query(`CREATE DATABASE bench_${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
       return withDatabase(server.url, `bench_${name}`);
     },
-    async applyStoreSchema(url) {
-      const connection = await mariadb.createConnection({ ...mariadbConnection(url), multipleStatements: true });
-      try {
-        await connection.query(migrationSql('mysql'));
-      } finally {
-        await connection.end();
-      }
-    },
+    applyStoreSchema: (url) => applyServerSchema('mysql', url),
     async close() {
       await settle(async () => Number(((await admin.query('SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user <> \'system user\'')) as { n: bigint }[])[0].n));
       await admin.end().catch(() => {});
@@ -160,8 +146,28 @@ async function mariadbDatabase(server: RunningServer): Promise<BenchDatabase> {
   };
 }
 
+/** Creates the store's tables, from the shipped migrations, in a fresh database of a server. */
+export async function applyServerSchema(engine: 'postgresql' | 'mysql', url: string): Promise<void> {
+  if (engine === 'postgresql') {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(migrationSql('postgresql'));
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const connection = await mariadb.createConnection({ ...mariadbConnection(url), multipleStatements: true });
+  try {
+    await connection.query(migrationSql('mysql'));
+  } finally {
+    await connection.end();
+  }
+}
+
 /** Waits (a few seconds at most) until `others` counts no connection but ours; a server that cannot answer has none worth waiting for. */
-async function settle(others: () => Promise<number>): Promise<void> {
+export async function settle(others: () => Promise<number>): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline && (await others().catch(() => 0)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
 }
