@@ -1,5 +1,6 @@
 // The benchmark's sizes and command line. The default run fits in about five
 // minutes on the project's 2-core machines; --quick only checks the harness.
+import type { Cluster } from './clusters.js';
 import type { Engine } from './targets/target.js';
 
 export interface Sizes {
@@ -101,15 +102,19 @@ export interface BenchOptions {
   quick: boolean;
   sizes: Sizes;
   engines: Engine[];
+  /** The setups of several servers, after the databases. */
+  clusters: Cluster[];
   /** Where latest.md and latest.json (quick.*.tmp for --quick) are written. */
   outDir: string;
 }
 
 const ENGINE_NAMES: Record<string, Engine> = { sqlite: 'sqlite', postgresql: 'postgresql', postgres: 'postgresql', mariadb: 'mysql', mysql: 'mysql' };
+const CLUSTER_NAMES: Record<string, Cluster> = { galera: 'galera', replica: 'replica' };
 
-export const USAGE = `npm run bench [-- --quick] [--databases=sqlite,postgresql,mariadb] [--out=DIR] [--SIZE=N …]
+export const USAGE = `npm run bench [-- --quick] [--databases=sqlite,postgresql,mariadb,galera,replica] [--out=DIR] [--SIZE=N …]
   --quick       a smoke run of a few seconds per database (checks the harness, not the speed)
-  --databases   which databases to run (default: all three; MariaDB only where its binaries exist)
+  --databases   which databases to run (default: all three, then the Galera cluster's rows (galera) and the hot standby's (replica);
+                MariaDB and Galera only where their binaries exist; --quick leaves out galera, whose three nodes take half a minute to start and stop)
   --out         where the results are written (default bench/results)
   --SIZE=N      override one size, e.g. --sequential=5000 (sizes: ${Object.keys(DEFAULT).join(', ')})`;
 
@@ -117,6 +122,7 @@ export function parseArgs(argv: string[], defaultOutDir: string): BenchOptions {
   const quick = argv.includes('--quick');
   const sizes = { ...(quick ? QUICK : DEFAULT) };
   let engines: Engine[] = ['sqlite', 'postgresql', 'mysql'];
+  let clusters: Cluster[] = quick ? ['replica'] : ['galera', 'replica'];
   let outDir = defaultOutDir;
   for (const arg of argv) {
     if (arg === '--quick') continue;
@@ -124,11 +130,10 @@ export function parseArgs(argv: string[], defaultOutDir: string): BenchOptions {
     if (!match) throw new Error(`unknown argument ${arg}\n${USAGE}`);
     const [, key, value] = match;
     if (key === 'databases') {
-      engines = value.split(',').map((name) => {
-        const engine = ENGINE_NAMES[name.trim().toLowerCase()];
-        if (!engine) throw new Error(`unknown database ${name}: say sqlite, postgresql or mariadb`);
-        return engine;
-      });
+      const names = value.split(',').map((name) => name.trim().toLowerCase());
+      for (const name of names) if (!ENGINE_NAMES[name] && !CLUSTER_NAMES[name]) throw new Error(`unknown database ${name}: say sqlite, postgresql, mariadb, galera or replica`);
+      engines = names.flatMap((name) => ENGINE_NAMES[name] ?? []);
+      clusters = names.flatMap((name) => CLUSTER_NAMES[name] ?? []);
     } else if (key === 'out') {
       outDir = value;
     } else if (key in sizes) {
@@ -141,5 +146,5 @@ export function parseArgs(argv: string[], defaultOutDir: string): BenchOptions {
   }
   if (sizes.smallTranscript <= sizes.effectiveMessages) throw new Error('smallTranscript must exceed effectiveMessages');
   if (sizes.rounds < 1) throw new Error('rounds must be at least 1');
-  return { quick, sizes, engines: [...new Set(engines)], outDir };
+  return { quick, sizes, engines: [...new Set(engines)], clusters: [...new Set(clusters)], outDir };
 }

@@ -5,9 +5,10 @@ import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import type { Sizes } from './config.js';
+import { LABELS } from './databases.js';
 import type { Cell, RowResult, SuiteResult } from './suite.js';
-import { TARGET_KINDS } from './targets/index.js';
-import type { Engine, TargetKey } from './targets/target.js';
+import { COLUMNS } from './targets/index.js';
+import type { TargetKey } from './targets/target.js';
 import { sizedLabel } from './workloads.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -37,7 +38,6 @@ const PACKAGES: Record<string, string> = Object.fromEntries(
 PACKAGES['mariadb (in @prisma/adapter-mariadb)'] = '@prisma/adapter-mariadb/node_modules/mariadb';
 
 export interface Skipped {
-  engine: Engine;
   label: string;
   reason: string;
 }
@@ -67,6 +67,10 @@ export interface Report {
       callUrlRatio?: number;
       /** The store's LangGraphCheckpointer relative to LangGraph's official saver, on the LangGraph row. */
       langgraphRatio?: number;
+      /** A cluster's row: the store there relative to the store on the lone server's row that does the same work, in the same run. */
+      singleServerRatio?: number;
+      /** A replica row: the store given the standby relative to the same store without it. */
+      replicaRatio?: number;
     })[];
     /** Write rows: the store's throughput divided by the plain INSERT's (the floor). */
     floor: { key: string; workload: string; ratio: number }[];
@@ -108,10 +112,16 @@ function scopedRatioOf(row: RowResult, rows: RowResult[]): number | undefined {
   return unscoped && speedRatio(row.unit, row.cells.ours, unscoped.cells.ours);
 }
 
-type RatioField = 'scopedRatio' | 'ownClientRatio' | 'inTransactionRatio' | 'inTransactionUrlRatio' | 'callUrlRatio' | 'langgraphRatio';
+type RatioField = 'scopedRatio' | 'ownClientRatio' | 'inTransactionRatio' | 'inTransactionUrlRatio' | 'callUrlRatio' | 'langgraphRatio' | 'singleServerRatio' | 'replicaRatio';
+
+/** A cluster's row: the store's speed relative to its speed on the lone server's row (of the same engine) that does the same work. */
+function singleServerRatioOf(row: RowResult, suite: SuiteResult, suites: SuiteResult[]): number | undefined {
+  const single = row.singleServer === undefined ? undefined : suites.find((other) => other.engine === suite.engine && other.label === LABELS[suite.engine]);
+  return single && speedRatio(row.unit, row.cells.ours, single.rows.find((other) => other.key === row.singleServer)?.cells.ours);
+}
 
 /** The columns after the targets': a speed relative to another on the same work, each a field of the row in the JSON. */
-const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows: RowResult[]): number | undefined }[] = [
+const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows: RowResult[], suite: SuiteResult, suites: SuiteResult[]): number | undefined }[] = [
   { field: 'scopedRatio', label: 'nestjs-agent-store, tenant-scoped ÷ unscoped', of: scopedRatioOf },
   { field: 'ownClientRatio', label: 'nestjs-agent-store, own PrismaClient ÷ url', of: (row) => speedRatio(row.unit, row.cells.oursClient, row.cells.ours) },
   {
@@ -134,8 +144,12 @@ const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows
     label: 'nestjs-agent-store LangGraphCheckpointer ÷ official',
     of: (row) => speedRatio(row.unit, row.cells.langgraphOurs, row.cells.langgraph),
   },
+  { field: 'singleServerRatio', label: 'nestjs-agent-store over the cluster ÷ on one server', of: (row, _rows, suite, suites) => singleServerRatioOf(row, suite, suites) },
+  { field: 'replicaRatio', label: 'nestjs-agent-store, reading from the replica ÷ without it', of: (row) => speedRatio(row.unit, row.cells.oursReplica, row.cells.ours) },
 ];
-const [SCOPED_COLUMN, OWN_CLIENT_COLUMN, IN_TRANSACTION_COLUMN, IN_TRANSACTION_URL_COLUMN, CALL_URL_COLUMN, LANGGRAPH_COLUMN] = RATIO_COLUMNS.map((column) => column.label);
+const [SCOPED_COLUMN, OWN_CLIENT_COLUMN, IN_TRANSACTION_COLUMN, IN_TRANSACTION_URL_COLUMN, CALL_URL_COLUMN, LANGGRAPH_COLUMN, SINGLE_SERVER_COLUMN, REPLICA_COLUMN] = RATIO_COLUMNS.map(
+  (column) => column.label,
+);
 
 /** The store's throughput relative to the plain INSERT's (the floor) on each write row that has both. */
 function floorOf(rows: RowResult[]): { key: string; workload: string; ratio: number }[] {
@@ -169,7 +183,7 @@ export function buildReport(suites: SuiteResult[], { quick, sizes, seconds, skip
         ...row,
         label: sizedLabel(row.key, row.label, sizes),
         cells: Object.fromEntries(Object.entries(row.cells).map(([key, cell]) => [key, { ...cell, ...(key !== 'raw' && { ratio: ratioOf(row, cell) }) }])),
-        ...Object.fromEntries(RATIO_COLUMNS.map((column) => [column.field, column.of(row, suite.rows)])),
+        ...Object.fromEntries(RATIO_COLUMNS.map((column) => [column.field, column.of(row, suite.rows, suite, suites)])),
       })),
       floor: floorOf(suite.rows),
     })),
@@ -206,7 +220,7 @@ export function renderMarkdown(report: Report): string {
     `read rows: the median of at least ${report.sizes.readRepeats} call(s), fewer for a target whose calls take over ${report.sizes.readMaxMs / 1000} s in all.`,
     'An empty cell: the target has no comparable operation.',
     '',
-    ...TARGET_KINDS.map((kind) => `- **${kind.label}**: ${kind.description}`),
+    ...COLUMNS.map((kind) => `- **${kind.label}**: ${kind.description}`),
     '',
     `Rows marked "tenant-scoped" run the same work through the store's \`TenantStores.forTenant(tenant)\` stores, on sessions created by the scoped \`sessions.create\`;`,
     'the raw driver sends its statements with the tenant condition (`tenant_id = ?` in the UPDATE of an append; for a read, its first statement reads the boundary',
@@ -228,10 +242,14 @@ export function renderMarkdown(report: Report): string {
     `The LangGraph row runs one agent step per message on a thread that grows from empty: its cells are messages (steps) per second, and its column **${LANGGRAPH_COLUMN}**`,
     'is the store\'s checkpointer relative to LangGraph\'s official saver for that database in this run (issue #15\'s target: 1x or more). The raw driver does no such step.',
     `The line under each table: ${FLOOR_LINE}, on each write row (issue #11's target for appends: 0.5x or more on PostgreSQL and MariaDB).`,
+    `The last two tables run on servers of their own (issue #16). On a MariaDB Galera cluster of three nodes, appends spread over the nodes (an app, or a raw pool, per node;`,
+    `writer w on node w mod 3), to a thread each and to one shared thread, whose conflicting commits are retried; column **${SINGLE_SERVER_COLUMN}** is the store there`,
+    'relative to the store on the lone MariaDB server\'s row with the same writers in this run. On a PostgreSQL primary with a hot standby, the reads the store can serve from',
+    `the standby, timed on the store given it, on the same store without it, and on the raw driver reading the standby; column **${REPLICA_COLUMN}** compares the first two.`,
     '',
   );
   for (const database of report.databases) {
-    const used = TARGET_KINDS.filter((kind) => database.rows.some((row) => row.cells[kind.key]));
+    const used = COLUMNS.filter((kind) => database.rows.some((row) => row.cells[kind.key]));
     const ratios = RATIO_COLUMNS.filter((column) => database.rows.some((row) => row[column.field] !== undefined));
     const headers = [...used.map((kind) => kind.label), ...ratios.map((column) => column.label)];
     lines.push(`## ${database.label}`, '', `${database.version}; ${database.settings}.`, '');

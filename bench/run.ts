@@ -1,20 +1,24 @@
 // npm run bench [-- --quick]: the benchmark of issue #6. Starts a throwaway
 // PostgreSQL and MariaDB (SQLite needs none), runs every workload on every
-// target per database, prints the tables and writes them with their versions
-// to bench/results/latest.md and latest.json (quick.*.tmp for --quick). Exits
-// non-zero when any target failed.
+// target per database, then the rows of a Galera cluster and of a hot standby
+// on servers of their own (issue #16), prints the tables and writes them with
+// their versions to bench/results/latest.md and latest.json (quick.*.tmp for
+// --quick). Exits non-zero when any target failed.
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLUSTER_LABELS, openGalera, openReplication, type BenchGalera, type BenchReplication, type Cluster } from './clusters.js';
 import { parseArgs, USAGE, type BenchOptions } from './config.js';
 import { LABELS, openDatabase, type BenchDatabase } from './databases.js';
+import { runGaleraSuite } from './galera-suite.js';
+import { runReplicaSuite } from './replica-suite.js';
 import { buildReport, renderMarkdown, type Skipped } from './report.js';
 import { runSuite, type SuiteResult } from './suite.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Databases started or starting and not closed yet: a signal stops their servers, even one still starting. */
-const open = new Set<Promise<BenchDatabase | undefined>>();
+const open = new Set<Promise<{ close(): Promise<void> } | undefined>>();
 let stopping = false;
 
 /** Stops the servers (by pid), then exits; no database is opened once it has begun. */
@@ -36,6 +40,11 @@ process.on('uncaughtException', (error) => {
   uncaught.push(`uncaught exception: ${error.message}`);
 });
 
+const MISSING: Record<Cluster, string> = {
+  galera: 'Galera binaries are missing (apt-get install mariadb-server galera-4 rsync)',
+  replica: 'PostgreSQL binaries are missing (apt-get install postgresql)',
+};
+
 async function main(options: BenchOptions): Promise<number> {
   const started = performance.now();
   const suites: SuiteResult[] = [];
@@ -55,7 +64,7 @@ async function main(options: BenchOptions): Promise<number> {
     }
     if (!database) {
       const reason = engine === 'mysql' ? 'MariaDB binaries are missing (apt-get install mariadb-server)' : 'PostgreSQL binaries are missing (apt-get install postgresql)';
-      skipped.push({ engine, label: LABELS[engine], reason });
+      skipped.push({ label: LABELS[engine], reason });
       log(`${LABELS[engine]}: SKIPPED, ${reason}`);
       continue;
     }
@@ -64,6 +73,32 @@ async function main(options: BenchOptions): Promise<number> {
       suites.push(await runSuite(database, options.sizes, cellTimeoutMs, log));
     } finally {
       await database.close();
+      open.delete(opening);
+    }
+  }
+
+  for (const cluster of options.clusters) {
+    if (stopping) break;
+    const opening: Promise<BenchGalera | BenchReplication | undefined> = cluster === 'galera' ? openGalera() : openReplication();
+    open.add(opening);
+    let servers: BenchGalera | BenchReplication | undefined;
+    try {
+      servers = await opening;
+    } catch (error) {
+      failures.push(`${CLUSTER_LABELS[cluster]}: the servers did not start: ${(error as Error).message}`);
+      continue;
+    }
+    if (!servers) {
+      skipped.push({ label: CLUSTER_LABELS[cluster], reason: MISSING[cluster] });
+      log(`${CLUSTER_LABELS[cluster]}: SKIPPED, ${MISSING[cluster]}`);
+      continue;
+    }
+    try {
+      log(`${servers.label}: ${servers.version}`);
+      const sizes = options.sizes;
+      suites.push(cluster === 'galera' ? await runGaleraSuite(servers as BenchGalera, sizes, log) : await runReplicaSuite(servers as BenchReplication, sizes, log));
+    } finally {
+      await servers.close();
       open.delete(opening);
     }
   }

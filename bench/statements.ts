@@ -82,3 +82,28 @@ export async function statementCounter(engine: Engine, url: string): Promise<Sta
     close: () => connection.end(),
   };
 }
+
+let byPort: Map<number, number> | undefined;
+let portsInstalled = false;
+
+/**
+ * Runs `work` alone and counts the statements it sent through node-postgres (Prisma's pg adapter's
+ * included), by the port of the server each went to: which of several servers answered a call.
+ */
+export async function statementsByPort(work: () => Promise<unknown>): Promise<Map<number, number>> {
+  if (!portsInstalled) {
+    portsInstalled = true;
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      byPort?.set(this.port, (byPort.get(this.port) ?? 0) + 1);
+      return (original as (...args: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+  }
+  byPort = new Map();
+  try {
+    await work();
+    return byPort;
+  } finally {
+    byPort = undefined;
+  }
+}

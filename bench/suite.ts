@@ -27,6 +27,8 @@ export interface RowResult {
   unit: Unit;
   /** A tenant-scoped row: the unscoped row it is compared with. */
   unscoped?: string;
+  /** A cluster's row: the row of the lone server's table (same engine) that does the same work there. */
+  singleServer?: string;
   cells: Partial<Record<TargetKey, Cell>>;
 }
 

@@ -336,7 +336,7 @@ export const WORKLOADS: Workload[] = [
 ];
 
 /** The median time of `read`, whose first result `check` checks. */
-async function timed<T>(read: () => Promise<T>, check: (result: T) => void, sizes: Sizes): Promise<number> {
+export async function timed<T>(read: () => Promise<T>, check: (result: T) => void, sizes: Sizes): Promise<number> {
   let result: T | undefined;
   const first = await elapsedMs(async () => (result = await read()));
   check(result as T);
@@ -362,6 +362,9 @@ function timedPage(target: Target, cursor: unknown, sizes: Sizes, firstId: strin
   );
 }
 
+/** Where the replica row's transcript page starts: after this many messages of the long thread. */
+export const pageAfter = (sizes: Sizes) => Math.max(0, Math.min(500, sizes.historyMessages - sizes.pageSize));
+
 /** Row labels with the sizes of this run. */
 export function sizedLabel(key: string, label: string, sizes: Sizes): string {
   const compacted = (transcript: number) => `${fmt(transcript)}-message transcript → ${sizes.effectiveMessages}`;
@@ -386,6 +389,11 @@ export function sizedLabel(key: string, label: string, sizes: Sizes): string {
     delete: `${fmt(sizes.treeSessions)} sessions × ${sizes.treeMessages} messages`,
     deleteStatements: `${fmt(sizes.treeSessions)} sessions`,
     firstAppendStatements: `per append, the median of ${FIRST_APPEND_COUNTS}`,
+    galeraThreads: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
+    galeraOneThread: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
+    replicaList: `${fmt(sizes.pageSize)} of ${fmt(sizes.sessions)} sessions`,
+    replicaExport: compacted(sizes.smallTranscript),
+    replicaPage: `${fmt(sizes.pageSize)} after ${fmt(pageAfter(sizes))} of ${fmt(sizes.historyMessages)} messages`,
   };
   return detail[key] ? `${label} (${detail[key]})` : label;
 }

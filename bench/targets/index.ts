@@ -9,7 +9,7 @@ import { openPrisma } from './prisma.js';
 import { RawMariaDb } from './raw-mariadb.js';
 import { RawPostgres } from './raw-postgres.js';
 import { RawSqlite } from './raw-sqlite.js';
-import type { Engine, Target, TargetKind } from './target.js';
+import type { Column, Engine, Target, TargetKind } from './target.js';
 
 const ALL: Engine[] = ['sqlite', 'postgresql', 'mysql'];
 
@@ -131,4 +131,17 @@ export const TARGET_KINDS: TargetKind[] = [
     usesStoreSchema: false,
     open: openLangGraphOurs,
   },
+];
+
+/** Every column of the tables, in order: the targets', and after the store's the store given a hot standby, which only the replica rows have (bench/targets/replica.ts). */
+export const COLUMNS: Column[] = [
+  TARGET_KINDS[0],
+  {
+    key: 'oursReplica',
+    label: 'nestjs-agent-store, reading from the replica',
+    description:
+      'The replica rows only: StoreModule.forRoot({ url: primary, replicas: [standby], migrate: true }), which serves SessionStore.list, exportJsonl and MessageStore.getTranscriptPage ' +
+      'from the standby once it has replayed the store\'s own last write (else from the primary); beside it, the same store without replicas, and the raw driver reading the standby.',
+  },
+  ...TARGET_KINDS.slice(1),
 ];

@@ -67,5 +67,14 @@ function targetOf({ messages, transcripts, sessions }: Stores): Omit<Target, 'cl
       const page = await sessions.list({ limit, ...(cursor !== undefined && { cursor: cursor as string }) });
       return { sessions: page.sessions, next: page.nextCursor };
     },
+    async exportJsonl(sessionId: string) {
+      const lines: string[] = [];
+      for await (const line of sessions.exportJsonl(sessionId)) lines.push(line);
+      return lines;
+    },
+    async transcriptPage(threadId: string, limit: number, cursor?: unknown) {
+      const page = await messages.getTranscriptPage(threadId, { limit, ...(cursor !== undefined && { cursor: cursor as string }) });
+      return { messages: page.messages, next: page.nextCursor };
+    },
   };
 }

@@ -8,6 +8,7 @@ import {
   boundaryMessages,
   boundaryOf,
   contentJson,
+  jsonlLines,
   latestBoundary,
   parseJson,
   SESSION_SELECT,
@@ -15,6 +16,8 @@ import {
   THREAD_INSERT,
   toMessage,
   toSession,
+  type BoundaryRow,
+  type LogRow,
   type MessageRow,
   type SessionRow,
 } from './rows.js';
@@ -123,6 +126,41 @@ export class RawPostgres implements Target {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return { sessions: page.map((row) => toSession(row, parseJson)), next: rows.length > limit && last ? { createdAt: timestamp(last.created_at), id: last.id } : null };
+  }
+
+  /** The session's row, its whole log, its boundaries and its subsessions in one repeatable-read snapshot, as JSONL lines. */
+  exportJsonl(sessionId: string): Promise<string[]> {
+    return this.#snapshot(async (client) => {
+      const { rows: sessions } = await client.query<SessionRow>('SELECT id, tenant_id, title, metadata, created_at FROM agent_thread WHERE id = $1', [sessionId]);
+      if (sessions.length === 0) throw new Error(`no session ${sessionId}`);
+      const { rows: log } = await client.query<LogRow>(
+        'SELECT seq, role, event_type, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = $1 ORDER BY seq',
+        [sessionId],
+      );
+      const { rows: boundaries } = await client.query<BoundaryRow>(
+        'SELECT b.seq, b.kind, b.cut_seq, b.messages, b.source_count, b.retained_count, b.created_at, r.message AS repair_message ' +
+          'FROM agent_boundary b LEFT JOIN agent_repair r ON r.thread_id = b.thread_id AND r.seq = b.seq WHERE b.thread_id = $1 ORDER BY b.seq',
+        [sessionId],
+      );
+      const { rows: children } = await client.query<{ child_id: string }>('SELECT child_id FROM agent_subsession WHERE parent_id = $1 ORDER BY id', [sessionId]);
+      return jsonlLines(sessions[0], log, boundaries, children.map((row) => row.child_id), parseJson);
+    });
+  }
+
+  /** In one snapshot: that the cursor's message exists (as the store checks it), then the page and one message more. */
+  transcriptPage(threadId: string, limit: number, cursor?: unknown): Promise<{ messages: unknown[]; next: unknown }> {
+    const after = (cursor as number | undefined) ?? 0;
+    return this.#snapshot(async (client) => {
+      if (after > 0 && (await client.query('SELECT 1 FROM agent_message WHERE thread_id = $1 AND seq = $2', [threadId, after])).rows.length === 0) {
+        throw new Error(`no message ${after} in ${threadId}`);
+      }
+      const { rows } = await client.query<MessageRow>(
+        'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL ORDER BY seq LIMIT $3',
+        [threadId, after, limit + 1],
+      );
+      const page = rows.slice(0, limit);
+      return { messages: page.map((row) => toMessage(row, parseJson)), next: rows.length > limit ? page[limit - 1].seq : null };
+    });
   }
 
   /** For seeding: one statement with its parameters. */

@@ -81,5 +81,44 @@ export function toSession(row: SessionRow, json: JsonColumn) {
   };
 }
 
+/** A row of a session's log: a message (role set) or an event (event_type set). */
+export interface LogRow extends MessageRow {
+  event_type: string | null;
+}
+
+export interface BoundaryRow {
+  seq: number;
+  kind: string;
+  cut_seq: number;
+  messages: unknown;
+  source_count: number;
+  retained_count: number | null;
+  created_at: Date;
+  repair_message: unknown;
+}
+
+/** The lines of SessionStore.exportJsonl, built from a session's row, its log and boundaries in seq order, and its subsessions' ids. */
+export function jsonlLines(session: Omit<SessionRow, 'updated_at' | 'parent_id'>, log: LogRow[], boundaries: BoundaryRow[], children: string[], json: JsonColumn): string[] {
+  const line = (value: object) => `${JSON.stringify(value)}\n`;
+  const entries: { seq: number; value: object }[] = [
+    ...log.map((row) => {
+      if (row.event_type !== null) return { seq: row.seq, value: { type: 'event', seq: row.seq, event: { type: row.event_type, data: json(row.content) }, createdAt: row.created_at } };
+      const message = toMessage(row, json);
+      delete message.seq;
+      return { seq: row.seq, value: { type: 'message', seq: row.seq, message } };
+    }),
+    ...boundaries.map((row) => {
+      const common = { seq: row.seq, cutSeq: row.cut_seq, messages: json(row.messages), sourceMessageCount: row.source_count };
+      const value =
+        row.kind === 'repair'
+          ? { type: 'repair', ...common, repairMessage: json(row.repair_message), createdAt: row.created_at }
+          : { type: 'compaction', ...common, retainedMessageCount: row.retained_count ?? 0, createdAt: row.created_at };
+      return { seq: row.seq, value };
+    }),
+  ].sort((a, b) => a.seq - b.seq);
+  const header = { type: 'session', version: 1, id: session.id, tenantId: session.tenant_id, title: session.title, metadata: session.metadata === null ? null : json(session.metadata), createdAt: session.created_at };
+  return [line(header), ...entries.map((entry) => line(entry.value)), ...children.map((childId) => line({ type: 'subsession', childId }))];
+}
+
 /** The content column's value for a message: its JSON text. */
 export const contentJson = (message: BenchMessage) => JSON.stringify(message.content);

@@ -42,6 +42,10 @@ export interface Target {
   deleteTranscript?(rootId: string): Promise<void>;
   /** Session headers, newest first, after `cursor`. */
   listSessions?(limit: number, cursor?: unknown): Promise<SessionPage>;
+  /** The session as JSONL lines, header first (SessionStore.exportJsonl), read from one snapshot. */
+  exportJsonl?(sessionId: string): Promise<string[]>;
+  /** Up to `limit` messages of the transcript (every message, in append order) after `cursor` (the target's own; undefined: from the start). */
+  transcriptPage?(threadId: string, limit: number, cursor?: unknown): Promise<{ messages: unknown[]; next: unknown }>;
   /**
    * The same target as one tenant sees it: the store's TenantStores.forTenant, the raw
    * driver's statements with the tenant condition. Its prepareThread creates the thread in
@@ -53,12 +57,16 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** A column of the table: one implementation, opened once per database it runs on. */
-export interface TargetKind {
+/** A column of the tables. */
+export interface Column {
   key: TargetKey;
   label: string;
   /** What it does, for the legend under the tables. */
   description: string;
+}
+
+/** A column of every database's table: one implementation, opened once per database it runs on. */
+export interface TargetKind extends Column {
   engines: Engine[];
   /** Writes into the store's tables, which the harness creates first from the shipped migrations. */
   usesStoreSchema: boolean;
@@ -66,4 +74,4 @@ export interface TargetKind {
   open(engine: Engine, url: string): Promise<Target>;
 }
 
-export type TargetKey = 'ours' | 'oursClient' | 'oursClientTx' | 'oursClientTxCall' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph' | 'langgraphOurs';
+export type TargetKey = 'ours' | 'oursReplica' | 'oursClient' | 'oursClientTx' | 'oursClientTxCall' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph' | 'langgraphOurs';

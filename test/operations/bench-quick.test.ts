@@ -32,6 +32,9 @@ const SCOPED_ROWS = ['sequentialScoped', 'historyScoped', 'compactedScoped', 'co
 /** LangGraph's step, after the sequential rows: the store's checkpointer everywhere, LangGraph's own saver where it has one. */
 const LANGGRAPH_ROW = 'langgraphStep';
 const ROWS = [...WRITE_ROWS.slice(0, 2), LANGGRAPH_ROW, ...WRITE_ROWS.slice(2), ...READ_ROWS];
+/** The section of the reads a hot standby can serve: the store with it and without it, and the raw driver on the standby. */
+const REPLICA = 'PostgreSQL, primary and hot standby';
+const REPLICA_ROWS = ['replicaList', 'replicaExport', 'replicaPage'];
 
 type Cell = { value?: number; error?: string };
 interface Report {
@@ -48,6 +51,7 @@ interface Report {
       inTransactionUrlRatio?: number;
       callUrlRatio?: number;
       langgraphRatio?: number;
+      replicaRatio?: number;
     }[];
     floor: { key: string; ratio: number }[];
   }[];
@@ -88,13 +92,13 @@ test(
       const { code, stdout, stderr } = await runQuick(outDir);
       if (code !== 0) throw new Error(`the harness exited with ${code}:\n${stderr.slice(-4000)}`);
 
-      const expected = ['SQLite', ...(hasPostgresBinaries() ? ['PostgreSQL'] : []), ...(hasMariaDbBinaries() ? ['MariaDB'] : [])];
+      const expected = ['SQLite', ...(hasPostgresBinaries() ? ['PostgreSQL'] : []), ...(hasMariaDbBinaries() ? ['MariaDB'] : []), ...(hasPostgresBinaries() ? [REPLICA] : [])];
       const report = JSON.parse(readFileSync(join(outDir, 'quick.json.tmp'), 'utf8')) as Report;
       expect(report.errors).toEqual([]);
       expect({ databases: report.databases.map((database) => database.label), skipped: report.skipped }).toEqual({ databases: expected, skipped: [] });
       expect(stdout).toBe(`${readFileSync(join(outDir, 'quick.md.tmp'), 'utf8')}\n`);
 
-      for (const database of report.databases) {
+      for (const database of report.databases.filter((database) => database.label !== REPLICA)) {
         const rows = new Map(database.rows.map((row) => [row.key, row]));
         expect([...rows.keys()]).toEqual(ROWS);
         const peers = database.label === 'MariaDB' ? [] : ['mastra'];
@@ -141,6 +145,16 @@ test(
         // The tenant-scoped rows are compared with the unscoped store, the write rows with the plain INSERT.
         for (const key of SCOPED_ROWS) expect({ database: database.label, key, scopedRatio: rows.get(key)!.scopedRatio }).toEqual({ database: database.label, key, scopedRatio: expect.any(Number) });
         expect(database.floor.map((floor) => floor.key)).toEqual(WRITE_ROWS);
+      }
+      const replica = report.databases.find((database) => database.label === REPLICA);
+      if (replica) {
+        expect(replica.rows.map((row) => row.key)).toEqual(REPLICA_ROWS);
+        for (const row of replica.rows) {
+          const values = Object.fromEntries(['ours', 'oursReplica', 'raw'].map((target) => [target, row.cells[target]?.value]));
+          expect({ key: row.key, ...values, ratio: row.replicaRatio }).toEqual({ key: row.key, ours: expect.any(Number), oursReplica: expect.any(Number), raw: expect.any(Number), ratio: expect.any(Number) });
+        }
+      }
+      for (const database of report.databases) {
         // The printed table has a line per workload.
         const section = stdout.slice(stdout.indexOf(`## ${database.label}\n`));
         for (const row of database.rows) expect(section).toContain(`| ${row.label.replaceAll('|', '\\|')} |`);
