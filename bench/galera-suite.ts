@@ -5,11 +5,12 @@
 // and are retried. As the write rows of one server: rounds in which the targets
 // take turns, in an order reversed every round, the median counting; each
 // round's loops checked against what the cluster stored.
+import { GALERA_RETRY } from '../src/databases/mysql/galera.js';
 import type { BenchGalera } from './clusters.js';
 import type { Sizes } from './config.js';
 import { median } from './measure.js';
 import { benchMessage } from './messages.js';
-import type { SuiteResult } from './suite.js';
+import { withTimeout, type SuiteResult } from './suite.js';
 import { openRawOnNodes, openStoreOnNodes } from './targets/galera.js';
 import type { Target, TargetKey } from './targets/target.js';
 import { sizedLabel, type RowSpec } from './workloads.js';
@@ -27,7 +28,7 @@ const TARGETS: { key: TargetKey; open(urls: string[]): Promise<Target[]> }[] = [
   { key: 'raw', open: async (urls) => openRawOnNodes(urls) },
 ];
 
-export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, log: (line: string) => void): Promise<SuiteResult> {
+export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, cellTimeoutMs: number, log: (line: string) => void): Promise<SuiteResult> {
   const result: SuiteResult = { engine: 'mysql', label: cluster.label, version: cluster.version, settings: cluster.settings, rows: [], notes: [], errors: [] };
   result.rows = GALERA_ROWS.map(({ shared: _, ...row }) => ({ ...row, cells: {} }));
   const nodes = new Map<TargetKey, Target[]>();
@@ -51,8 +52,9 @@ export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, log: (l
           if (!targets || result.rows[i].cells[key]) continue;
           try {
             const before = await cluster.conflicts();
-            const rate = await spreadRate(cluster, targets, `${row.key}-${round}`, row.shared, sizes);
-            conflicts.set(`${key} ${row.key}`, (conflicts.get(`${key} ${row.key}`) ?? 0) + (await cluster.conflicts()) - before);
+            const rate = await withTimeout(spreadRate(cluster, targets, `${row.key}-${round}`, row.shared, sizes), cellTimeoutMs);
+            const what = `${row.shared ? 'one shared thread' : 'a thread each'}, ${key === 'ours' ? 'nestjs-agent-store' : 'raw driver'}`;
+            conflicts.set(what, (conflicts.get(what) ?? 0) + (await cluster.conflicts()) - before);
             rates.set(key, [...(rates.get(key) ?? []), rate]);
             log(`  ${key}: ${rate.toFixed(0)} msg/s`);
           } catch (error) {
@@ -71,7 +73,7 @@ export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, log: (l
         `its atomic append retried after a failed certification (1213) with the store's policy (${GALERA_RETRY_TEXT}). ${sizes.writers} writers, writer w on node w mod 3 ` +
         `(${writers.join(', ')} per node); the last column compares the store with itself on the lone MariaDB server above (its row with the same writers), in the same run.`,
       `Commits that failed certification or were aborted by another node's (wsrep_local_cert_failures + wsrep_local_bf_aborts, summed over the nodes and ${sizes.rounds} round(s)): ` +
-        [...conflicts].map(([what, n]) => `${what} ${n}`).join(', '),
+        [...conflicts].map(([what, n]) => `${what} ${n}`).join('; '),
     );
   } finally {
     for (const targets of nodes.values()) await Promise.all(targets.map((target) => target.close().catch((error: Error) => log(`closing a target failed: ${error.message}`))));
@@ -86,7 +88,7 @@ export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, log: (l
   }
 }
 
-const GALERA_RETRY_TEXT = 'up to 20 attempts, full-jitter backoff from 5 ms to 1 s';
+const GALERA_RETRY_TEXT = `up to ${GALERA_RETRY.attempts} attempts, full-jitter backoff from ${GALERA_RETRY.baseDelayMs} ms to ${GALERA_RETRY.maxDelayMs} ms`;
 
 /**
  * Messages per second of `sizes.writers` concurrent loops, writer w appending through node w mod 3, to a thread

@@ -11,7 +11,7 @@ import { elapsedMs } from './measure.js';
 import { benchMessage, SUMMARY } from './messages.js';
 import { analyze, seedSessions, seedThread, type SqlRunner } from './seed.js';
 import { statementsByPort } from './statements.js';
-import type { SuiteResult } from './suite.js';
+import { withTimeout, type SuiteResult } from './suite.js';
 import { openOurs } from './targets/ours.js';
 import { RawPostgres } from './targets/raw-postgres.js';
 import { openRawOnStandby, openStoreWithReplica } from './targets/replica.js';
@@ -29,7 +29,7 @@ export const REPLICA_ROWS: RowSpec[] = [
   { key: 'replicaPage', label: 'MessageStore.getTranscriptPage, a page after a cursor', unit: 'ms' },
 ];
 
-export async function runReplicaSuite(servers: BenchReplication, sizes: Sizes, log: (line: string) => void): Promise<SuiteResult> {
+export async function runReplicaSuite(servers: BenchReplication, sizes: Sizes, cellTimeoutMs: number, log: (line: string) => void): Promise<SuiteResult> {
   const result: SuiteResult = { engine: 'postgresql', label: servers.label, version: servers.version, settings: servers.settings, rows: [], notes: [], errors: [] };
   result.rows = REPLICA_ROWS.map((row) => ({ ...row, cells: {} }));
   const open: Target[] = [];
@@ -67,7 +67,7 @@ export async function runReplicaSuite(servers: BenchReplication, sizes: Sizes, l
       for (const [key, target] of readers) {
         try {
           let value = 0;
-          const byPort = await statementsByPort(async () => (value = await reads[row.key](target, key)));
+          const byPort = await statementsByPort(async () => (value = await withTimeout(reads[row.key](target, key), cellTimeoutMs)));
           cells[key] = { value };
           log(`  ${key}: ${value.toFixed(2)} ms`);
           if (key !== 'raw') answered.push(`${row.label}, ${LABELS[key]}: ${byPort.get(standbyPort) ?? 0} of ${[...byPort.values()].reduce((sum, n) => sum + n, 0)}`);

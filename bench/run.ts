@@ -95,8 +95,10 @@ async function main(options: BenchOptions): Promise<number> {
     }
     try {
       log(`${servers.label}: ${servers.version}`);
-      const sizes = options.sizes;
-      suites.push(cluster === 'galera' ? await runGaleraSuite(servers as BenchGalera, sizes, log) : await runReplicaSuite(servers as BenchReplication, sizes, log));
+      const { sizes } = options;
+      suites.push(
+        cluster === 'galera' ? await runGaleraSuite(servers as BenchGalera, sizes, cellTimeoutMs, log) : await runReplicaSuite(servers as BenchReplication, sizes, cellTimeoutMs, log),
+      );
     } finally {
       await servers.close();
       open.delete(opening);

@@ -196,7 +196,8 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
   };
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a rejection saying it gave no result after `ms`. */
+export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no result after ${ms / 1000} s`)), ms)));
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
