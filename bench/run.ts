@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLUSTER_LABELS, openGalera, openReplication, type BenchGalera, type BenchReplication, type Cluster } from './clusters.js';
+import { CLUSTER_LABELS, openGalera, openReplication, type Cluster } from './clusters.js';
 import { parseArgs, USAGE, type BenchOptions } from './config.js';
 import { LABELS, openDatabase, type BenchDatabase } from './databases.js';
 import { runGaleraSuite } from './galera-suite.js';
@@ -39,6 +39,17 @@ process.on('uncaughtException', (error) => {
   log(`uncaught exception: ${error.stack ?? String(error)}`);
   uncaught.push(`uncaught exception: ${error.message}`);
 });
+
+/** A setup of several servers, started, and the run of its rows. */
+interface OpenCluster {
+  servers: { label: string; version: string; close(): Promise<void> };
+  run(): Promise<SuiteResult>;
+}
+
+function openCluster(cluster: Cluster, { sizes }: BenchOptions, cellTimeoutMs: number): Promise<OpenCluster | undefined> {
+  if (cluster === 'galera') return openGalera().then((servers) => servers && { servers, run: () => runGaleraSuite(servers, sizes, cellTimeoutMs, log) });
+  return openReplication().then((servers) => servers && { servers, run: () => runReplicaSuite(servers, sizes, cellTimeoutMs, log) });
+}
 
 const MISSING: Record<Cluster, string> = {
   galera: 'Galera binaries are missing (apt-get install mariadb-server galera-4 rsync)',
@@ -79,29 +90,28 @@ async function main(options: BenchOptions): Promise<number> {
 
   for (const cluster of options.clusters) {
     if (stopping) break;
-    const opening: Promise<BenchGalera | BenchReplication | undefined> = cluster === 'galera' ? openGalera() : openReplication();
-    open.add(opening);
-    let servers: BenchGalera | BenchReplication | undefined;
+    const opening = openCluster(cluster, options, cellTimeoutMs);
+    // What a signal stops: the servers, once started (a start that failed stopped its own).
+    const servers = opening.then((opened) => opened?.servers, () => undefined);
+    open.add(servers);
+    let opened: OpenCluster | undefined;
     try {
-      servers = await opening;
+      opened = await opening;
     } catch (error) {
       failures.push(`${CLUSTER_LABELS[cluster]}: the servers did not start: ${(error as Error).message}`);
       continue;
     }
-    if (!servers) {
+    if (!opened) {
       skipped.push({ label: CLUSTER_LABELS[cluster], reason: MISSING[cluster] });
       log(`${CLUSTER_LABELS[cluster]}: SKIPPED, ${MISSING[cluster]}`);
       continue;
     }
     try {
-      log(`${servers.label}: ${servers.version}`);
-      const { sizes } = options;
-      suites.push(
-        cluster === 'galera' ? await runGaleraSuite(servers as BenchGalera, sizes, cellTimeoutMs, log) : await runReplicaSuite(servers as BenchReplication, sizes, cellTimeoutMs, log),
-      );
+      log(`${opened.servers.label}: ${opened.servers.version}`);
+      suites.push(await opened.run());
     } finally {
-      await servers.close();
-      open.delete(opening);
+      await opened.servers.close();
+      open.delete(servers);
     }
   }
 
