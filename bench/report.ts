@@ -242,7 +242,7 @@ export function renderMarkdown(report: Report): string {
     `The LangGraph row runs one agent step per message on a thread that grows from empty: its cells are messages (steps) per second, and its column **${LANGGRAPH_COLUMN}**`,
     'is the store\'s checkpointer relative to LangGraph\'s official saver for that database in this run (issue #15\'s target: 1x or more). The raw driver does no such step.',
     `The line under each table: ${FLOOR_LINE}, on each write row (issue #11's target for appends: 0.5x or more on PostgreSQL and MariaDB).`,
-    `The last two tables run on servers of their own (issue #16). On a MariaDB Galera cluster of three nodes, appends spread over the nodes (an app, or a raw pool, per node;`,
+    `The tables after the three databases' run on servers of their own (issue #16). On a MariaDB Galera cluster of three nodes, appends spread over the nodes (an app, or a raw pool, per node;`,
     `writer w on node w mod 3), to a thread each and to one shared thread, whose conflicting commits are retried; column **${SINGLE_SERVER_COLUMN}** is the store there`,
     'relative to the store on the lone MariaDB server\'s row with the same writers in this run. On a PostgreSQL primary with a hot standby, the reads the store can serve from',
     `the standby, timed on the store given it, on the same store without it, and on the raw driver reading the standby; column **${REPLICA_COLUMN}** compares the first two.`,
