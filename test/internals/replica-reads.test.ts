@@ -6,7 +6,7 @@ import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { StoreDatabase } from '../../src/data/database.js';
 import { ReplicaReads } from '../../src/data/replica-reads.js';
-import { lsnOf } from '../../src/databases/postgresql/replica-positions.js';
+import { insertedEnd, lsnOf } from '../../src/databases/postgresql/replica-positions.js';
 import type { Query, ReplicaPositions } from '../../src/databases/provider-kit.js';
 import { StoreDatabaseError, StoreUnavailableError } from '../../src/store.errors.js';
 
@@ -170,4 +170,14 @@ test("PostgreSQL's LSNs compare as their position in the log: the high 32 bits f
   expect(lsnOf('0/3000028')).toBe(0x3000028n);
   expect(lsnOf('16/B374D848')).toBe((0x16n << 32n) + 0xb374d848n);
   expect(lsnOf('1/0') > lsnOf('0/FFFFFFFF')).toBe(true);
+});
+
+test("the primary's insert position at a page that holds no record yet is the page's start, where a replica replays to", () => {
+  const page = 8192n;
+  const segment = 16n * 1024n * 1024n;
+  // After a short header (the page's 24 bytes), after a segment's long one (40), and a record that ends 40 bytes into a page.
+  expect(insertedEnd(3n * page + 24n, page, segment)).toBe(3n * page);
+  expect(insertedEnd(segment + 40n, page, segment)).toBe(segment);
+  expect(insertedEnd(3n * page + 40n, page, segment)).toBe(3n * page + 40n);
+  expect(insertedEnd(3n * page + 1000n, page, segment)).toBe(3n * page + 1000n);
 });

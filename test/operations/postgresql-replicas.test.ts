@@ -157,6 +157,25 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
     }
   });
 
+  test("a store whose commits do not wait for the log's flush (synchronous_commit = off) reads its own write from no standby that lacks it", async () => {
+    const database = new URL(primary).pathname.slice(1);
+    await sql(servers.primary.url, `ALTER DATABASE ${database} SET synchronous_commit = off`);
+    // The WAL writer flushes an asynchronous commit at most this long after it: until then it is inserted, not written.
+    await sql(servers.primary.url, "ALTER SYSTEM SET wal_writer_delay = '10s'");
+    await sql(servers.primary.url, 'SELECT pg_reload_conf()');
+    try {
+      const store = await open({ replicas: [replica], maxReplicaLagMs: 60_000 });
+      await caughtUp();
+      await store.sessions.create({ id: 'a' });
+      expect(await listed(store)).toEqual(['a']);
+      await store.messages.append('a', user('own'));
+      expect(await paged(store, 'a')).toEqual(['own']);
+    } finally {
+      await sql(servers.primary.url, 'ALTER SYSTEM RESET wal_writer_delay');
+      await sql(servers.primary.url, 'SELECT pg_reload_conf()');
+    }
+  });
+
   test('a standby whose database is not there yet is skipped: the read runs on the primary', async () => {
     const store = await open({ replicas: [replica.replace(/\/[^/]+$/, '/no_such_database')], maxReplicaLagMs: 60_000 });
     await store.sessions.create({ id: 'a' });
