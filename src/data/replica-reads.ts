@@ -26,6 +26,8 @@ export interface ReplicaServer {
 interface Replica extends ReplicaServer {
   /** What it was last known to have replayed (0: not known). */
   replayed: bigint;
+  /** It was found to hold the primary's database since it last rested. */
+  same?: boolean;
   asking?: Promise<bigint>;
   restingUntil: number;
 }
@@ -42,6 +44,8 @@ export class ReplicaReads {
   /** The store's writes settled so far (a failed write too: it may have committed). */
   #writes = 0;
   #written?: Written;
+  /** Which database the primary holds (see ReplicaPositions.identity), asked once. */
+  #identity?: Promise<string>;
   /** Which replica a read asks first. */
   #turn = 0;
 
@@ -68,10 +72,10 @@ export class ReplicaReads {
     if (awake.length === 0) return undefined;
     // When the primary cannot say where it is, neither can a replica be shown to have its writes: the read runs
     // on the primary, and fails there as any call would.
-    const required = await this.#required().catch(() => undefined);
+    const [required, identity] = await Promise.all([this.#required(), this.#primaryIdentity()]).catch(() => []);
     if (required === undefined) return undefined;
     for (const replica of awake) {
-      if (replica.replayed >= required || (await this.#ask(replica)) >= required) return replica;
+      if (replica.replayed >= required || (await this.#ask(replica, identity!)) >= required) return replica;
     }
     return undefined;
   }
@@ -92,6 +96,14 @@ export class ReplicaReads {
     return this.#written!.position;
   }
 
+  #primaryIdentity(): Promise<string> {
+    const identity = (this.#identity ??= this.positions.identity(this.primary));
+    identity.catch(() => {
+      if (this.#identity === identity) this.#identity = undefined;
+    });
+    return identity;
+  }
+
   #askPrimary(at: number): void {
     const position = this.positions.written(this.primary);
     const written: Written = { writes: this.#writes, at, position };
@@ -102,12 +114,15 @@ export class ReplicaReads {
     });
   }
 
-  /** What `replica` has replayed, asked now (once for the reads waiting on it); -1 when it cannot say: it rests. */
-  #ask(replica: Replica): Promise<bigint> {
-    replica.asking ??= within(ANSWER_MS, this.positions.replayed(replica.query)).then(
+  /**
+   * What `replica` has replayed, asked now (once for the reads waiting on it); -1 when it cannot say, or holds
+   * another database than the primary's `identity`: it rests.
+   */
+  #ask(replica: Replica, identity: string): Promise<bigint> {
+    replica.asking ??= within(ANSWER_MS, this.#replayedOn(replica, identity)).then(
       (replayed) => {
         replica.asking = undefined;
-        if (replayed === null) return this.#rest(replica, 'it is not in recovery (a primary, or a promoted standby)');
+        if (typeof replayed === 'string') return this.#rest(replica, replayed);
         if (replica.restingUntil > 0) this.logger.log(`replica ${replica.name} takes reads again`);
         replica.restingUntil = 0;
         return (replica.replayed = replayed);
@@ -120,12 +135,24 @@ export class ReplicaReads {
     return replica.asking;
   }
 
+  /** What `replica` has replayed, or why it takes no reads. */
+  async #replayedOn(replica: Replica, identity: string): Promise<bigint | string> {
+    if (!replica.same) {
+      // Checked again after each rest: the name may lead to another server by then.
+      const its = await this.positions.identity(replica.query);
+      if (its !== identity) return `it is a standby of another database: it holds the ${its}, the primary the ${identity}`;
+      replica.same = true;
+    }
+    return (await this.positions.replayed(replica.query)) ?? 'it is not in recovery (a primary, or a promoted standby)';
+  }
+
   #rest(replica: Replica, why: string): bigint {
     // Said once when it stops taking reads, not at every retry while it is down.
     if (replica.restingUntil === 0) this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
     replica.restingUntil = Date.now() + RESTING_MS;
     // A standby restarted, or cloned again, may replay from further back.
     replica.replayed = 0n;
+    replica.same = false;
     return -1n;
   }
 }

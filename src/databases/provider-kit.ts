@@ -155,6 +155,8 @@ export interface ReplicaPositions {
   written(query: Query): Promise<bigint>;
   /** How far the server has replayed the primary's log; null when it is no replica (a primary, a promoted standby). */
   replayed(query: Query): Promise<bigint | null>;
+  /** Which database the server holds, of which cluster: a standby's is its primary's, and no other database's is. */
+  identity(query: Query): Promise<string>;
 }
 
 export interface ProviderKit {

@@ -10,11 +10,12 @@ import { insertedEnd, lsnOf } from '../../src/databases/postgresql/replica-posit
 import type { Query, ReplicaPositions } from '../../src/databases/provider-kit.js';
 import { StoreDatabaseError, StoreUnavailableError } from '../../src/store.errors.js';
 
-/** A server whose position the test sets; `answer` may be held back to let the test interleave. */
+/** A server whose position (and database) the test sets; `answer` may be held back to let the test interleave. */
 function server(position: bigint | null | Error) {
-  const state = { position, asked: 0, hold: undefined as Promise<void> | undefined };
-  // Answers the position it has when asked, however long `hold` keeps the answer back.
-  const query: Query = async () => {
+  const state = { position, asked: 0, hold: undefined as Promise<void> | undefined, identity: 'agents of cluster 1' };
+  // Answers the position it has when asked, however long `hold` keeps the answer back; `asked` counts the positions asked.
+  const query: Query = async (statement) => {
+    if (statement === 'identity') return [[state.identity]];
     state.asked++;
     const answer = state.position;
     await state.hold;
@@ -28,6 +29,7 @@ function server(position: bigint | null | Error) {
 const positions: ReplicaPositions = {
   written: async (query) => (await query('written'))[0][0] as bigint,
   replayed: async (query) => (await query('replayed'))[0][0] as bigint | null,
+  identity: async (query) => (await query('identity'))[0][0] as string,
 };
 
 const logger = new Logger('test');
@@ -180,4 +182,21 @@ test("the primary's insert position at a page that holds no record yet is the pa
   expect(insertedEnd(segment + 40n, page, segment)).toBe(segment);
   expect(insertedEnd(3n * page + 40n, page, segment)).toBe(3n * page + 40n);
   expect(insertedEnd(3n * page + 1000n, page, segment)).toBe(3n * page + 1000n);
+});
+
+test("a replica that holds another database than the primary's (another cluster's, or another database of its cluster) takes no reads", async () => {
+  jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  const { replicas, picked } = setUp(60_000);
+  replicas[0].identity = 'agents of cluster 2';
+  replicas[1].identity = 'agents_staging of cluster 1';
+  expect([await picked(), await picked()]).toEqual([undefined, undefined]);
+  const said = warn.mock.calls.map((call) => String(call[0]));
+  expect(said).toHaveLength(2);
+  expect(said[0]).toContain('replica 0 takes no reads (asked again every 5 s): it is a standby of another database: it holds the agents of cluster 2');
+  expect(said[1]).toContain('replica 1 takes no reads');
+  // Asked again after its rest: the name now leads to a standby of the primary's database.
+  replicas[0].identity = 'agents of cluster 1';
+  jest.setSystemTime(5_001);
+  expect(await picked()).toBe(0);
 });

@@ -176,6 +176,36 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
     }
   });
 
+  test("a standby url that names another of the cluster's databases, or a server of another cluster, serves no reads", async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const otherCluster = (await startPostgresReplication())!;
+    try {
+      // Another database of the same cluster, which its standby replays: its LSNs are the primary's, its rows are not ours.
+      const elsewhere = await storeApp({ url: await freshPostgresUrl(servers.primary.url) });
+      apps.push(elsewhere);
+      await elsewhere.sessions.create({ id: 'elsewhere' });
+      const otherDatabase = Object.assign(new URL(servers.replica.url), { pathname: new URL(elsewhere.url).pathname }).toString();
+      // A standby of another cluster, with a database of our database's name: its LSNs are another log's.
+      const name = new URL(primary).pathname;
+      await sql(otherCluster.primary.url, `CREATE DATABASE ${name.slice(1)}`);
+      const otherStandby = Object.assign(new URL(otherCluster.replica.url), { pathname: name }).toString();
+      for (const deadline = Date.now() + 30_000; !(await sql(otherStandby, 'SELECT 1').catch(() => undefined)); await sleep(20)) {
+        if (Date.now() > deadline) throw new Error('the other standby did not replay the database');
+      }
+      const store = await open({ replicas: [otherDatabase, otherStandby], maxReplicaLagMs: 60_000 });
+      await store.sessions.create({ id: 'a' });
+      await caughtUp();
+      for (let i = 0; i < 4; i++) expect(await listed(store)).toEqual(['a']);
+      const said = warn.mock.calls.map((call) => String(call[0])).filter((message) => message.includes('takes no reads'));
+      expect(said.map((message) => /standby of another database/.test(message))).toEqual([true, true]);
+    } finally {
+      warn.mockRestore();
+      await Promise.all(apps.map((app) => app.close()));
+      apps = [];
+      await stopReplication(otherCluster);
+    }
+  }, 60_000);
+
   test('a standby whose database is not there yet is skipped: the read runs on the primary', async () => {
     const store = await open({ replicas: [replica.replace(/\/[^/]+$/, '/no_such_database')], maxReplicaLagMs: 60_000 });
     await store.sessions.create({ id: 'a' });

@@ -35,4 +35,10 @@ export const replicaPositions: ReplicaPositions = {
     const [[recovering, replayed]] = await query('SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text');
     return recovering === true && typeof replayed === 'string' ? lsnOf(replayed) : null;
   },
+  // A standby is a copy of its primary's whole cluster: the same system identifier and the same databases. Another
+  // cluster's LSNs are another log's, and another database's replay says nothing of this one's rows.
+  identity: async (query) => {
+    const [[system, database]] = await query('SELECT (SELECT system_identifier FROM pg_control_system())::text, current_database()');
+    return `database ${String(database)} of the cluster ${String(system)}`;
+  },
 };
