@@ -181,7 +181,7 @@ export class StoreDatabase {
     const replica = replicas && !this.#hostTransaction?.() ? await replicas.pick() : undefined;
     if (!replica) return read(this);
     try {
-      return await read(replica.db);
+      return await replicas!.watched(replica, read(replica.db));
     } catch (error) {
       replicas!.failed(replica, error);
       return read(this);

@@ -80,6 +80,40 @@ export class ReplicaReads {
     return undefined;
   }
 
+  /**
+   * `reading`, a read on `replica`, asking the replica every ANSWER_MS while it runs whether it still answers:
+   * a read on a server that dropped off the network waits for TCP to give up, many minutes. One that does not
+   * answer rests, and the read fails with StoreUnavailableError (to run again on the primary).
+   */
+  watched<T>(replica: Replica, reading: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let done = false;
+      let timer: NodeJS.Timeout | undefined;
+      const watch = () => {
+        timer = setTimeout(async () => {
+          if (await this.#answers(replica)) {
+            if (!done) watch();
+          } else reject(new StoreUnavailableError(`the database is unavailable: the replica ${replica.name} does not answer`));
+        }, ANSWER_MS);
+      };
+      const settled = () => {
+        done = true;
+        clearTimeout(timer);
+      };
+      watch();
+      reading.then(
+        (value) => (settled(), resolve(value)),
+        (error: unknown) => (settled(), reject(error)),
+      );
+    });
+  }
+
+  /** Whether `replica` says its position now (whether the primary's database is still known to be its own: see #ask). */
+  async #answers(replica: Replica): Promise<boolean> {
+    const identity = await this.#primaryIdentity().catch(() => undefined);
+    return identity === undefined || (await this.#ask(replica, identity)) >= 0n;
+  }
+
   /** A read failed on `replica` (it runs again on the primary): a replica that cannot be reached rests. */
   failed(replica: Replica, error: unknown): void {
     if (error instanceof StoreUnavailableError) this.#rest(replica, error.message);

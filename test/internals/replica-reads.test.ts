@@ -200,3 +200,24 @@ test("a replica that holds another database than the primary's (another cluster'
   jest.setSystemTime(5_001);
   expect(await picked()).toBe(0);
 });
+
+test('a read on a replica runs as long as the replica answers, and fails once it does not: it rests, and no timer is left', async () => {
+  jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  const { replicas, reads } = setUp(60_000);
+  const replica = (await reads.pick())!;
+  let finish!: (rows: string[]) => void;
+  const slow = reads.watched(replica, new Promise<string[]>((resolve) => (finish = resolve)));
+  await jest.advanceTimersByTimeAsync(3_500);
+  finish(['a']);
+  expect(await slow).toEqual(['a']);
+  expect(replicas[0].asked).toBe(1 + 3);
+  expect(jest.getTimerCount()).toBe(0);
+  // It drops off the network: the read and the question of its position get no answer.
+  replicas[0].hold = new Promise(() => undefined);
+  const hung = reads.watched(replica, new Promise<string[]>(() => undefined));
+  const failure = expect(hung).rejects.toThrow(StoreUnavailableError);
+  await jest.advanceTimersByTimeAsync(2_000);
+  await failure;
+  expect(jest.getTimerCount()).toBe(0);
+  expect((await reads.pick())?.name).toBe('replica 1');
+});
