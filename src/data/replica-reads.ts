@@ -7,7 +7,7 @@
 import type { Logger } from '@nestjs/common';
 import type { FastPaths, Query, ReplicaPositions } from '../databases/provider-kit.js';
 import { redactText } from '../redact.js';
-import { StoreUnavailableError } from '../store.errors.js';
+import { StoreDatabaseError, StoreUnavailableError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 
 /** A replica that failed is not asked again for this long. */
@@ -114,9 +114,13 @@ export class ReplicaReads {
     return identity === undefined || (await this.#ask(replica, identity)) >= 0n;
   }
 
-  /** A read failed on `replica` (it runs again on the primary): a replica that cannot be reached rests. */
+  /**
+   * A read failed on `replica` (it runs again on the primary). A failure of the database there rests it: one
+   * that cannot be reached, a login without the privileges the primary's has, conflicts with its replay; each
+   * read would otherwise fail there first. A failure of the request (a session or a cursor it lacks yet) does not.
+   */
   failed(replica: Replica, error: unknown): void {
-    if (error instanceof StoreUnavailableError) this.#rest(replica, error.message);
+    if (error instanceof StoreDatabaseError) this.#rest(replica, error.message);
   }
 
   /**

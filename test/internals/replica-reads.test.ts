@@ -8,7 +8,7 @@ import type { StoreDatabase } from '../../src/data/database.js';
 import { ReplicaReads } from '../../src/data/replica-reads.js';
 import { insertedEnd, lsnOf } from '../../src/databases/postgresql/replica-positions.js';
 import type { Query, ReplicaPositions } from '../../src/databases/provider-kit.js';
-import { StoreDatabaseError, StoreUnavailableError } from '../../src/store.errors.js';
+import { StoreBusyError, StoreConflictError, StoreDatabaseError, StoreNotFoundError, StoreUnavailableError } from '../../src/store.errors.js';
 
 /** A server whose position (and database) the test sets; `answer` may be held back to let the test interleave. */
 function server(position: bigint | null | Error) {
@@ -157,15 +157,27 @@ test('when the primary cannot say its position, the read goes to the primary, an
   expect(primary.asked).toBe(2);
 });
 
-test('a read that failed on a replica for want of a connection rests it; any other failure does not', async () => {
+test('a read that failed on a replica for a failure of the request (a session or a cursor it does not have yet) does not rest it', async () => {
+  const { reads } = setUp();
+  const replica = (await reads.pick())!;
+  reads.failed(replica, new StoreNotFoundError('session x not found'));
+  reads.failed(replica, new StoreConflictError('the log of x was compacted after this cursor was handed out'));
+  expect([(await reads.pick())?.name, (await reads.pick())?.name]).toEqual(['replica 1', 'replica 0']);
+});
+
+test.each([
+  ['no connection', new StoreUnavailableError('the database is unavailable: connect ECONNREFUSED')],
+  ['a privilege its login lacks', new StoreDatabaseError('the database failed: permission denied for table agent_thread')],
+  ['conflicts with its replay', new StoreBusyError('the database stayed busy with conflicting writes: canceling statement due to conflict with recovery')],
+])('a read that failed on a replica for a failure of the database (%s) rests it, said once', async (_name, failure) => {
+  const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   const { replicas, reads } = setUp();
   const replica = (await reads.pick())!;
-  const names = async () => [(await reads.pick())?.name, (await reads.pick())?.name];
-  reads.failed(replica, new StoreDatabaseError('session x does not exist'));
-  expect(await names()).toEqual(['replica 1', 'replica 0']);
-  reads.failed(replica, new StoreUnavailableError('the database cannot be reached'));
-  expect(await names()).toEqual(['replica 1', 'replica 1']);
+  reads.failed(replica, failure);
+  reads.failed(replica, failure);
+  expect([(await reads.pick())?.name, (await reads.pick())?.name]).toEqual(['replica 1', 'replica 1']);
   expect(replicas[0].asked).toBe(1);
+  expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([`replica replica 0 takes no reads (asked again every 5 s): ${failure.message}`]);
 });
 
 test("PostgreSQL's LSNs compare as their position in the log: the high 32 bits first", () => {
