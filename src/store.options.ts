@@ -93,7 +93,7 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
     source: 'url',
     url,
     failover: failoverOf(options.failover, kit),
-    replicas: replicasOf(options.replicas, kit),
+    replicas: replicasOf(options.replicas, kit, url),
     maxReplicaLagMs: positiveInteger(options.maxReplicaLagMs ?? 5_000, 'maxReplicaLagMs'),
     kit,
     migrate: options.migrate ?? options.url === undefined,
@@ -118,8 +118,8 @@ function failoverOf(failover: unknown, kit: ProviderKit): string[] {
   return [...failover];
 }
 
-/** The replicas' urls: hot standbys of `kit`'s database, where its kit reads from them. */
-function replicasOf(replicas: unknown, kit: ProviderKit): string[] {
+/** The replicas' urls: hot standbys of `kit`'s database at `primary`, where its kit reads from them. */
+function replicasOf(replicas: unknown, kit: ProviderKit, primary: string): string[] {
   if (replicas === undefined) return [];
   if (!Array.isArray(replicas)) throw new StoreConfigurationError('StoreModule option "replicas" must be an array of urls');
   if (replicas.length > 0 && !kit.replicas) {
@@ -127,7 +127,11 @@ function replicasOf(replicas: unknown, kit: ProviderKit): string[] {
   }
   for (const url of replicas) {
     if (kitOf(url) !== kit) throw new StoreConfigurationError(`every "replicas" url must be of the same database as "url" (${kit.urlStart}…)`);
+    // Either would take reads as a replica: the primary answers that it is none (at each read after its rest), a url twice has two pools.
+    if (url === primary) throw new StoreConfigurationError(`StoreModule option "replicas" lists "url" itself (${redactUrl(url)}): give the primary's hot standbys`);
   }
+  const twice = replicas.find((url, i) => replicas.indexOf(url) !== i);
+  if (twice !== undefined) throw new StoreConfigurationError(`StoreModule option "replicas" lists ${redactUrl(twice)} twice`);
   return [...replicas];
 }
 

@@ -118,6 +118,8 @@ describe('options are validated when the module starts', () => {
     ['replicas of another database', { url: 'postgresql://u@h/d', replicas: ['mysql://u@r/d'] }, /same database as "url" \(postgresql:\/\/…\)/],
     ['replicas for a database that has none', { url: 'mysql://u@h/d', replicas: ['mysql://u@r/d'] }, /"replicas" takes PostgreSQL urls/],
     ['replicas of SQLite', { url: 'file:a.db', replicas: ['file:b.db'] }, /"replicas" takes PostgreSQL urls/],
+    ['the primary as its own replica', { url: 'postgresql://u:hunter2@h/d', replicas: ['postgresql://u:hunter2@h/d'] }, /"replicas" lists "url" itself \(postgresql:\/\/u:\*\*\*@h\/d\)/],
+    ['a replica twice', { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d', 'postgresql://u@r2/d', 'postgresql://u@r/d'] }, /"replicas" lists postgresql:\/\/u@r\/d twice/],
     ['replicas with your own client', { prisma: {}, replicas: ['postgresql://u@r/d'] }, /"replicas" is for the store's own pools/],
     ['a replica lag bound with your own client', { prisma: {}, maxReplicaLagMs: 1000 }, /"maxReplicaLagMs" is for the store's own pools/],
     ['a replica lag bound of zero', { url: 'postgresql://u@h/d', maxReplicaLagMs: 0 }, /"maxReplicaLagMs" must be a positive integer/],

@@ -178,7 +178,8 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
   test('a server given as a replica that is not in recovery (a primary, a promoted standby) serves no reads', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     try {
-      const store = await open({ replicas: [primary] });
+      // The primary's url spelled otherwise (as "url" itself, it is refused at boot).
+      const store = await open({ replicas: [`${primary}?application_name=as_replica`] });
       await store.sessions.create({ id: 'a' });
       expect(await listed(store)).toEqual(['a']);
       expect(warn.mock.calls.map((call) => String(call[0]))).toContainEqual(expect.stringContaining('it is not in recovery'));
