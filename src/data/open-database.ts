@@ -40,7 +40,10 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
     throw error;
   }
   const reads = replicas.length > 0 ? new ReplicaReads(primary.query, replicas, kit.replicas!, options.maxReplicaLagMs, logger) : undefined;
-  return primary.db(reads, async () => void (await Promise.all(replicas.map((replica) => replica.db.close()))));
+  return primary.db(reads, async () => {
+    reads?.close();
+    await Promise.all(replicas.map((replica) => replica.db.close()));
+  });
 }
 
 /** The store's own pool on the server `factory` connects to, with a Prisma client and the fast paths on it. */

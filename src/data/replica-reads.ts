@@ -48,6 +48,7 @@ export class ReplicaReads {
   #identity?: Promise<string>;
   /** Which replica a read asks first. */
   #turn = 0;
+  #closing = false;
 
   constructor(
     private readonly primary: Query,
@@ -57,6 +58,11 @@ export class ReplicaReads {
     private readonly logger: Logger,
   ) {
     this.#replicas = replicas.map((server) => ({ ...server, replayed: 0n, restingUntil: 0 }));
+  }
+
+  /** Says that the store closes its pools: a question or a read that fails from now on says nothing of its replica. */
+  close(): void {
+    this.#closing = true;
   }
 
   /** Says that a write of the store settled. */
@@ -186,7 +192,7 @@ export class ReplicaReads {
 
   #rest(replica: Replica, why: string): bigint {
     // Said once when it stops taking reads, not at every retry while it is down.
-    if (replica.restingUntil === 0) this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
+    if (replica.restingUntil === 0 && !this.#closing) this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
     replica.restingUntil = Date.now() + RESTING_MS;
     // A standby restarted, or cloned again, may replay from further back.
     replica.replayed = 0n;

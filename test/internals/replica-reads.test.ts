@@ -233,3 +233,17 @@ test('a read on a replica runs as long as the replica answers, and fails once it
   expect(jest.getTimerCount()).toBe(0);
   expect((await reads.pick())?.name).toBe('replica 1');
 });
+
+test('a question in flight when the store closes its pools, which then fails, is no warning', async () => {
+  const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  const { replicas, reads } = setUp();
+  let release!: () => void;
+  replicas[0].hold = new Promise((resolve) => (release = resolve));
+  replicas[0].position = new Error('Cannot use a pool after calling end on the pool');
+  replicas[1].position = 99n;
+  const read = reads.pick();
+  reads.close();
+  release();
+  expect(await read).toBeUndefined();
+  expect(warn).not.toHaveBeenCalled();
+});
