@@ -261,6 +261,23 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
     }
   }, 30_000);
 
+  test('a store boots with a standby that is down, or drops every connection, and reads from the primary', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const proxy = await blackHoleProxy(replica);
+    await proxy.close();
+    const silent = await blackHoleProxy(replica);
+    silent.drop();
+    try {
+      const store = await open({ replicas: [proxy.url, silent.url], maxReplicaLagMs: 60_000 });
+      await store.sessions.create({ id: 'a' });
+      for (let i = 0; i < 3; i++) expect(await listed(store)).toEqual(['a']);
+      expect(warn.mock.calls.map((call) => String(call[0])).filter((message) => message.includes('takes no reads'))).toHaveLength(2);
+    } finally {
+      warn.mockRestore();
+      await silent.close();
+    }
+  });
+
   test('a standby whose database is not there yet is skipped: the read runs on the primary', async () => {
     const store = await open({ replicas: [replica.replace(/\/[^/]+$/, '/no_such_database')], maxReplicaLagMs: 60_000 });
     await store.sessions.create({ id: 'a' });
