@@ -10,6 +10,9 @@ import { redactText } from '../redact.js';
 import { StoreDatabaseError, StoreUnavailableError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 
+// Times are performance.now()'s, which the system clock's changes do not move: set back, Date.now() would stretch
+// the lag bound and the rests by as much.
+
 /** A replica that failed is not asked again for this long. */
 const RESTING_MS = 5_000;
 /** A replica that does not say its position within this long rests. */
@@ -74,7 +77,7 @@ export class ReplicaReads {
   async pick(): Promise<Replica | undefined> {
     const turn = this.#turn++ % this.#replicas.length;
     const inTurn = [...this.#replicas.slice(turn), ...this.#replicas.slice(0, turn)];
-    const awake = inTurn.filter((replica) => Date.now() >= replica.restingUntil);
+    const awake = inTurn.filter((replica) => performance.now() >= replica.restingUntil);
     if (awake.length === 0) return undefined;
     // When the primary cannot say where it is, neither can a replica be shown to have its writes: the read runs
     // on the primary, and fails there as any call would.
@@ -134,7 +137,7 @@ export class ReplicaReads {
    * and at most maxLagMs / 2 ago, so that a replica which has it lags by less than maxLagMs.
    */
   async #required(): Promise<bigint> {
-    const now = Date.now();
+    const now = performance.now();
     const written = this.#written;
     if (!written || written.writes !== this.#writes || now - written.at > this.maxLagMs / 2) this.#askPrimary(now);
     return this.#written!.position;
@@ -193,7 +196,7 @@ export class ReplicaReads {
   #rest(replica: Replica, why: string): bigint {
     // Said once when it stops taking reads, not at every retry while it is down.
     if (replica.restingUntil === 0 && !this.#closing) this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
-    replica.restingUntil = Date.now() + RESTING_MS;
+    replica.restingUntil = performance.now() + RESTING_MS;
     // A standby restarted, or cloned again, may replay from further back.
     replica.replayed = 0n;
     replica.same = false;

@@ -107,14 +107,27 @@ test('the primary is asked again when its answer is older than half the lag boun
   const { primary, replicas, picked } = setUp(1_000);
   expect(await picked()).toBe(0);
   primary.position = 200n;
-  jest.setSystemTime(400);
+  jest.advanceTimersByTime(400);
   expect(await picked()).toBe(1);
   expect(primary.asked).toBe(1);
-  jest.setSystemTime(600);
+  jest.advanceTimersByTime(200);
   expect(await picked()).toBeUndefined();
   expect(primary.asked).toBe(2);
   replicas[0].position = 200n;
   expect([await picked(), await picked()]).toEqual([0, 0]);
+});
+
+test("the lag bound holds when the system clock is set back: time is the process's own, not the wall clock", async () => {
+  jest.useFakeTimers({ now: 10 * 3_600_000, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  const { primary, replicas, picked } = setUp(1_000);
+  expect(await picked()).toBe(0);
+  primary.position = 200n;
+  // An hour back, then 600 ms on: the primary's answer is 600 ms old, past half the bound.
+  jest.setSystemTime(9 * 3_600_000);
+  jest.advanceTimersByTime(600);
+  replicas[1].position = 100n;
+  expect(await picked()).toBeUndefined();
+  expect(primary.asked).toBe(2);
 });
 
 test('a replica that fails to answer, or is not in recovery, rests for 5 s and is said once; then it is asked again', async () => {
@@ -132,7 +145,7 @@ test('a replica that fails to answer, or is not in recovery, rests for 5 s and i
   expect(said[0]).not.toContain('hunter2');
   expect(said[1]).toContain('it is not in recovery');
   replicas[0].position = 100n;
-  jest.setSystemTime(5_001);
+  jest.advanceTimersByTime(5_001);
   expect(await picked()).toBe(0);
 });
 
@@ -209,7 +222,7 @@ test("a replica that holds another database than the primary's (another cluster'
   expect(said[1]).toContain('replica 1 takes no reads');
   // Asked again after its rest: the name now leads to a standby of the primary's database.
   replicas[0].identity = 'agents of cluster 1';
-  jest.setSystemTime(5_001);
+  jest.advanceTimersByTime(5_001);
   expect(await picked()).toBe(0);
 });
 
