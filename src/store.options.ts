@@ -89,6 +89,9 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
   const url = options.url ?? DEFAULT_URL;
   const kit = kitOf(url);
   assertKnownKeys(options.pool ?? {}, 'pool', ['max', 'connectionTimeoutMs']);
+  if (options.maxReplicaLagMs !== undefined && !(options.replicas?.length)) {
+    throw new StoreConfigurationError('StoreModule option "maxReplicaLagMs" bounds the lag of "replicas", and none are given');
+  }
   return {
     source: 'url',
     url,

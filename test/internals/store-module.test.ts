@@ -122,7 +122,8 @@ describe('options are validated when the module starts', () => {
     ['a replica twice', { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d', 'postgresql://u@r2/d', 'postgresql://u@r/d'] }, /"replicas" lists postgresql:\/\/u@r\/d twice/],
     ['replicas with your own client', { prisma: {}, replicas: ['postgresql://u@r/d'] }, /"replicas" is for the store's own pools/],
     ['a replica lag bound with your own client', { prisma: {}, maxReplicaLagMs: 1000 }, /"maxReplicaLagMs" is for the store's own pools/],
-    ['a replica lag bound of zero', { url: 'postgresql://u@h/d', maxReplicaLagMs: 0 }, /"maxReplicaLagMs" must be a positive integer/],
+    ['a replica lag bound of zero', { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d'], maxReplicaLagMs: 0 }, /"maxReplicaLagMs" must be a positive integer/],
+    ['a replica lag bound without replicas', { url: 'postgresql://u@h/d', maxReplicaLagMs: 1000 }, /"maxReplicaLagMs" bounds the lag of "replicas", and none are given/],
   ];
   test.each(cases)('%s fails with a StoreConfigurationError that says what to fix', async (_name, options, message) => {
     const failure = boot([StoreModule.forRoot(options)]);
