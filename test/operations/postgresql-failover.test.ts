@@ -3,7 +3,7 @@
 // passed over), and when the primary is killed (kill -9) under load and the
 // standby promoted, nothing the store acknowledged is lost and the store writes on
 // the new primary within RESUME_BOUND_MS. The kill comes last: it ends the pair.
-import { createServer, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { StoreUnavailableError, type MessageInput } from '../../src/index.js';
 import { describeWith } from '../support/databases.js';
@@ -96,6 +96,40 @@ async function silentServer(): Promise<{ url: string; close: () => Promise<void>
   };
 }
 
+/**
+ * A proxy on loopback to `target`'s server; `freeze` makes it a network partition (nothing more passes either way and
+ * no connection is closed, as when a host vanishes), `close` ends it and every connection through it.
+ */
+async function partitionableProxy(target: string): Promise<{ url: string; freeze: () => void; close: () => Promise<void> }> {
+  const { hostname, port: targetPort } = new URL(target);
+  const sockets = new Set<Socket>();
+  let frozen = false;
+  const server = createServer((client) => {
+    const upstream = connect(Number(targetPort), hostname);
+    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+      sockets.add(from);
+      from.on('error', () => undefined);
+      from.on('data', (chunk) => void (frozen || to.write(chunk)));
+      from.on('close', () => void (frozen || to.destroy()));
+    }
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    freeze: () => {
+      frozen = true;
+      server.close();
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+    },
+  };
+}
+
 describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL] failover to a promoted standby', () => {
   let pair: RunningReplication | undefined;
   const apps: InternalStoreApp[] = [];
@@ -144,6 +178,29 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
       await silent.close();
     }
   }, 20_000);
+
+  test('a first server partitioned away under load (its connections hang, none closed) is passed over within twice pool.connectionTimeoutMs', async () => {
+    const proxy = await partitionableProxy(pair!.primary.url);
+    try {
+      const app = await storeApp({ url: proxy.url, failover: [pair!.primary.url], migrate: false, pool: { max: 2, connectionTimeoutMs: 1_000 } });
+      apps.push(app);
+      let stopped = false;
+      const running = load(app, () => stopped);
+      await sleep(1_000);
+      proxy.freeze();
+      const frozenAt = Date.now();
+      await sleep(6_000);
+      stopped = true;
+      // The calls hung on the partitioned connections end when those connections do.
+      await proxy.close();
+      const { acks } = await running;
+      expect(acks.filter((ack) => ack.at < frozenAt).length).toBeGreaterThan(10);
+      const resumed = acks.find((ack) => ack.at > frozenAt);
+      expect(resumed && resumed.at - frozenAt).toBeLessThanOrEqual(2 * 1_000 + 2_000);
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
 
   test('kill -9 of the primary under load, standby promoted: nothing acknowledged is lost, writes resume on the new primary in time', async () => {
     const app = await open(pair!.primary.url, [pair!.replica.url]);

@@ -19,6 +19,11 @@ const SERVER_GONE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003
 // node-postgres's words for a connection that went away or never came (its connection timeout among them), or for a
 // server that did not answer a new connection's check in time.
 const CONNECTION_LOST = /^Connection terminated|is not queryable|^Query read timeout$/;
+// pg-pool's, when none of a server's connections came free within its connection timeout: the server may be busy,
+// or gone without closing them (a host down, a network partition), each held by a query that waits for the
+// operating system to give its connection up. Either way the next server is tried, and the call fails with this
+// when none takes writes, as it would without failover.
+const NO_FREE_CONNECTION = /^timeout exceeded when trying to connect$/;
 
 /** No server of a failover list takes writes: each one could not be reached or is a standby. */
 export class NoPrimaryError extends Error {
@@ -77,6 +82,7 @@ function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig
 
     async #connect(): Promise<pg.PoolClient> {
       const passed: string[] = [];
+      let busy: unknown;
       for (let tried = 0; tried < urls.length; tried++) {
         const server = (this.#current + tried) % urls.length;
         try {
@@ -84,10 +90,15 @@ function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig
           this.#current = server;
           return client;
         } catch (error) {
+          if (NO_FREE_CONNECTION.test(String((error as Error)?.message))) {
+            busy ??= error;
+            continue;
+          }
           if (!(error instanceof StandbyServer) && !isUnreachable(error)) throw error;
           passed.push(`${redactUrl(urls[server])} ${error instanceof StandbyServer ? 'is a standby (in recovery)' : `cannot be reached (${redactText(String((error as Error).message))})`}`);
         }
       }
+      if (busy) throw busy;
       throw new NoPrimaryError(`no PostgreSQL server takes writes: ${passed.join('; ')}`);
     }
 
