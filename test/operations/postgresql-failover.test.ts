@@ -179,6 +179,12 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
     }
   }, 20_000);
 
+  test('a primary that takes no writes (default_transaction_read_only) is passed over, as libpq\'s target_session_attrs=read-write does', async () => {
+    const readOnly = `${pair!.primary.url}?options=${encodeURIComponent('-c default_transaction_read_only=on')}`;
+    const app = await open(readOnly, [pair!.primary.url], false);
+    expect((await app.messages.append('past-a-read-only-server', user('written'))).seq).toBe(1);
+  });
+
   test('a first server partitioned away under load (its connections hang, none closed) is passed over within twice pool.connectionTimeoutMs', async () => {
     const proxy = await partitionableProxy(pair!.primary.url);
     try {

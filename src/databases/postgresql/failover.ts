@@ -1,8 +1,9 @@
 // One database through several PostgreSQL servers, tried in order: a primary and
 // the standbys an operator may promote. The store's calls take their connections
 // from the server they last got one from, and move on to the next server when that
-// one cannot be reached or is a hot standby, as libpq's target_session_attrs=read-write
-// does: each new connection asks its server once whether it is in recovery. After a
+// one cannot be reached or takes no writes, as libpq's target_session_attrs=read-write
+// does: each new connection asks its server once whether it is in recovery or its
+// transactions read-only (default_transaction_read_only, as some switchover tooling sets). After a
 // promotion the calls write on the new primary; an old primary that came back as a
 // standby is passed over. Promoting a standby, and fencing an old primary that came
 // back as a primary, are the operator's: the store only follows.
@@ -25,12 +26,12 @@ const CONNECTION_LOST = /^Connection terminated|is not queryable|^Query read tim
 // when none takes writes, as it would without failover.
 const NO_FREE_CONNECTION = /^timeout exceeded when trying to connect$/;
 
-/** No server of a failover list takes writes: each one could not be reached or is a standby. */
+/** No server of a failover list takes writes: each one could not be reached, is a standby or is read-only. */
 export class NoPrimaryError extends Error {
   override name = 'NoPrimaryError';
 }
 
-/** Thrown by a new connection's check when its server is in recovery: the connection is closed and the next server tried. */
+/** Thrown by a new connection's check when its server takes no writes (`message` says why): the connection is closed and the next server tried. */
 class StandbyServer extends Error {}
 
 /** Whether `error` (or its cause) says the server cannot be reached or is going away, rather than that it refused the store or failed a statement. */
@@ -41,14 +42,18 @@ export function isUnreachable(error: unknown): boolean {
   return false;
 }
 
-/** A new connection's check, answered within `timeoutMs` (the pool's connection timeout ends before it), that its server is no standby. */
+/** A new connection's check, answered within `timeoutMs` (the pool's connection timeout ends before it), that its server takes writes. */
 const refusingStandby =
   (timeoutMs: number | undefined) =>
   async (client: pg.ClientBase): Promise<void> => {
     // node-postgres's timeout of one query, which its typings leave out.
-    const check = { text: 'SELECT pg_is_in_recovery() AS standby', query_timeout: timeoutMs } as pg.QueryConfig;
-    const { rows } = await client.query<{ standby: boolean }>(check);
-    if (rows[0]?.standby !== false) throw new StandbyServer();
+    const check = {
+      text: "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') = 'on' AS read_only",
+      query_timeout: timeoutMs,
+    } as pg.QueryConfig;
+    const { rows } = await client.query<{ standby: boolean; read_only: boolean }>(check);
+    if (rows[0]?.standby !== false) throw new StandbyServer('is a standby (in recovery)');
+    if (rows[0].read_only) throw new StandbyServer('takes no writes (transaction_read_only is on)');
   };
 
 // The driver's callback form (its last overload), which its own `query` calls.
@@ -95,7 +100,7 @@ function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig
             continue;
           }
           if (!(error instanceof StandbyServer) && !isUnreachable(error)) throw error;
-          passed.push(`${redactUrl(urls[server])} ${error instanceof StandbyServer ? 'is a standby (in recovery)' : `cannot be reached (${redactText(String((error as Error).message))})`}`);
+          passed.push(`${redactUrl(urls[server])} ${error instanceof StandbyServer ? error.message : `cannot be reached (${redactText(String((error as Error).message))})`}`);
         }
       }
       if (busy) throw busy;
