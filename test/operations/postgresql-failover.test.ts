@@ -130,6 +130,23 @@ async function partitionableProxy(target: string): Promise<{ url: string; freeze
   };
 }
 
+/** A server on loopback that accepts connections and never says a word, as a host behind a black hole would; its url. */
+async function muteServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL] failover to a promoted standby', () => {
   let pair: RunningReplication | undefined;
   const apps: InternalStoreApp[] = [];
@@ -176,6 +193,20 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
       expect((await messagesOn(pair!.primary.url)).get('past-a-silent-server')).toEqual(new Map([[1, 'on the primary']]));
     } finally {
       await silent.close();
+    }
+  }, 20_000);
+
+  test('a call in a transaction of its own waits for a connection past a server that answers nothing, and writes on the next', async () => {
+    const mute = await muteServer();
+    try {
+      const app = await storeApp({ url: mute.url, failover: [pair!.primary.url], migrate: false, pool: { connectionTimeoutMs: 500 } });
+      apps.push(app);
+      const started = Date.now();
+      await app.messages.clear('standby-first');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((await messagesOn(pair!.primary.url)).get('standby-first')).toBeUndefined();
+    } finally {
+      await mute.close();
     }
   }, 20_000);
 

@@ -55,7 +55,9 @@ export const postgresql: ProviderKit = {
     return failoverAdapterFactory(PrismaPg, pg.Pool, [options.url, ...options.failover], config, adapterOptions);
   },
 
-  maxWaitMs: (options) => options.pool.connectionTimeoutMs,
+  // Through failover, a connection may come from the last server after each one before it took the pool's
+  // connection timeout to connect (or to free one), and as long again to answer its check.
+  maxWaitMs: (options) => options.pool.connectionTimeoutMs * (options.failover.length === 0 ? 1 : 2 * (1 + options.failover.length)),
 
   dialect: {
     writeIsolation: 'ReadCommitted',
