@@ -105,6 +105,10 @@ async function partitionableProxy(target: string): Promise<{ url: string; freeze
   const sockets = new Set<Socket>();
   let frozen = false;
   const server = createServer((client) => {
+    client.on('error', () => undefined);
+    sockets.add(client);
+    // A new connection is accepted and hears nothing, as one to a vanished host would time out.
+    if (frozen) return;
     const upstream = connect(Number(targetPort), hostname);
     for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
       sockets.add(from);
@@ -121,7 +125,6 @@ async function partitionableProxy(target: string): Promise<{ url: string; freeze
     url: url.toString(),
     freeze: () => {
       frozen = true;
-      server.close();
     },
     close: () => {
       for (const socket of sockets) socket.destroy();
