@@ -88,6 +88,7 @@ function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig
     async #connect(): Promise<pg.PoolClient> {
       const passed: string[] = [];
       let busy: unknown;
+      let failure: unknown;
       for (let tried = 0; tried < urls.length; tried++) {
         const server = (this.#current + tried) % urls.length;
         try {
@@ -100,11 +101,12 @@ function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig
             continue;
           }
           if (!(error instanceof StandbyServer) && !isUnreachable(error)) throw error;
+          failure = error;
           passed.push(`${redactUrl(urls[server])} ${error instanceof StandbyServer ? error.message : `cannot be reached (${redactText(String((error as Error).message))})`}`);
         }
       }
       if (busy) throw busy;
-      throw new NoPrimaryError(`no PostgreSQL server takes writes: ${passed.join('; ')}`);
+      throw new NoPrimaryError(`no PostgreSQL server takes writes: ${passed.join('; ')}`, { cause: failure });
     }
 
     override async end(): Promise<void> {
