@@ -71,7 +71,7 @@ export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, cellTim
       `Each target on a fresh database of its own. nestjs-agent-store: an app per node, StoreModule.forRoot({ url: nodeUrl }) (the first node's migrating; wsrep_sync_wait = 1 ` +
         `on every connection, as the store sets it); the raw driver: a pool of 10 per node, wsrep_sync_wait left at 0 (its appends read nothing another node wrote), ` +
         `its atomic append retried after a failed certification (1213) with the store's policy (${GALERA_RETRY_TEXT}). ${sizes.writers} writers, writer w on node w mod 3 ` +
-        `(${writers.join(', ')} per node); the last column compares the store with itself on the lone MariaDB server above (its row with the same writers), in the same run.`,
+        `(${writers.join(', ')} per node); when the lone MariaDB ran too, a last column compares the store with itself on that server (its row with the same writers), in the same run.`,
       `Commits that failed certification or were aborted by another node's (wsrep_local_cert_failures + wsrep_local_bf_aborts, summed over the nodes and ${sizes.rounds} round(s)): ` +
         [...conflicts].map(([what, n]) => `${what} ${n}`).join('; '),
     );
