@@ -3,11 +3,12 @@
 // passed over), and when the primary is killed (kill -9) under load and the
 // standby promoted, nothing the store acknowledged is lost and the store writes on
 // the new primary within RESUME_BOUND_MS. The kill comes last: it ends the pair.
-import { connect, createServer, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { StoreUnavailableError, type MessageInput } from '../../src/index.js';
 import { describeWith } from '../support/databases.js';
 import { hasPostgresBinaries, promoteStandby, startPostgresReplication, stopReplication, type RunningReplication } from '../support/global-setup.js';
+import { loopbackServer, partitionableProxy, type Loopback } from '../support/loopback.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
@@ -15,6 +16,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long after the promotion the store's first write on the new primary may come (README: PostgreSQL failover). */
 const RESUME_BOUND_MS = 5_000;
 const WRITERS = 4;
+/** The url of the fake servers' (their host and port replaced). */
+const POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 interface Ack {
   /** When it was acknowledged (Date.now()). */
@@ -77,78 +80,14 @@ async function deadUrl(): Promise<string> {
  * A server on loopback that lets node-postgres connect (trust, then ready for a query) and never answers a
  * query, as a server that hangs would; its url. `close` stops it.
  */
-async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
+function silentServer(): Promise<Loopback> {
   const message = (type: string, body: Buffer) => Buffer.concat([Buffer.from(type), Buffer.from([0, 0, 0, 0].map((_, i) => ((body.length + 4) >> (24 - 8 * i)) & 0xff)), body]);
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    // The startup message is the first thing the client sends: answer it as a server that trusts everyone.
-    socket.once('data', () => socket.write(Buffer.concat([message('R', Buffer.alloc(4)), message('K', Buffer.alloc(8)), message('Z', Buffer.from('I'))])));
-  });
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-  return {
-    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/**
- * A proxy on loopback to `target`'s server; `freeze` makes it a network partition (nothing more passes either way and
- * no connection is closed, as when a host vanishes), `close` ends it and every connection through it.
- */
-async function partitionableProxy(target: string): Promise<{ url: string; freeze: () => void; close: () => Promise<void> }> {
-  const { hostname, port: targetPort } = new URL(target);
-  const sockets = new Set<Socket>();
-  let frozen = false;
-  const server = createServer((client) => {
-    client.on('error', () => undefined);
-    sockets.add(client);
-    // A new connection is accepted and hears nothing, as one to a vanished host would time out.
-    if (frozen) return;
-    const upstream = connect(Number(targetPort), hostname);
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
-      sockets.add(from);
-      from.on('error', () => undefined);
-      from.on('data', (chunk) => void (frozen || to.write(chunk)));
-      from.on('close', () => void (frozen || to.destroy()));
-    }
-  });
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return {
-    url: url.toString(),
-    freeze: () => {
-      frozen = true;
-    },
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
-    },
-  };
+  // The startup message is the first thing the client sends: answer it as a server that trusts everyone.
+  return loopbackServer(POSTGRES_URL, (socket) => socket.once('data', () => socket.write(Buffer.concat([message('R', Buffer.alloc(4)), message('K', Buffer.alloc(8)), message('Z', Buffer.from('I'))]))));
 }
 
 /** A server on loopback that accepts connections and never says a word, as a host behind a black hole would; its url. */
-async function muteServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-  });
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-  return {
-    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+const muteServer = (): Promise<Loopback> => loopbackServer(POSTGRES_URL, () => undefined);
 
 describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL] failover to a promoted standby', () => {
   let pair: RunningReplication | undefined;

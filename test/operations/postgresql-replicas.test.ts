@@ -6,11 +6,11 @@
 // process: the standby does not have that write, the primary does.
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import type { MessageInput } from '../../src/index.js';
 import { describeWith, freshPostgresUrl } from '../support/databases.js';
 import { hasPostgresBinaries, restartServer, startPostgresReplication, stopKeepingData, stopReplication, type RunningReplication } from '../support/global-setup.js';
+import { partitionableProxy } from '../support/loopback.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
@@ -24,35 +24,6 @@ async function sql<T>(url: string, statement: string): Promise<T[]> {
   } finally {
     await client.end();
   }
-}
-
-/**
- * A TCP proxy to `target` that can turn into a network black hole: its connections stay open and carry nothing
- * more either way, as when a standby's host drops off the network without a reset.
- */
-async function blackHoleProxy(target: string): Promise<{ url: string; drop(): void; close(): Promise<void> }> {
-  const to = new URL(target);
-  const sockets: Socket[] = [];
-  let dropped = false;
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(to.port), to.hostname);
-    sockets.push(client, upstream);
-    for (const [from, onto] of [[client, upstream], [upstream, client]]) {
-      from.on('data', (chunk) => void (dropped || onto.write(chunk)));
-      from.on('error', () => undefined);
-      from.on('close', () => onto.destroy());
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = Object.assign(new URL(target), { port: String((server.address() as { port: number }).port) }).toString();
-  return {
-    url,
-    drop: () => void (dropped = true),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
 
 describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a PostgreSQL hot standby takes the reads that tolerate one', () => {
@@ -239,7 +210,7 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
 
   test('a standby that drops off the network while it takes reads (no reset, no answer) leaves them to the primary within seconds', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const proxy = await blackHoleProxy(replica);
+    const proxy = await partitionableProxy(replica);
     try {
       const store = await open({ replicas: [proxy.url], maxReplicaLagMs: 60_000 });
       const other = await open();
@@ -250,7 +221,7 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
       expect(await paged(store, 'a')).toEqual([]);
       await other.sessions.create({ id: 'b' });
       await caughtUp();
-      proxy.drop();
+      proxy.freeze();
       const hung = sleep(8_000).then(() => 'no answer in 8 s');
       expect(await Promise.race([listed(store), hung])).toEqual(['a', 'b']);
       expect(await Promise.race([paged(store, 'a'), hung])).toEqual([]);
@@ -263,10 +234,10 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
 
   test('a store boots with a standby that is down, or drops every connection, and reads from the primary', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const proxy = await blackHoleProxy(replica);
+    const proxy = await partitionableProxy(replica);
     await proxy.close();
-    const silent = await blackHoleProxy(replica);
-    silent.drop();
+    const silent = await partitionableProxy(replica);
+    silent.freeze();
     try {
       const store = await open({ replicas: [proxy.url, silent.url], maxReplicaLagMs: 60_000 });
       await store.sessions.create({ id: 'a' });
