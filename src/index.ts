@@ -6,6 +6,7 @@ export { TranscriptStore } from './transcript-store.js';
 export { SessionStore } from './session-store.js';
 export { ChatStore, CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT, type ChatMessage, type ChatPart, type ChatRole } from './chat-store.js';
 export { TenantStores, type ScopedStores } from './tenant-stores.js';
+export { StoreMaintenance } from './store-maintenance.js';
 export type { StoreHttpOptions } from './http/store-http.options.js';
 export { setRequestTenant } from './http/request-tenant.js';
 export { setupStoreDocs } from './http/store-docs.js';
@@ -13,6 +14,7 @@ export { StoreHealthIndicator, type StoreHealth } from './store-health.indicator
 export { HistoryProvider, HistoryProviders, type RunContext } from './history-provider.js';
 export * from './message.types.js';
 export * from './session.types.js';
+export * from './lifecycle.types.js';
 export * from './store.errors.js';
 export { FailedMigrationError } from './data/migrator.js';
 export { SerializedSqliteAdapterFactory, type SqliteOptions } from './databases/sqlite/sqlite-adapter.js';

@@ -1,6 +1,9 @@
 // MessageStore: validates its input, then runs one data operation per call.
 import type { StoreDatabase } from './data/database.js';
 import { MessageLog } from './data/message-log.js';
+import { pruneThread } from './data/transcript-pruning.js';
+import { pruneOptionsOf } from './lifecycle-options.js';
+import type { PruneOptions, PruneReport } from './lifecycle.types.js';
 import type { MessageStore } from './message-store.js';
 import { decodeHistoryCursor, decodeTranscriptCursor, encodeHistoryCursor, encodeTranscriptCursor, pageOptionsOf } from './message-pages.js';
 import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
@@ -52,6 +55,11 @@ export class PrismaMessageStore implements MessageStore {
 
   async count(threadId: string): Promise<number> {
     return this.#log.count(idOf(threadId, 'threadId'));
+  }
+
+  async pruneTranscript(threadId: string, options?: PruneOptions): Promise<PruneReport> {
+    const id = idOf(threadId, 'threadId');
+    return pruneThread(this.db, id, pruneOptionsOf(options), this.tenantId);
   }
 
   async clear(threadId: string): Promise<void> {

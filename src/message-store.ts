@@ -1,4 +1,5 @@
 // The MessageStore contract. Inject it by its token: `@Inject(MessageStore) store: MessageStore`.
+import type { PruneOptions, PruneReport } from './lifecycle.types.js';
 import type { ToolCallRepairOptions } from './tool-call-repair.js';
 import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from './message.types.js';
 
@@ -108,6 +109,16 @@ export interface MessageStore {
    * or naming a seq the thread never handed out, is a StoreValidationError.
    */
   getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>>;
+
+  /**
+   * Deletes the transcript rows that the latest compaction or repair has made unreachable from the
+   * effective history: the messages at or before its cut, and the boundaries before it (with
+   * `keepRepairs`, the default, a repair's evidence stays: getRepairs still returns it). Events and
+   * the effective history are untouched. Afterwards getTranscript starts after the cut, and a retried
+   * append of a pruned message's id stores it again. Runs in bounded batches; nothing to prune is
+   * `{ messages: 0, boundaries: 0 }`.
+   */
+  pruneTranscript(threadId: string, options?: PruneOptions): Promise<PruneReport>;
 
   /**
    * The same store, every call of which runs in `tx`: a transaction of your own

@@ -7,13 +7,15 @@ import { SessionRecords, type EntryToAppend } from './data/session-records.js';
 import { decodeListCursor, type SessionListQuery } from './data/session-list.js';
 import { headerLine, logLine, parseJsonl, subsessionLine, type JsonlLogEntry } from './session-jsonl.js';
 import type { JsonValue } from './message.types.js';
+import { forkOptionsOf } from './lifecycle-options.js';
+import type { ForkOptions } from './lifecycle.types.js';
 import { isEvent, type JsonlImport, type JsonlImportOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
 import { assertJson, dateOf, idOf, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from './validation.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
-const LIST_KEYS = new Set(['tenantId', 'parentId', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
+const LIST_KEYS = new Set(['tenantId', 'parentId', 'forkedFrom', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
 const EVENT_KEYS = new Set(['type', 'data']);
 const UPDATE_KEYS = new Set(['title', 'metadata']);
 /** The largest page of sessions. */
@@ -63,6 +65,12 @@ export class PrismaSessionStore implements SessionStore {
     const query = listQueryOf(options);
     if (this.tenantId !== undefined) query.tenantId = this.#sameTenant(query.tenantId, 'options.tenantId');
     return this.#records.list(query);
+  }
+
+  async fork(sourceId: string, options?: ForkOptions): Promise<SessionMeta> {
+    const source = idOf(sourceId, 'sourceId');
+    const checked = forkOptionsOf(options);
+    return this.#records.fork(source, { ...checked, id: checked.id ?? randomUUID() });
   }
 
   async *exportJsonl(sessionId: string): AsyncIterable<string> {
@@ -199,6 +207,7 @@ function listQueryOf(options: SessionListOptions): SessionListQuery {
     limit,
     tenantId: options.tenantId === undefined ? undefined : idOf(options.tenantId, 'tenantId'),
     parentId: options.parentId === undefined ? undefined : idOf(options.parentId, 'parentId'),
+    forkedFrom: options.forkedFrom === undefined ? undefined : idOf(options.forkedFrom, 'forkedFrom'),
     createdAfter: options.createdAfter && dateOf(options.createdAfter, 'createdAfter'),
     createdBefore: options.createdBefore && dateOf(options.createdBefore, 'createdBefore'),
     after: options.cursor === undefined ? undefined : decodeListCursor(options.cursor),

@@ -1,4 +1,5 @@
 // The SessionStore contract. Inject it by its token: `@Inject(SessionStore) sessions: SessionStore`.
+import type { ForkOptions } from './lifecycle.types.js';
 import type { JsonlImport, JsonlImportOptions, NewSession, SessionEntry, SessionEntryInput, SessionListOptions, SessionMeta, SessionPage, SessionUpdate } from './session.types.js';
 
 /**
@@ -55,6 +56,22 @@ export interface SessionStore {
    * any order: a child created empty by its parent's file takes its own file.
    */
   importJsonl(input: string | AsyncIterable<string | Uint8Array>, options?: JsonlImportOptions): Promise<JsonlImport>;
+
+  /**
+   * Creates a session whose effective history is the source's (all of it, or up to `options.at`),
+   * in the source's tenant, and returns its header: `forkedFrom` names the source and the seq of the
+   * source's log it was taken at, and `list({ forkedFrom })` lists a session's forks. The fork gets
+   * the source's latest compaction or repair and the messages and events after its cut, with their
+   * seqs, read in one snapshot of the source: its cost follows the effective history, not the
+   * transcript. The two never share a row afterwards: appends to either leave the other alone. A
+   * fork is a root session: the source's parent and subsessions are not copied. A fork point that
+   * leaves a tool call without its result is a StoreValidationError (or, with
+   * `unansweredToolCalls: 'repair'`, the call is given an error result in the fork). With
+   * `replaceLastUserMessage`, the fork's history ends with that message in place of the source's
+   * last user message: edit and regenerate in one call. StoreNotFoundError for an unknown source;
+   * an id already taken (or of a deleted session) is a StoreConflictError.
+   */
+  fork(sourceId: string, options?: ForkOptions): Promise<SessionMeta>;
 
   /** The same store, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
   withTransaction(tx: object): SessionStore;

@@ -1,4 +1,5 @@
 // The domain types of sessions: their header (meta), their entries, their transcript.
+import type { ForkOrigin } from './lifecycle.types.js';
 import type { JsonObject, JsonValue, MessageInput, StoredMessage } from './message.types.js';
 
 /** A session's header. A session is a thread: its messages are the thread's. */
@@ -8,6 +9,8 @@ export interface SessionMeta {
   title: string | null;
   /** The session this one is a subsession of, if any. */
   parentId: string | null;
+  /** Where this session was forked from (SessionStore.fork), if it is a fork. */
+  forkedFrom: ForkOrigin | null;
   metadata: JsonObject | null;
   createdAt: Date;
   updatedAt: Date;
@@ -52,6 +55,8 @@ export interface SessionListOptions {
   tenantId?: string;
   /** Only the subsessions of this session. */
   parentId?: string;
+  /** Only the forks of this session. */
+  forkedFrom?: string;
   createdAfter?: Date;
   createdBefore?: Date;
   /** Page size, 1 to 500. Default 50. */

@@ -12,6 +12,8 @@ import { redactText } from './redact.js';
 import { SessionStore } from './session-store.js';
 import { PrismaSessionStore } from './session-store.service.js';
 import { StoreHealthIndicator } from './store-health.indicator.js';
+import { StoreMaintenance } from './store-maintenance.js';
+import { PrismaStoreMaintenance } from './store-maintenance.service.js';
 import { resolveOptions, type StoreModuleOptions } from './store.options.js';
 import { TenantStores } from './tenant-stores.js';
 import { PrismaTenantStores } from './tenant-stores.service.js';
@@ -51,6 +53,7 @@ class StoreShutdown implements OnApplicationShutdown {
     { provide: SessionStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaSessionStore(db) },
     { provide: ChatStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaChatStore(db) },
     { provide: TenantStores, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaTenantStores(db) },
+    { provide: StoreMaintenance, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaStoreMaintenance(db) },
     HistoryProviders,
     {
       provide: StoreHealthIndicator,
@@ -59,6 +62,6 @@ class StoreShutdown implements OnApplicationShutdown {
     },
   ],
   // StoreDatabase for the integrations' providers (nestjs-agent-store/<framework>), which the app registers beside StoreModule.
-  exports: [StoreDatabase, MessageStore, TranscriptStore, SessionStore, ChatStore, TenantStores, HistoryProviders, StoreHealthIndicator],
+  exports: [StoreDatabase, MessageStore, TranscriptStore, SessionStore, ChatStore, TenantStores, StoreMaintenance, HistoryProviders, StoreHealthIndicator],
 })
 export class StoreCoreModule {}

@@ -10,6 +10,7 @@ export interface SessionListQuery {
   limit: number;
   tenantId?: string;
   parentId?: string;
+  forkedFrom?: string;
   createdAfter?: Date;
   createdBefore?: Date;
   /** The last session of the previous page: this page holds what sorts after it. */
@@ -37,11 +38,12 @@ export function decodeListCursor(cursor: string): { createdAt: Date; id: string 
 }
 
 /** A header row of SESSION_COLUMNS as a driver returns it: metadata as JSON text. */
-export const sessionOf = ([id, tenantId, title, metadata, createdAt, updatedAt, parentId]: unknown[]): SessionMeta => ({
+export const sessionOf = ([id, tenantId, title, metadata, createdAt, updatedAt, parentId, forkedFrom, forkSeq]: unknown[]): SessionMeta => ({
   id: id as string,
   tenantId: tenantId as string | null,
   title: title as string | null,
   parentId: parentId as string | null,
+  forkedFrom: forkedFrom === null ? null : { sessionId: forkedFrom as string, seq: Number(forkSeq) },
   metadata: metadata === null ? null : (JSON.parse(metadata as string) as JsonObject),
   createdAt: driverDate(createdAt),
   updatedAt: driverDate(updatedAt),

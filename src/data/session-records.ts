@@ -12,6 +12,8 @@ import { pageOf, type SessionListQuery } from './session-list.js';
 import type { StoreTx } from './store-client.js';
 import { attachChild, childrenOf } from './subsession-graph.js';
 import { notFound } from './tenancy.js';
+import { forkSession } from './session-forks.js';
+import type { CheckedFork } from '../lifecycle-options.js';
 
 export interface NewSessionRow {
   id: string;
@@ -58,6 +60,11 @@ export class SessionRecords {
       if (session.parentId !== null) await attachChild(tx, session.parentId, session.id);
       return session.id;
     });
+  }
+
+  /** See SessionStore.fork. */
+  fork(sourceId: string, options: CheckedFork & { id: string }): Promise<SessionMeta> {
+    return forkSession(this.db, sourceId, options, this.tenantId);
   }
 
   meta(id: string): Promise<SessionMeta | null> {

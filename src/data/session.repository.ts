@@ -18,6 +18,8 @@ const META_SELECT = {
   createdAt: true,
   updatedAt: true,
   parentEdge: { select: { parentId: true } },
+  forkedFrom: true,
+  forkSeq: true,
 } as const;
 
 type MetaRow = {
@@ -28,6 +30,8 @@ type MetaRow = {
   createdAt: Date;
   updatedAt: Date;
   parentEdge: { parentId: string } | null;
+  forkedFrom: string | null;
+  forkSeq: number | null;
 };
 
 const toMeta = (row: MetaRow): SessionMeta => ({
@@ -35,6 +39,7 @@ const toMeta = (row: MetaRow): SessionMeta => ({
   tenantId: row.tenantId,
   title: row.title,
   parentId: row.parentEdge?.parentId ?? null,
+  forkedFrom: row.forkedFrom === null ? null : { sessionId: row.forkedFrom, seq: row.forkSeq! },
   metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as JsonObject),
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
@@ -108,7 +113,8 @@ export async function entriesOf(tx: StoreTx, threadId: string): Promise<SessionE
  * later write brings them back.
  */
 export async function deleteSessions(tx: StoreTx, ids: string[], now: Date): Promise<void> {
-  await tx.prisma.agentTombstone.createMany({ data: ids.map((id) => ({ id, deletedAt: now })) });
+  const rows = await tx.prisma.agentThread.findMany({ where: { id: { in: ids } }, select: { id: true, tenantId: true } });
+  await tx.prisma.agentTombstone.createMany({ data: rows.map(({ id, tenantId }) => ({ id, tenantId, deletedAt: now })) });
   await tx.prisma.agentThread.deleteMany({ where: { id: { in: ids } } });
 }
 
@@ -119,6 +125,7 @@ export async function listSessions(tx: StoreTx, query: SessionListQuery): Promis
     where: {
       ...(query.tenantId !== undefined && { tenantId: query.tenantId }),
       ...(query.parentId !== undefined && { parentEdge: { parentId: query.parentId } }),
+      ...(query.forkedFrom !== undefined && { forkedFrom: query.forkedFrom }),
       ...((query.createdAfter || query.createdBefore) && { createdAt: { gt: query.createdAfter, lt: query.createdBefore } }),
       // Newest first: the next page holds what sorts after the cursor's (createdAt, id).
       ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),

@@ -36,9 +36,9 @@ export async function deleteSubtree(tx: StoreTx, id: string, now: Date): Promise
   await tx.dialect.lockSubtree(tx.prisma, id);
   // Each walk starts from the root's row: MySQL types a recursive CTE's columns by its first SELECT.
   const deleted = await tx.prisma.$executeRaw`
-    INSERT INTO agent_tombstone (id, deleted_at)
+    INSERT INTO agent_tombstone (id, deleted_at, tenant_id)
     WITH RECURSIVE down (id) AS (SELECT id FROM agent_thread WHERE id = ${id} UNION ALL SELECT e.child_id FROM agent_subsession e JOIN down ON e.parent_id = down.id)
-    SELECT id, ${now} FROM down`;
+    SELECT t.id, ${now}, t.tenant_id FROM down JOIN agent_thread t ON t.id = down.id`;
   // Anchored on the root's new tombstone: MySQL refuses a subquery on the table it deletes from.
   await tx.prisma.$executeRaw`
     DELETE FROM agent_thread WHERE id IN (

@@ -49,7 +49,7 @@ export async function lockSubtreeForUpdate(tx: PrismaTx, id: string): Promise<vo
 }
 
 /** The columns of a session header, in the order `sessionOf` reads them. */
-export const SESSION_COLUMNS = 't.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id';
+export const SESSION_COLUMNS = 't.id, t.tenant_id, t.title, t.metadata, t.created_at, t.updated_at, e.parent_id, t.forked_from, t.fork_seq';
 
 /**
  * A page of sessions, newest first, as one statement: each filter a condition,
@@ -62,6 +62,7 @@ export function listSessionsSql(query: SessionListQuery, placeholder: (i: number
   const where: string[] = [];
   if (query.tenantId !== undefined) where.push(`t.tenant_id = ${param(query.tenantId)}`);
   if (query.parentId !== undefined) where.push(`e.parent_id = ${param(query.parentId)}`);
+  if (query.forkedFrom !== undefined) where.push(`t.forked_from = ${param(query.forkedFrom)}`);
   if (query.createdAfter !== undefined) where.push(`t.created_at > ${param(query.createdAfter)}`);
   if (query.createdBefore !== undefined) where.push(`t.created_at < ${param(query.createdBefore)}`);
   if (query.after !== undefined) {
