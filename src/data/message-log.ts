@@ -186,20 +186,7 @@ export class MessageLog {
         const start = await startOf(tx, threadId, previous);
         if (start !== expectedStart) throw changedSinceRead(threadId, kind, start, expectedStart);
       }
-      const previousMessages = previous?.messages ?? [];
-      const previousCut = previous?.cutSeq ?? 0;
-      const effective = previousMessages.length + (await repo.countMessagesAfter(tx, threadId, previousCut));
-      if (source > effective) {
-        throw new StoreValidationError(`sourceMessageCount (${source}) exceeds the ${effective} messages of the effective history`);
-      }
-      // The source may end inside the previous boundary's replacement: keep its tail.
-      const boundary =
-        source <= previousMessages.length
-          ? { cutSeq: previousCut, messages: [...replacement, ...previousMessages.slice(source)] }
-          : { cutSeq: await repo.nthMessageSeqAfter(tx, threadId, previousCut, source - previousMessages.length), messages: replacement };
-      await assertIdsOnce(tx, threadId, boundary);
-      await repo.insertBoundary(tx, threadId, { seq, kind, ...boundary, sourceCount: source, retainedCount: retained, createdAt: new Date() });
-      if (evidence) await repo.insertRepair(tx, threadId, seq, evidence);
+      await insertBoundaryAt(tx, threadId, seq, previous, { kind, replacement, source, retained, evidence });
       return seq;
     });
   }
@@ -244,6 +231,34 @@ export class MessageLog {
     if (read === null) throw notFound(threadId);
     return read;
   }
+}
+
+/**
+ * Inserts a boundary at `seq` (handed out under the thread's lock) by the boundary rule: the effective
+ * history becomes `replacement` followed by the current one after position `source`; `previous` is the
+ * latest boundary now.
+ */
+export async function insertBoundaryAt(
+  tx: StoreTx,
+  threadId: string,
+  seq: number,
+  previous: repo.Boundary | null,
+  { kind, replacement, source, retained, evidence }: Pick<BoundaryWrite, 'kind' | 'replacement' | 'source' | 'retained' | 'evidence'>,
+): Promise<void> {
+  const previousMessages = previous?.messages ?? [];
+  const previousCut = previous?.cutSeq ?? 0;
+  const effective = previousMessages.length + (await repo.countMessagesAfter(tx, threadId, previousCut));
+  if (source > effective) {
+    throw new StoreValidationError(`sourceMessageCount (${source}) exceeds the ${effective} messages of the effective history`);
+  }
+  // The source may end inside the previous boundary's replacement: keep its tail.
+  const boundary =
+    source <= previousMessages.length
+      ? { cutSeq: previousCut, messages: [...replacement, ...previousMessages.slice(source)] }
+      : { cutSeq: await repo.nthMessageSeqAfter(tx, threadId, previousCut, source - previousMessages.length), messages: replacement };
+  await assertIdsOnce(tx, threadId, boundary);
+  await repo.insertBoundary(tx, threadId, { seq, kind, ...boundary, sourceCount: source, retainedCount: retained, createdAt: new Date() });
+  if (evidence) await repo.insertRepair(tx, threadId, seq, evidence);
 }
 
 /** How many times an append reads its ids again after losing a race for one of them. */

@@ -1,12 +1,13 @@
 // One session: its header, its deletion, its export.
 import { Readable } from 'node:stream';
-import { Body, Delete, Get, HttpCode, HttpStatus, Inject, NotFoundException, Param, Patch, Query, StreamableFile } from '@nestjs/common';
-import { ApiBody, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, HttpStatus, Inject, NotFoundException, Param, Patch, Post, Query, StreamableFile } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import type { ForkOptions } from '../lifecycle.types.js';
 import type { SessionMeta } from '../session.types.js';
 import { TenantStores } from '../tenant-stores.js';
 import { SessionMetaResponse } from './dto/responses.js';
-import { DeleteSessionQuery, SessionParams, UpdateSessionBody } from './dto/session.dto.js';
-import { plain } from './dto/store-inputs.js';
+import { DeleteSessionQuery, ForkBody, SessionParams, UpdateSessionBody } from './dto/session.dto.js';
+import { messageInput, plain } from './dto/store-inputs.js';
 import { validated, type Validated } from './dto/validated.pipe.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
@@ -33,6 +34,31 @@ export class SessionController {
     @Body(validated(UpdateSessionBody)) body: Validated<UpdateSessionBody>,
   ): Promise<SessionMeta> {
     return this.tenants.forTenant(tenant).sessions.update(id, plain({ title: body.title, metadata: body.metadata }));
+  }
+
+  /** A new session whose history is this one's, up to a point (SessionStore.fork). */
+  @Post('fork')
+  @ApiBody({ type: ForkBody })
+  @ApiCreatedResponse({ type: SessionMetaResponse, description: "The fork's header; its forkedFrom names this session." })
+  @ApiBadRequestResponse({ description: 'The fork point is not in the history, or leaves tool calls without their results.' })
+  @ApiConflictResponse({ description: 'The id is taken (or was a deleted session\'s).' })
+  fork(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Body(validated(ForkBody)) body: Validated<ForkBody>,
+  ): Promise<SessionMeta> {
+    const { replaceLastUserMessage, at } = body;
+    return this.tenants.forTenant(tenant).sessions.fork(
+      id,
+      plain({
+        id: body.id,
+        title: body.title,
+        metadata: body.metadata,
+        at: at && plain({ seq: at.seq, position: at.position }),
+        replaceLastUserMessage: replaceLastUserMessage && messageInput(replaceLastUserMessage),
+        unansweredToolCalls: body.unansweredToolCalls,
+      }) as ForkOptions, // `at` as sent: the store checks that it is { seq } or { position }
+    );
   }
 
   /** Without cascade, only this session: its children become roots. With cascade=true, its whole subtree. */

@@ -79,12 +79,13 @@ describe('sessions', () => {
   test('POST /sessions without a body: 201 with the full header, a generated UUID, in the caller\'s tenant; GET /sessions/:id answers it again', async () => {
     const created = await ok(a.post('/sessions'), 201);
     expect(created.headers['content-type']).toMatch(/^application\/json/);
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'id', 'metadata', 'parentId', 'tenantId', 'title', 'updatedAt']);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'forkedFrom', 'id', 'metadata', 'parentId', 'tenantId', 'title', 'updatedAt']);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       tenantId: TENANT_A,
       title: null,
       parentId: null,
+      forkedFrom: null,
       metadata: null,
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
@@ -237,6 +238,40 @@ describe('sessions', () => {
       }
       expect((await ok(a.get(`/sessions/${free}`), 200)).body).toMatchObject({ parentId: null });
     });
+  });
+});
+
+describe('POST /sessions/:id/fork', () => {
+  test("201 with the fork's header: the source's history up to the point, in the caller's tenant; the source lists it", async () => {
+    const source = await createSession({ title: 'Trip' });
+    await ok(a.post(`/sessions/${source}/messages/batch`, { messages: [{ role: 'user', content: 'Rome?' }, { role: 'assistant', content: 'Rome.' }, { role: 'user', content: 'Paris?' }] }), 201);
+    const fork = (await ok(a.post(`/sessions/${source}/fork`, { id: unique('fork'), at: { seq: 2 } }), 201)).body;
+    expect(fork).toMatchObject({ title: 'Trip', tenantId: TENANT_A, parentId: null, forkedFrom: { sessionId: source, seq: 2 } });
+    expect((await ok(a.get(`/sessions/${fork.id}/history`), 200)).body.messages.map((m: { content: string }) => m.content)).toEqual(['Rome?', 'Rome.']);
+    expect((await ok(a.get(`/sessions?forkedFrom=${source}`), 200)).body.sessions.map((s: { id: string }) => s.id)).toEqual([fork.id]);
+    expect((await ok(a.get(`/sessions/${fork.id}`), 200)).body.forkedFrom).toEqual({ sessionId: source, seq: 2 });
+  });
+
+  test('edit and regenerate: replaceLastUserMessage ends the fork with the edited message', async () => {
+    const source = await createSession();
+    await ok(a.post(`/sessions/${source}/messages/batch`, { messages: [{ role: 'user', content: 'Rome?' }, { role: 'assistant', content: 'Rome.' }] }), 201);
+    const fork = (await ok(a.post(`/sessions/${source}/fork`, { replaceLastUserMessage: { role: 'user', content: 'Paris?' } }), 201)).body;
+    expect((await ok(a.get(`/sessions/${fork.id}/history`), 200)).body.messages).toMatchObject([{ role: 'user', content: 'Paris?', seq: 1 }]);
+  });
+
+  test('400 for a bad point or a point between a tool call and its result, 409 for a taken id, 404 for an unknown source', async () => {
+    const source = await createSession();
+    const call = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: {} }] };
+    await ok(a.post(`/sessions/${source}/messages/batch`, { messages: [{ role: 'user', content: 'go' }, call] }), 201);
+    expectError(await a.post(`/sessions/${source}/fork`, { at: { seq: 9 } }), 400);
+    expectError(await a.post(`/sessions/${source}/fork`, { at: { seq: 1, position: 1 } }), 400);
+    expectError(await a.post(`/sessions/${source}/fork`, { at: 'end' }), 400);
+    expectError(await a.post(`/sessions/${source}/fork`, { depth: 1 }), 400);
+    expectError(await a.post(`/sessions/${source}/fork`, {}), 400, /tool calls without their results/);
+    const repaired = (await ok(a.post(`/sessions/${source}/fork`, { unansweredToolCalls: 'repair' }), 201)).body;
+    expect((await ok(a.get(`/sessions/${repaired.id}/history`), 200)).body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expectError(await a.post(`/sessions/${source}/fork`, { id: source, at: { position: 1 } }), 409);
+    expectError(await a.post(`/sessions/${unique('missing')}/fork`, {}), 404);
   });
 });
 

@@ -214,6 +214,7 @@ export const ROUTES: RouteCase[] = [
   { route: 'DELETE /sessions/:id', variant: 'cascade', query: 'cascade=true', status: 204 },
   { route: 'DELETE /sessions/:id', variant: 'cascade=false', query: 'cascade=false', status: 204 },
   { route: 'GET /sessions/:id/export', status: 200 },
+  { route: 'POST /sessions/:id/fork', body: () => ({}), status: 201 },
   { route: 'POST /sessions/:id/messages', body: () => ({ role: 'user', content: 'hello' }), status: 201 },
   { route: 'POST /sessions/:id/messages/batch', body: () => ({ messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }] }), status: 201 },
   { route: 'POST /sessions/:id/messages/batch', variant: 'empty', body: () => ({ messages: [] }), status: 201 },

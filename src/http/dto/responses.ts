@@ -3,11 +3,17 @@ import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger
 import { MESSAGE_ROLES } from '../../message.types.js';
 import { ANY_JSON, JSON_OBJECT, MESSAGE_CONTENT } from './schemas.js';
 
+export class ForkOriginResponse {
+  @ApiProperty({ type: String, description: 'The source session.' }) sessionId!: string;
+  @ApiProperty({ type: 'integer', description: "The seq of the source's log the fork was taken at." }) seq!: number;
+}
+
 export class SessionMetaResponse {
   @ApiProperty({ type: String }) id!: string;
   @ApiProperty({ type: String, nullable: true }) tenantId!: string | null;
   @ApiProperty({ type: String, nullable: true }) title!: string | null;
   @ApiProperty({ type: String, nullable: true }) parentId!: string | null;
+  @ApiProperty({ type: ForkOriginResponse, nullable: true, description: 'Where this session was forked from; null when it is not a fork.' }) forkedFrom!: ForkOriginResponse | null;
   @ApiProperty({ ...JSON_OBJECT, nullable: true }) metadata!: object | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;

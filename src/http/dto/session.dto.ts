@@ -1,8 +1,10 @@
 // Params, queries and bodies of the session routes.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import type { JsonObject } from '../../message.types.js';
 import { MAX_SESSION_PAGE } from '../../session-store.service.js';
+import { MessageBody } from './message.dto.js';
 import { JSON_OBJECT } from './schemas.js';
 import { AsSent } from './validated.pipe.js';
 import { AsBoolean, IsPageLimit, IsQueryDate } from './validation.js';
@@ -58,6 +60,11 @@ export class ListSessionsQuery {
   @IsString()
   parentId?: string;
 
+  @ApiPropertyOptional({ type: String, description: 'Only the forks of this session.' })
+  @IsOptional()
+  @IsString()
+  forkedFrom?: string;
+
   @ApiPropertyOptional(QUERY_DATE)
   @IsOptional()
   @IsQueryDate()
@@ -97,4 +104,56 @@ export class ImportQuery {
   @IsOptional()
   @IsIn(['attach', 'omit'])
   subsessions?: 'attach' | 'omit';
+}
+
+/** Where a fork ends: exactly one of seq and position. */
+export class ForkPointBody {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: "Up to and including the source's message at this seq (a message of its effective history)." })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  seq?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: "The first `position` messages of the source's effective history." })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  position?: number;
+}
+
+export class ForkBody {
+  @ApiPropertyOptional({ type: String, description: 'The fork\'s id; generated (a UUID) when absent.' })
+  @IsOptional()
+  @IsString()
+  id?: string;
+
+  @ApiPropertyOptional({ type: String, description: "Default: the source's." })
+  @IsOptional()
+  @IsString()
+  title?: string;
+
+  @ApiPropertyOptional({ ...JSON_OBJECT, description: "Default: the source's." })
+  @IsOptional()
+  @IsObject()
+  @AsSent()
+  metadata?: JsonObject;
+
+  @ApiPropertyOptional({ type: ForkPointBody, description: "Where the fork's history ends; default: the source's whole effective history." })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ForkPointBody)
+  at?: ForkPointBody;
+
+  @ApiPropertyOptional({ type: MessageBody, description: "Edit and regenerate: the fork's history ends with this user message in place of the source's last user message. Not with `at`." })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MessageBody)
+  replaceLastUserMessage?: MessageBody;
+
+  @ApiPropertyOptional({ enum: ['refuse', 'repair'], default: 'refuse', description: "A fork point that leaves tool calls without results: 'refuse' (400) or 'repair' (each is answered with an error result)." })
+  @IsOptional()
+  @IsIn(['refuse', 'repair'])
+  unansweredToolCalls?: 'refuse' | 'repair';
 }
