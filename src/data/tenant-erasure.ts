@@ -28,7 +28,13 @@ const sessions: Eraser = {
     const pick = async (rootsOnly: boolean) =>
       (
         await db.readOne((tx) =>
-          tx.prisma.agentThread.findMany({ where: { tenantId, ...(rootsOnly && { parentEdge: { is: null } }) }, orderBy: { id: 'asc' }, take: batchSize, select: { id: true } }),
+          tx.prisma.agentThread.findMany({
+            where: { tenantId, ...(rootsOnly && { parentEdge: { is: null } }) },
+            // The order of the (tenant_id, created_at, id) index: finding a batch sorts none of the tenant's sessions.
+            orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+            take: batchSize,
+            select: { id: true },
+          }),
         )
       ).map((row) => row.id);
     let ids = await pick(true);
