@@ -65,7 +65,7 @@ export interface PurgeOptions {
   updatedBefore: Date;
   /** Only this tenant's sessions. */
   tenantId?: string;
-  /** Sessions deleted per transaction, 1 to 1,000. Default 100. */
+  /** Session trees deleted per transaction, 1 to 1,000. Default 100. */
   batchSize?: number;
   /** Told of each batch once it has committed. */
   onBatch?: (batch: { sessionIds: string[] }) => void | Promise<void>;
@@ -87,5 +87,8 @@ export interface EraseTenantOptions {
 export interface TenantErasure {
   sessions: number;
   tombstones: number;
+  /** LangGraph checkpoints (with their channel values and pending writes). */
   checkpoints: number;
+  /** LangGraph pending writes without a checkpoint (LangGraph writes them before its put lands). */
+  pendingWrites: number;
 }

@@ -176,6 +176,7 @@ export class LangGraphCheckpoints {
           taskId: write.taskId,
           idx: write.idx,
           threadKey,
+          tenantId: this.tenantId ?? null,
           taskPath: write.taskPath,
           channel: write.channel,
           valueType: write.value.type,

@@ -59,7 +59,11 @@ interface ForkPlan {
 }
 
 /** Thrown in the fork's write when the source's rows are no longer those its plan saw: the fork is planned again. */
-class SourceChanged extends Error {}
+class SourceChanged extends StoreConflictError {
+  constructor(sourceId: string) {
+    super(`session ${sourceId} was cleared, replaced or pruned while it was forked, ${MAX_REPLANS} times: nothing was written, fork it again`);
+  }
+}
 
 /** How many times a fork is planned again after its source changed under it. */
 const MAX_REPLANS = 3;
@@ -70,8 +74,7 @@ export async function forkSession(db: StoreDatabase, sourceId: string, options: 
     try {
       return await db.write((tx) => writeFork(tx, sourceId, options, plan), plan.cut.rows.length);
     } catch (error) {
-      if (!(error instanceof SourceChanged)) throw error;
-      if (attempt === MAX_REPLANS) throw new StoreConflictError(`session ${sourceId} was cleared, replaced or pruned while it was forked, ${MAX_REPLANS} times: nothing was written, fork it again`);
+      if (!(error instanceof SourceChanged) || attempt === MAX_REPLANS) throw error;
     }
   }
 }
@@ -111,7 +114,7 @@ async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & {
   // Read again in a statement of its own, as create does: a delete of this id that committed meanwhile is seen.
   if (await tx.dialect.isDeleted(tx.prisma, forkId, tx.inHost)) throw idTaken(forkId, 'was deleted; ids of deleted sessions are not reused');
   await copyLog(tx, sourceId, forkId, cut);
-  if (!sameRows(await logRows(tx, forkId, cut), cut.rows)) throw new SourceChanged();
+  if (!sameRows(await logRows(tx, forkId, cut), cut.rows)) throw new SourceChanged(sourceId);
   if (repair) {
     const evidence = messageOf(toolCallRepairMessage(repair), 'repairMessage', now);
     const balanced = messagesOf(repair.messages, 'balancedMessages', now);

@@ -85,6 +85,22 @@ const langGraphThreads: Eraser = {
 };
 
 /**
+ * The tenant's LangGraph pending writes that no checkpoint of it has (yet): LangGraph stores a task's
+ * writes without waiting for its checkpoint's put, and a putWrites that lands after a thread's delete
+ * stays. Each carries its saver's tenant.
+ */
+const pendingWrites: Eraser = {
+  counts: 'pendingWrites',
+  async batch(db, tenantId, batchSize) {
+    return db.write(async (tx) => {
+      const rows = await tx.prisma.agentLgWrite.findMany({ where: { tenantId }, take: batchSize * 10, select: { lane: true, checkpointId: true, taskId: true, idx: true } });
+      if (rows.length === 0) return 0;
+      return (await tx.prisma.agentLgWrite.deleteMany({ where: { tenantId, OR: rows } })).count;
+    });
+  },
+};
+
+/**
  * Last, the tombstones of the tenant's sessions, the erasure's own included: a session id may
  * carry content. What a tombstone prevented, a write bringing the session back, a scoped store
  * of the tenant cannot do afterwards (it creates sessions only by create and import); an unscoped
@@ -100,10 +116,10 @@ const tombstones: Eraser = {
 };
 
 /** Every kind of row a tenant owns, in the order erased. A new table holding a tenant's rows adds its eraser here. */
-const ERASERS: readonly Eraser[] = [sessions, langGraphThreads, tombstones];
+const ERASERS: readonly Eraser[] = [sessions, langGraphThreads, pendingWrites, tombstones];
 
 export async function eraseTenantRows(db: StoreDatabase, tenantId: string, options: { batchSize: number }): Promise<TenantErasure> {
-  const report: TenantErasure = { sessions: 0, tombstones: 0, checkpoints: 0 };
+  const report: TenantErasure = { sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 };
   for (let found = true; found; ) {
     found = false;
     for (const eraser of ERASERS) {

@@ -234,7 +234,6 @@ eachBackend((backend) => {
         await other.close();
       }
     });
-  });
 
     test('a fork racing replaceHistory of its source holds one history or the other, never a part of one', async () => {
       const old = Array.from({ length: 40 }, (_, i) => user(`old${i}`));

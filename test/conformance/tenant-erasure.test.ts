@@ -53,6 +53,10 @@ async function seed(scope: Scope, mark: string, tenantId: string | null): Promis
     await scope.checkpointer.putWrites(config, [['log', `${mark} pending`]], `${mark}-task`);
     digests.push(digest([tenantId, threadId, checkpoint_ns]));
   }
+  // A pending write whose checkpoint never landed: LangGraph does not wait for its put.
+  const orphan = `${mark}-orphan-thread`;
+  await scope.checkpointer.putWrites({ configurable: { thread_id: orphan, checkpoint_ns: '', checkpoint_id: `${mark}-never-put` } }, [['log', `${mark} orphan`]], `${mark}-orphan-task`);
+  digests.push(digest([tenantId, orphan]), digest([tenantId, orphan, '']));
 
   const key = { projectKey: `${mark}-project`, sessionId: `${mark}-claude` };
   await scope.claude.append(key, [{ type: 'user', uuid: `${mark}-u1`, message: { content: mark } }]);
@@ -102,13 +106,14 @@ eachUrlDatabase((backend) => {
 
     expect(await findIn(ops.db, needles)).toEqual([]);
     // 3 sessions of the tree, the deleted one's tombstone, the chat, 2 Claude transcripts (main and subpath), the OpenAI session.
-    expect(erased).toEqual({ sessions: 7, tombstones: 8, checkpoints: 2 });
+    // And the LangGraph thread's two checkpoints (with their values and writes), and the write without a checkpoint.
+    expect(erased).toEqual({ sessions: 7, tombstones: 8, checkpoints: 2, pendingWrites: 1 });
     const hasNeedle = (row: string) => needles.some((needle) => row.includes(needle) || row.includes(Buffer.from(needle).toString('hex')));
     const kept: Dump = Object.fromEntries(Object.entries(before).map(([table, rows]) => [table, rows.filter((row) => !hasNeedle(row))]));
     expect(await dumpOf(ops.db)).toEqual(kept);
 
     // Erasing again finds nothing; the tenant starts empty.
-    expect(await ops.maintenance.eraseTenant(tenant)).toEqual({ sessions: 0, tombstones: 0, checkpoints: 0 });
+    expect(await ops.maintenance.eraseTenant(tenant)).toEqual({ sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 });
     const again = scoped(tenant);
     expect((await again.sessions.list()).sessions).toEqual([]);
     expect(await again.checkpointer.getTuple({ configurable: { thread_id: `${mark}-thread` } })).toBeUndefined();

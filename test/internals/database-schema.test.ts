@@ -71,7 +71,7 @@ describe('the migrated schema is what the Prisma schema requires', () => {
       expect(await prismaDeploy(url)).toEqual(INIT);
       prismaDeployed = await postgresCatalog(url);
       // Not an empty comparison: every table, index and foreign key is there.
-      expect(Object.keys(prismaDeployed.columns)).toHaveLength(67);
+      expect(Object.keys(prismaDeployed.columns)).toHaveLength(71);
       expect(prismaDeployed.indexes).toContain('agent_message: UNIQUE (thread_id, message_id)');
       expect(prismaDeployed.columns['agent_message.content']).toBe('string not null default none');
       expect(prismaDeployed.indexes).toContain('agent_subsession: UNIQUE (child_id)');
