@@ -77,6 +77,11 @@ export class PrismaSessionStore implements SessionStore {
     const snapshot = await this.#records.snapshot(idOf(sessionId, 'sessionId'));
     const { meta } = snapshot;
     yield headerLine({ id: meta.id, tenantId: meta.tenantId, title: meta.title, metadata: meta.metadata, createdAt: meta.createdAt });
+    // A pruned thread's cuts name deleted messages. pruneTranscript deletes the highest first, so the
+    // last message kept at or before a cut cuts the same history (0 when none is): the file names that one.
+    const messageSeqs = snapshot.entries.flatMap((entry) => (isEvent(entry) ? [] : [entry.seq]));
+    const kept = new Set(messageSeqs);
+    const lineOf = (cutSeq: number) => (cutSeq === 0 || kept.has(cutSeq) ? cutSeq : (messageSeqs.findLast((seq) => seq < cutSeq) ?? 0));
     const log: JsonlLogEntry[] = [
       ...snapshot.entries.map((entry): JsonlLogEntry => {
         if (isEvent(entry)) {
@@ -88,8 +93,8 @@ export class PrismaSessionStore implements SessionStore {
       }),
       ...snapshot.boundaries.map(({ seq, kind, cutSeq, messages: replacement, sourceCount, retainedCount, createdAt, repairMessage }): JsonlLogEntry =>
         kind === 'repair'
-          ? { type: 'repair', seq, cutSeq, messages: replacement, sourceMessageCount: sourceCount, repairMessage: repairMessage!, createdAt }
-          : { type: 'compaction', seq, cutSeq, messages: replacement, sourceMessageCount: sourceCount, retainedMessageCount: retainedCount ?? 0, createdAt },
+          ? { type: 'repair', seq, cutSeq: lineOf(cutSeq), messages: replacement, sourceMessageCount: sourceCount, repairMessage: repairMessage!, createdAt }
+          : { type: 'compaction', seq, cutSeq: lineOf(cutSeq), messages: replacement, sourceMessageCount: sourceCount, retainedMessageCount: retainedCount ?? 0, createdAt },
       ),
     ].sort((a, b) => a.seq - b.seq);
     for (const entry of log) yield logLine(entry);

@@ -13,6 +13,7 @@ import {
   MessageStore,
   SerializedSqliteAdapterFactory,
   SessionStore,
+  StoreMaintenance,
   StoreModule,
   TenantStores,
   TranscriptStore,
@@ -35,6 +36,7 @@ export interface StoreApp {
   chats: ChatStore;
   tenants: TenantStores;
   histories: HistoryProviders;
+  maintenance: StoreMaintenance;
   /** Another store on the same database, opened the same way through a connection pool of its own, as a second process would. */
   another(): Promise<StoreApp>;
   /** Closes the app, and disconnects the client the opener made. */
@@ -140,6 +142,11 @@ export function eachBackend(suite: (backend: Opener) => void): void {
   for (const backend of OPENERS) describeWith(backend.available, `${backend.label} unavailable`)(`[${backend.label}]`, () => suite(backend));
 }
 
+/** Runs `suite` on the store's three databases, each opened from its url: the first three openers. */
+export function eachDatabaseBackend(suite: (backend: Opener) => void): void {
+  for (const backend of OPENERS.slice(0, 3)) describeWith(backend.available, `${backend.label} unavailable`)(`[${backend.label}]`, () => suite(backend));
+}
+
 /** The store of a describe block: opened on a fresh database before its tests, closed after them. */
 export function storeOn(backend: Opener): StoreApp {
   let app: StoreApp | undefined;
@@ -168,6 +175,7 @@ async function boot(label: string, url: string, options: StoreModuleOptions, rel
       chats: app.get<ChatStore>(ChatStore),
       tenants: app.get<TenantStores>(TenantStores),
       histories: app.get(HistoryProviders),
+      maintenance: app.get<StoreMaintenance>(StoreMaintenance),
       another,
       async close() {
         try {
