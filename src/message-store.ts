@@ -100,23 +100,40 @@ export interface MessageStore {
   /** The evidence of every repair, oldest first. */
   getRepairs(threadId: string): Promise<RepairRecord[]>;
 
-  /** Every committed message in append order, whatever compactions and repairs happened. `[]` for an unknown thread. */
+  /**
+   * Every committed message in append order, whatever compactions and repairs happened, except
+   * what pruneTranscript deleted: after a prune it starts after the cut of the boundary that was
+   * latest then (the messages that boundary and the earlier ones replaced are gone). `[]` for an
+   * unknown thread.
+   */
   getTranscript(threadId: string): Promise<StoredMessage[]>;
 
   /**
    * The transcript a page at a time, in append order. A clear or replaceHistory
-   * after the cursor makes it a StoreConflictError; a cursor of another thread,
-   * or naming a seq the thread never handed out, is a StoreValidationError.
+   * after the cursor, or a pruneTranscript that deleted the message it names,
+   * makes it a StoreConflictError; a cursor of another thread, or naming a seq
+   * the thread never handed out, is a StoreValidationError.
    */
   getTranscriptPage(threadId: string, page?: PageOptions): Promise<MessagePage<StoredMessage>>;
 
   /**
    * Deletes the transcript rows that the latest compaction or repair has made unreachable from the
-   * effective history: the messages at or before its cut, and the boundaries before it (with
-   * `keepRepairs`, the default, a repair's evidence stays: getRepairs still returns it). Events and
-   * the effective history are untouched. Afterwards getTranscript starts after the cut, and a retried
-   * append of a pruned message's id stores it again. Runs in bounded batches; nothing to prune is
-   * `{ messages: 0, boundaries: 0 }`.
+   * effective history: the messages at or before its cut, and the boundaries before it. With
+   * `keepRepairs` (the default) an earlier repair stays, so that getRepairs still returns its
+   * evidence, but its replacement messages (a copy of the history it replaced) are dropped; with
+   * `keepRepairs: false` it goes too. Events, the latest boundary and everything after its cut are
+   * untouched: getHistory, getHistoryPage and count answer as before, and so do history cursors.
+   * Afterwards getTranscript starts after the cut, a transcript cursor naming a pruned message is
+   * stale (StoreConflictError), and a retried append of a pruned message's id stores it again, at the
+   * end. Returns what it deleted: `{ messages: 0, boundaries: 0 }` when there is nothing to prune (no
+   * boundary, pruned already, or, unscoped, an unknown thread; a tenant's store answers another
+   * tenant's thread, or a missing one, with StoreNotFoundError).
+   *
+   * The rows it deletes never change again, so it takes no lock on the thread and writes nothing to it
+   * (its `updatedAt` stays): appends go on meanwhile. It deletes in bounded batches, a transaction
+   * each; one that stops halfway leaves a thread whose history is whole, and the next call finishes it.
+   * In the application's transaction (withTransaction) it is one write, that commits or rolls back
+   * with it.
    */
   pruneTranscript(threadId: string, options?: PruneOptions): Promise<PruneReport>;
 

@@ -186,9 +186,11 @@ eachDatabaseBackend((backend) => {
       expect(texts(await store.messages.getTranscript(id))).toEqual([...numbered(`${id}:m`, count).slice(-20).map((m) => m.content), ...texts(appended)]);
     });
 
-    test("makes a transcript cursor on a pruned message stale; one after the cut reads on", async () => {
+    test("makes a transcript cursor on a pruned message stale; one after the cut reads on, as history cursors do", async () => {
       const id = thread();
       await compacted(id, 8, 4);
+      const summaryPage = await store.messages.getHistoryPage(id, { limit: 1 });
+      const historyPage = await store.messages.getHistoryPage(id, { limit: 2, cursor: summaryPage.nextCursor! });
       const first = await store.messages.getTranscriptPage(id, { limit: 2 });
       const third = await store.messages.getTranscriptPage(id, { limit: 2, cursor: (await store.messages.getTranscriptPage(id, { limit: 2, cursor: first.nextCursor! })).nextCursor! });
       expect(texts(third.messages)).toEqual([`${id}:m5`, `${id}:m6`]);
@@ -198,6 +200,8 @@ eachDatabaseBackend((backend) => {
       await expect(store.messages.getTranscriptPage(id, { limit: 2, cursor: first.nextCursor! })).rejects.toThrow(StoreConflictError);
       expect(texts((await store.messages.getTranscriptPage(id, { limit: 2, cursor: third.nextCursor! })).messages)).toEqual([`${id}:m7`, `${id}:m8`]);
       expect(texts((await store.messages.getTranscriptPage(id, { limit: 2 })).messages)).toEqual([`${id}:m5`, `${id}:m6`]);
+      expect(await store.messages.getHistoryPage(id, { limit: 2, cursor: summaryPage.nextCursor! })).toEqual(historyPage);
+      expect(texts((await store.messages.getHistoryPage(id, { limit: 2, cursor: historyPage.nextCursor! })).messages)).toEqual([`${id}:m7`, `${id}:m8`]);
     });
 
     test("a retried append of a pruned message's id stores it again, at the end", async () => {
