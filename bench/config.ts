@@ -32,6 +32,9 @@ export interface Sizes {
   smallTranscript: number;
   largeTranscript: number;
   effectiveMessages: number;
+  /** pruneTranscript: a thread of this many messages, compacted `pruneCompactions` times down to `effectiveMessages`. */
+  pruneMessages: number;
+  pruneCompactions: number;
   /** deleteTranscript: sessions per tree, messages per session, trees deleted and timed per target (one more counts statements). */
   treeSessions: number;
   treeMessages: number;
@@ -61,6 +64,8 @@ const DEFAULT: Sizes = {
   smallTranscript: 1_000,
   largeTranscript: 100_000,
   effectiveMessages: 50,
+  pruneMessages: 20_000,
+  pruneCompactions: 20,
   treeSessions: 1_000,
   treeMessages: 10,
   treeRuns: 5,
@@ -87,6 +92,8 @@ const QUICK: Sizes = {
   smallTranscript: 100,
   largeTranscript: 1_000,
   effectiveMessages: 50,
+  pruneMessages: 300,
+  pruneCompactions: 3,
   treeSessions: 20,
   treeMessages: 2,
   treeRuns: 1,
@@ -145,6 +152,8 @@ export function parseArgs(argv: string[], defaultOutDir: string): BenchOptions {
     }
   }
   if (sizes.smallTranscript <= sizes.effectiveMessages) throw new Error('smallTranscript must exceed effectiveMessages');
+  if (sizes.pruneMessages <= sizes.effectiveMessages + sizes.pruneCompactions) throw new Error('pruneMessages must exceed effectiveMessages + pruneCompactions');
+  if (sizes.pruneCompactions < 1) throw new Error('pruneCompactions must be at least 1');
   if (sizes.rounds < 1) throw new Error('rounds must be at least 1');
   return { quick, sizes, engines: [...new Set(engines)], clusters: [...new Set(clusters)], outDir };
 }

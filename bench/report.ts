@@ -99,7 +99,7 @@ function packageVersion(folder: string): string {
 
 /** Speed of `cell` relative to `reference`, both of a row in `unit`: above 1 is faster. Throughput divides by it, durations divide it. */
 function speedRatio(unit: RowResult['unit'], cell: Cell | undefined, reference: Cell | undefined): number | undefined {
-  if (unit === 'statements' || !cell || !('value' in cell) || !reference || !('value' in reference)) return undefined;
+  if (unit === 'statements' || unit === 'bytes' || !cell || !('value' in cell) || !reference || !('value' in reference)) return undefined;
   return unit === 'msg/s' ? cell.value / reference.value : reference.value / cell.value;
 }
 
@@ -242,6 +242,11 @@ export function renderMarkdown(report: Report): string {
     `The LangGraph row runs one agent step per message on a thread that grows from empty: its cells are messages (steps) per second, and its column **${LANGGRAPH_COLUMN}**`,
     'is the store\'s checkpointer relative to LangGraph\'s official saver for that database in this run (issue #15\'s target: 1x or more). The raw driver does no such step.',
     `The line under each table: ${FLOOR_LINE}, on each write row (issue #11's target for appends: 0.5x or more on PostgreSQL and MariaDB).`,
+    `The prune rows (issue #17): a thread of ${report.sizes.pruneMessages.toLocaleString('en-US')} messages compacted ${report.sizes.pruneCompactions} times down to ${report.sizes.effectiveMessages},`,
+    'pruned once by each target on a database of its own (the raw driver deletes the same rows in one transaction, the store in batches); its time is that one call\'s.',
+    'Stored text: the bytes of the text columns of the thread\'s log rows. The database\'s size, rebuilt first so that freed space shows: SQLite, the whole file\'s pages',
+    'after VACUUM; PostgreSQL, pg_total_relation_size of the log\'s tables after VACUUM FULL (a plain VACUUM only makes the space reusable);',
+    'MariaDB, their data_length + index_length after OPTIMIZE TABLE (InnoDB keeps a page or so per table and index however empty).',
     `The tables after the three databases' run on servers of their own (issue #16). On a MariaDB Galera cluster of three nodes, appends spread over the nodes (an app, or a raw pool, per node;`,
     `writer w on node w mod 3), to a thread each and to one shared thread, whose conflicting commits are retried; column **${SINGLE_SERVER_COLUMN}** is the store there`,
     'relative to the store on the lone MariaDB server\'s row with the same writers in this run. On a PostgreSQL primary with a hot standby, the reads the store can serve from',

@@ -12,6 +12,11 @@ export interface SqlRunner {
   run(sql: string, params?: unknown[]): Promise<void>;
 }
 
+/** A runner that reads, for measuring. */
+export interface SqlReader extends SqlRunner {
+  query(sql: string): Promise<Record<string, unknown>[]>;
+}
+
 /** Seeded rows are dated from here on, a millisecond apart. */
 const BASE_MS = Date.UTC(2026, 0, 1);
 const BASE_DATETIME = new Date(BASE_MS).toISOString().replace('T', ' ').replace('Z', '');
@@ -131,4 +136,56 @@ export async function seedTree(engine: Engine, sql: SqlRunner, prefix: string, s
 export async function analyze(engine: Engine, sql: SqlRunner): Promise<void> {
   if (engine === 'postgresql') await sql.run('ANALYZE');
   if (engine === 'mysql') await sql.run('ANALYZE TABLE agent_thread, agent_message, agent_boundary, agent_subsession');
+}
+
+/** The log's tables, which a prune shrinks. */
+const LOG_TABLES = ['agent_message', 'agent_boundary', 'agent_repair'];
+/** Every text column of a thread's log rows (keys, numbers and timestamps aside). */
+const TEXT_COLUMNS: [table: string, columns: string[]][] = [
+  ['agent_message', ['role', 'event_type', 'content', 'message_id', 'metadata', 'provider_options', 'value_types']],
+  ['agent_boundary', ['kind', 'messages']],
+  ['agent_repair', ['message']],
+];
+const BYTE_LENGTH: Record<Engine, (column: string) => string> = {
+  sqlite: (column) => `LENGTH(CAST(${column} AS BLOB))`,
+  postgresql: (column) => `OCTET_LENGTH(${column})`,
+  mysql: (column) => `LENGTH(${column})`,
+};
+
+export interface Storage {
+  /** The bytes of the text columns of the thread's log rows (messages, events, boundaries, repairs). */
+  text: number;
+  /**
+   * What the database itself takes, rebuilt first so that freed space counts as freed: SQLite, the
+   * file's pages after VACUUM (the whole database); PostgreSQL, pg_total_relation_size of the log's
+   * tables after VACUUM FULL; MariaDB, their data_length + index_length after OPTIMIZE TABLE.
+   */
+  database: number;
+}
+
+/** The thread's storage (see Storage), in a database that holds little else. */
+export async function storageOf(engine: Engine, sql: SqlReader, threadId: string): Promise<Storage> {
+  const length = BYTE_LENGTH[engine];
+  const sums = TEXT_COLUMNS.map(
+    ([table, columns]) => `(SELECT COALESCE(SUM(${columns.map((column) => `COALESCE(${length(column)}, 0)`).join(' + ')}), 0) FROM ${table} WHERE thread_id = '${threadId}')`,
+  );
+  const text = Number((await sql.query(`SELECT ${sums.join(' + ')} AS bytes`))[0].bytes);
+  const database = Number((await sql.query(await rebuilt(engine, sql)))[0].bytes);
+  return { text, database };
+}
+
+/** Rebuilds the log's tables (the whole database on SQLite) and returns the statement that reads their size. */
+async function rebuilt(engine: Engine, sql: SqlReader): Promise<string> {
+  const list = LOG_TABLES.map((table) => `'${table}'`).join(', ');
+  switch (engine) {
+    case 'sqlite':
+      await sql.run('VACUUM');
+      return 'SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()';
+    case 'postgresql':
+      await sql.run(`VACUUM FULL ${LOG_TABLES.join(', ')}`);
+      return `SELECT ${LOG_TABLES.map((table) => `pg_total_relation_size('${table}')`).join(' + ')} AS bytes`;
+    case 'mysql':
+      await sql.query(`OPTIMIZE TABLE ${LOG_TABLES.join(', ')}`);
+      return `SELECT SUM(data_length + index_length) AS bytes FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (${list})`;
+  }
 }

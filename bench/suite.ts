@@ -9,14 +9,14 @@ import type { Sizes } from './config.js';
 import type { BenchDatabase } from './databases.js';
 import { elapsedMs, median } from './measure.js';
 import { benchMessage, SUMMARY } from './messages.js';
-import { analyze, seedSessionMessages, seedSessions, seedThread, seedTree, type SqlRunner } from './seed.js';
+import { analyze, seedSessionMessages, seedSessions, seedThread, seedTree, storageOf, type SqlReader, type SqlRunner } from './seed.js';
 import { statementCounter } from './statements.js';
 import { openRaw, TARGET_KINDS } from './targets/index.js';
 import { openOurs } from './targets/ours.js';
 import { openOursClient } from './targets/ours-client.js';
 import { openPrisma } from './targets/prisma.js';
-import type { Target, TargetKey } from './targets/target.js';
-import { sizedLabel, TENANT, WORKLOADS, type ReadData, type Unit } from './workloads.js';
+import type { Engine, Target, TargetKey } from './targets/target.js';
+import { sizedLabel, TENANT, WORKLOADS, type PruneData, type ReadData, type Unit } from './workloads.js';
 
 /** A result (with each round's, for write workloads), or what failed. */
 export type Cell = { value: number; rounds?: number[] } | { error: string };
@@ -129,6 +129,15 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
         if (values) keys.forEach((rowKey, i) => values[i] !== undefined && (rows.get(rowKey)!.cells[key] = { value: values[i] }));
       }
     }
+    // Pruning: each target on a fresh database of its own.
+    for (const workload of WORKLOADS.filter((w) => w.phase === 'prune')) {
+      log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
+      const keys = workload.rows.map((row) => row.key);
+      for (const key of workload.targets) {
+        const values = await measure(keys, key, () => onPrunable(db, sizes, key, (target, prune) => workload.run(target, { sizes, key, round: 0, data: noData, prune })));
+        if (values) keys.forEach((rowKey, i) => values[i] !== undefined && (rows.get(rowKey)!.cells[key] = { value: values[i] }));
+      }
+    }
     for (const [key, target] of writers) {
       for (const note of (await target.notes?.()) ?? []) result.notes.push(`${kinds.find((kind) => kind.key === key)!.label}: ${note}`);
     }
@@ -194,6 +203,48 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
       return root;
     },
   };
+}
+
+const PRUNED_THREAD = 'long';
+const WARMUP_THREAD = 'warmup';
+
+/**
+ * Runs `work` on `key`'s target (the store on its url or on its own client, or the raw driver) on a fresh
+ * database that the store migrated, holding one long compacted thread; closes what it opened.
+ */
+async function onPrunable<T>(db: BenchDatabase, sizes: Sizes, key: TargetKey, work: (target: Target, prune: PruneData) => Promise<T>): Promise<T> {
+  const url = await db.fresh(`prune_${key.toLowerCase()}`);
+  const opened: Target[] = [];
+  try {
+    const ours = await openOurs(url);
+    opened.push(ours);
+    const raw = openRaw(db.engine, url, 'atomic') as Target & SqlReader;
+    opened.push(raw);
+    const target = key === 'ours' ? ours : key === 'raw' ? raw : await openOursClient(db.engine, url, 'direct');
+    if (!opened.includes(target)) opened.push(target);
+    // An untimed prune of a small thread first (then deleted), as the other rows warm up: the timed one is not the first call.
+    await seedPrunable(db.engine, raw, ours, WARMUP_THREAD, { ...sizes, pruneMessages: sizes.effectiveMessages + 2, pruneCompactions: 2 });
+    await target.pruneTranscript!(WARMUP_THREAD);
+    await raw.run(`DELETE FROM agent_thread WHERE id = '${WARMUP_THREAD}'`);
+    await seedPrunable(db.engine, raw, ours, PRUNED_THREAD, sizes);
+    await analyze(db.engine, raw);
+    return await work(target, { threadId: PRUNED_THREAD, storage: () => storageOf(db.engine, raw, PRUNED_THREAD) });
+  } finally {
+    for (const target of opened.reverse()) await target.close();
+  }
+}
+
+/**
+ * `pruneMessages` messages (the raw driver's), compacted `pruneCompactions` times through the store, a
+ * stretch of the log each time, the last leaving `effectiveMessages`: as a long-lived agent's thread.
+ */
+async function seedPrunable(engine: Engine, raw: SqlRunner, ours: Target, threadId: string, sizes: Sizes): Promise<void> {
+  const { pruneMessages: total, pruneCompactions: times, effectiveMessages: effective } = sizes;
+  await seedThread(engine, raw, threadId, total);
+  const step = Math.floor((total - effective) / times);
+  // After the first, each compaction replaces the previous summary and `step` messages.
+  for (let k = 1; k < times; k++) await ours.compact!(threadId, SUMMARY, k === 1 ? step : step + 1);
+  await ours.compact!(threadId, SUMMARY, (await ours.count!(threadId)) - (effective - 1));
 }
 
 /** `work`, or a rejection saying it gave no result after `ms`. */

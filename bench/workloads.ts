@@ -8,10 +8,11 @@
 import type { Sizes } from './config.js';
 import { elapsedMs, median, medianMs } from './measure.js';
 import { benchMessage } from './messages.js';
+import type { Storage } from './seed.js';
 import type { StatementCounter } from './statements.js';
 import type { BenchMessage, Target, TargetKey } from './targets/target.js';
 
-export type Unit = 'msg/s' | 'ms' | 'statements';
+export type Unit = 'msg/s' | 'ms' | 'statements' | 'bytes';
 
 export interface RowSpec {
   key: string;
@@ -38,6 +39,13 @@ export interface ReadData {
   statements: StatementCounter;
 }
 
+/** What the prune workload finds: a database of the target's own, holding one long compacted thread. */
+export interface PruneData {
+  threadId: string;
+  /** The thread's storage now (see Storage). */
+  storage(): Promise<Storage>;
+}
+
 export interface RunContext {
   sizes: Sizes;
   /** Which target runs. */
@@ -46,11 +54,13 @@ export interface RunContext {
   round: number;
   /** The seeded database, for the read phase. */
   data: ReadData;
+  /** The prune phase's thread. */
+  prune?: PruneData;
 }
 
 export interface Workload {
   rows: RowSpec[];
-  phase: 'write' | 'read';
+  phase: 'write' | 'read' | 'prune';
   targets: TargetKey[];
   /** One value per row (undefined: the target has no such operation). Throws when the target stored or returned the wrong thing. */
   run(target: Target, context: RunContext): Promise<(number | undefined)[]>;
@@ -333,6 +343,31 @@ export const WORKLOADS: Workload[] = [
       return [median(counts)];
     },
   },
+  {
+    // A prune runs once: its time is one call's. Each target prunes on a database of its own that holds the
+    // long thread only, so that the database's size is the thread's (see Storage for what each figure is).
+    rows: [
+      { key: 'prune', label: 'MessageStore.pruneTranscript, long compacted thread, one call', unit: 'ms' },
+      { key: 'pruneTextBefore', label: "the thread's stored text, before the prune", unit: 'bytes' },
+      { key: 'pruneTextAfter', label: "the thread's stored text, after the prune", unit: 'bytes' },
+      { key: 'pruneDatabaseBefore', label: "the database's size, rebuilt, before the prune", unit: 'bytes' },
+      { key: 'pruneDatabaseAfter', label: "the database's size, rebuilt, after the prune", unit: 'bytes' },
+    ],
+    phase: 'prune',
+    targets: READERS,
+    async run(target, { sizes, prune }) {
+      const { threadId, storage } = prune!;
+      const history = JSON.stringify(await target.getHistory!(threadId));
+      const before = await storage();
+      let report = { messages: 0, boundaries: 0 };
+      const took = await elapsedMs(async () => (report = await target.pruneTranscript!(threadId)));
+      expectEqual(report.messages, sizes.pruneMessages - sizes.effectiveMessages + 1, 'messages pruned');
+      expectEqual(report.boundaries, sizes.pruneCompactions - 1, 'boundaries pruned');
+      if (JSON.stringify(await target.getHistory!(threadId)) !== history) throw new Error(`the history of ${threadId} changed in the prune`);
+      const after = await storage();
+      return [took, before.text, after.text, before.database, after.database];
+    },
+  },
 ];
 
 /** The median time of `read`, whose first result `check` checks. */
@@ -389,6 +424,7 @@ export function sizedLabel(key: string, label: string, sizes: Sizes): string {
     delete: `${fmt(sizes.treeSessions)} sessions × ${sizes.treeMessages} messages`,
     deleteStatements: `${fmt(sizes.treeSessions)} sessions`,
     firstAppendStatements: `per append, the median of ${FIRST_APPEND_COUNTS}`,
+    prune: `${fmt(sizes.pruneMessages)}-message transcript compacted ${sizes.pruneCompactions} times → ${sizes.effectiveMessages}`,
     galeraThreads: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
     galeraOneThread: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
     replicaList: `${fmt(sizes.pageSize)} of ${fmt(sizes.sessions)} sessions`,

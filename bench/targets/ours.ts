@@ -60,6 +60,7 @@ function targetOf({ messages, transcripts, sessions }: Stores): Omit<Target, 'cl
     async compact(threadId: string, summary: BenchMessage, sourceMessageCount: number) {
       await messages.appendCompaction(threadId, [summary], sourceMessageCount, 0);
     },
+    pruneTranscript: (threadId) => messages.pruneTranscript(threadId),
     async deleteTranscript(rootId: string) {
       await transcripts.deleteTranscript(rootId);
     },

@@ -10,8 +10,12 @@ import {
   boundaryMessages,
   boundaryOf,
   contentJson,
+  EMPTY_REPAIRS,
+  LATEST_CUT,
   latestBoundary,
   parseJson,
+  PRUNE_BOUNDARIES,
+  PRUNE_MESSAGES,
   SESSION_SELECT,
   subtree,
   THREAD_INSERT,
@@ -120,6 +124,18 @@ export class RawMariaDb implements Target {
     });
   }
 
+  /** The rows the store's prune deletes, in one transaction: no batches. */
+  async pruneTranscript(threadId: string): Promise<{ messages: number; boundaries: number }> {
+    return this.#transaction(async (connection) => {
+      const rows = (await connection.query(LATEST_CUT(), [threadId])) as { seq: number; cut_seq: number }[];
+      if (rows.length === 0) return { messages: 0, boundaries: 0 };
+      const messages = ((await connection.query(PRUNE_MESSAGES(), [threadId, rows[0].cut_seq])) as { affectedRows: number }).affectedRows;
+      const boundaries = ((await connection.query(PRUNE_BOUNDARIES(), [threadId, rows[0].seq])) as { affectedRows: number }).affectedRows;
+      await connection.query(EMPTY_REPAIRS(), [threadId, rows[0].seq]);
+      return { messages, boundaries };
+    });
+  }
+
   async listSessions(limit: number, cursor?: unknown): Promise<SessionPage> {
     const after = cursor as Cursor | undefined;
     const rows = (
@@ -143,6 +159,11 @@ export class RawMariaDb implements Target {
   /** For seeding: one statement with its parameters. */
   async run(sql: string, params: unknown[] = []): Promise<void> {
     await this.#pool.query(sql, params);
+  }
+
+  /** For measuring: the rows of one statement. */
+  async query(sql: string): Promise<Record<string, unknown>[]> {
+    return [...((await this.#pool.query(sql)) as Record<string, unknown>[])];
   }
 
   async close(): Promise<void> {

@@ -8,9 +8,13 @@ import {
   boundaryMessages,
   boundaryOf,
   contentJson,
+  EMPTY_REPAIRS,
   jsonlLines,
+  LATEST_CUT,
   latestBoundary,
   parseJson,
+  PRUNE_BOUNDARIES,
+  PRUNE_MESSAGES,
   SESSION_SELECT,
   subtree,
   THREAD_INSERT,
@@ -115,6 +119,18 @@ export class RawPostgres implements Target {
     });
   }
 
+  /** The rows the store's prune deletes, in one transaction: no batches. */
+  async pruneTranscript(threadId: string): Promise<{ messages: number; boundaries: number }> {
+    return this.#transaction('BEGIN', async (client) => {
+      const { rows } = await client.query<{ seq: number; cut_seq: number }>(LATEST_CUT('$1'), [threadId]);
+      if (rows.length === 0) return { messages: 0, boundaries: 0 };
+      const messages = (await client.query(PRUNE_MESSAGES('$1', '$2'), [threadId, rows[0].cut_seq])).rowCount ?? 0;
+      const boundaries = (await client.query(PRUNE_BOUNDARIES('$1', '$2'), [threadId, rows[0].seq])).rowCount ?? 0;
+      await client.query(EMPTY_REPAIRS('$1', '$2'), [threadId, rows[0].seq]);
+      return { messages, boundaries };
+    });
+  }
+
   async listSessions(limit: number, cursor?: unknown): Promise<SessionPage> {
     const after = cursor as Cursor | undefined;
     const { rows } = after
@@ -166,6 +182,11 @@ export class RawPostgres implements Target {
   /** For seeding: one statement with its parameters. */
   async run(sql: string, params: unknown[] = []): Promise<void> {
     await this.#pool.query(sql, params);
+  }
+
+  /** For measuring: the rows of one statement. */
+  async query(sql: string): Promise<Record<string, unknown>[]> {
+    return (await this.#pool.query(sql)).rows as Record<string, unknown>[];
   }
 
   async close(): Promise<void> {

@@ -9,8 +9,12 @@ import {
   boundaryMessages,
   boundaryOf,
   contentJson,
+  EMPTY_REPAIRS,
+  LATEST_CUT,
   latestBoundary,
   parseJson,
+  PRUNE_BOUNDARIES,
+  PRUNE_MESSAGES,
   SESSION_SELECT,
   subtree,
   THREAD_INSERT,
@@ -122,6 +126,18 @@ export class RawSqlite implements Target {
     }
   }
 
+  /** The rows the store's prune deletes, in one transaction: no batches. */
+  async pruneTranscript(threadId: string): Promise<{ messages: number; boundaries: number }> {
+    return this.#db.transaction(() => {
+      const latest = this.#sql(LATEST_CUT()).get(threadId) as { seq: number; cut_seq: number } | undefined;
+      if (!latest) return { messages: 0, boundaries: 0 };
+      const messages = this.#sql(PRUNE_MESSAGES()).run(threadId, latest.cut_seq).changes;
+      const boundaries = this.#sql(PRUNE_BOUNDARIES()).run(threadId, latest.seq).changes;
+      this.#sql(EMPTY_REPAIRS()).run(threadId, latest.seq);
+      return { messages, boundaries };
+    }).immediate();
+  }
+
   async listSessions(limit: number, cursor?: unknown): Promise<SessionPage> {
     const after = cursor as Cursor | undefined;
     const where = after ? ' WHERE t.created_at < ? OR (t.created_at = ? AND t.id < ?)' : '';
@@ -141,6 +157,11 @@ export class RawSqlite implements Target {
   /** For seeding: one statement with its parameters. */
   async run(sql: string, params: unknown[] = []): Promise<void> {
     this.#db.prepare(sql).run(...params);
+  }
+
+  /** For measuring: the rows of one statement. */
+  async query(sql: string): Promise<Record<string, unknown>[]> {
+    return this.#db.prepare(sql).all() as Record<string, unknown>[];
   }
 
   async close(): Promise<void> {

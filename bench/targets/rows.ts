@@ -51,6 +51,13 @@ export function boundaryOf<T extends { cut_seq: number | null }>(rows: T[], thre
 }
 
 /** The thread row as prepareThread and a first append insert it, with its tenant (or NULL): id, tenant_id, last_seq, created_at, updated_at. */
+/** The prune's statements (the store's, in one transaction): messages at or below the latest cut, the compactions before it, the repairs' replacements. */
+export const LATEST_CUT = (id = '?') => `SELECT seq, cut_seq FROM agent_boundary WHERE thread_id = ${id} ORDER BY seq DESC LIMIT 1`;
+export const PRUNE_MESSAGES = (id = '?', cut = '?') => `DELETE FROM agent_message WHERE thread_id = ${id} AND seq <= ${cut} AND event_type IS NULL`;
+export const PRUNE_BOUNDARIES = (id = '?', seq = '?') => `DELETE FROM agent_boundary WHERE thread_id = ${id} AND seq < ${seq} AND kind = 'compaction'`;
+export const EMPTY_REPAIRS = (id = '?', seq = '?') =>
+  `UPDATE agent_boundary SET messages = '[]', message_count = 0 WHERE thread_id = ${id} AND seq < ${seq} AND kind = 'repair' AND message_count > 0`;
+
 export const THREAD_INSERT = (placeholders: string) => `INSERT INTO agent_thread (id, tenant_id, last_seq, created_at, updated_at) VALUES (${placeholders})`;
 
 /** How a driver hands back the JSON text columns: text to parse, on every database. */

@@ -38,6 +38,11 @@ export interface Target {
   count?(threadId: string): Promise<number>;
   /** Seeding only: the store writes the compaction boundary itself, so its row is exactly the store's. */
   compact?(threadId: string, summary: BenchMessage, sourceMessageCount: number): Promise<void>;
+  /**
+   * Deletes what the thread's latest boundary made unreachable (MessageStore.pruneTranscript; the raw
+   * driver: the same rows in one transaction) and says how many messages and boundaries went.
+   */
+  pruneTranscript?(threadId: string): Promise<{ messages: number; boundaries: number }>;
   /** Deletes a session and its subtree in one transaction. */
   deleteTranscript?(rootId: string): Promise<void>;
   /** Session headers, newest first, after `cursor`. */

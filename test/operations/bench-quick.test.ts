@@ -28,10 +28,12 @@ const READ_ROWS = [
   'deleteStatements',
   'firstAppendStatements',
 ];
+/** The prune's rows, after the reads: its time and the thread's storage before and after, by the store both ways and the raw driver. */
+const PRUNE_ROWS = ['prune', 'pruneTextBefore', 'pruneTextAfter', 'pruneDatabaseBefore', 'pruneDatabaseAfter'];
 const SCOPED_ROWS = ['sequentialScoped', 'historyScoped', 'compactedScoped', 'countScoped'];
 /** LangGraph's step, after the sequential rows: the store's checkpointer everywhere, LangGraph's own saver where it has one. */
 const LANGGRAPH_ROW = 'langgraphStep';
-const ROWS = [...WRITE_ROWS.slice(0, 2), LANGGRAPH_ROW, ...WRITE_ROWS.slice(2), ...READ_ROWS];
+const ROWS = [...WRITE_ROWS.slice(0, 2), LANGGRAPH_ROW, ...WRITE_ROWS.slice(2), ...READ_ROWS, ...PRUNE_ROWS];
 /** The section of the reads a hot standby can serve: the store with it and without it, and the raw driver on the standby. */
 const REPLICA = 'PostgreSQL, primary and hot standby';
 const REPLICA_ROWS = ['replicaList', 'replicaExport', 'replicaPage'];
@@ -115,7 +117,7 @@ test(
           official: peers.length > 0 ? expect.any(Number) : undefined,
           ratio: peers.length > 0 ? expect.any(Number) : undefined,
         });
-        for (const key of READ_ROWS) {
+        for (const key of [...READ_ROWS, ...PRUNE_ROWS]) {
           for (const target of ['ours', 'raw']) {
             expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(expect.objectContaining({ value: expect.any(Number) }));
           }
@@ -124,8 +126,9 @@ test(
         // in the app's transaction, every write row but the scoped one, compared with Prisma's interactive tx where it has one.
         for (const row of database.rows.filter((row) => row.key !== LANGGRAPH_ROW)) {
           const { value } = row.cells.oursClient ?? {};
-          const ratio = row.unit === 'statements' ? 'none' : row.ownClientRatio;
-          expect({ database: database.label, key: row.key, value, ratio }).toEqual({ database: database.label, key: row.key, value: expect.any(Number), ratio: row.unit === 'statements' ? 'none' : expect.any(Number) });
+          const counted = row.unit === 'statements' || row.unit === 'bytes';
+          const ratio = counted ? 'none' : row.ownClientRatio;
+          expect({ database: database.label, key: row.key, value, ratio }).toEqual({ database: database.label, key: row.key, value: expect.any(Number), ratio: counted ? 'none' : expect.any(Number) });
         }
         for (const key of WRITE_ROWS.filter((key) => key !== 'sequentialScoped')) {
           const row = rows.get(key)!;
@@ -145,6 +148,12 @@ test(
         // The tenant-scoped rows are compared with the unscoped store, the write rows with the plain INSERT.
         for (const key of SCOPED_ROWS) expect({ database: database.label, key, scopedRatio: rows.get(key)!.scopedRatio }).toEqual({ database: database.label, key, scopedRatio: expect.any(Number) });
         expect(database.floor.map((floor) => floor.key)).toEqual(WRITE_ROWS);
+        // Pruning leaves less than it found, and the store leaves what the raw driver's one transaction leaves.
+        const bytes = (key: string, target: string) => rows.get(key)!.cells[target]?.value;
+        for (const [before, after] of [['pruneTextBefore', 'pruneTextAfter'], ['pruneDatabaseBefore', 'pruneDatabaseAfter']]) {
+          expect({ database: database.label, key: after, less: bytes(after, 'ours')! < bytes(before, 'ours')! }).toEqual({ database: database.label, key: after, less: true });
+        }
+        expect({ database: database.label, ours: bytes('pruneTextAfter', 'ours') }).toEqual({ database: database.label, ours: bytes('pruneTextAfter', 'raw') });
       }
       const replica = report.databases.find((database) => database.label === REPLICA);
       if (replica) {
