@@ -4,7 +4,7 @@
 import { Test } from '@nestjs/testing';
 import { MessageStore, SessionStore, StoreConflictError, StoreModule, StoreNotFoundError, StoreValidationError, type MessageInput, type StoredMessage } from '../../src/index.js';
 import { PRUNE_BATCH, PRUNE_BOUNDARY_BATCH } from '../../src/data/transcript-pruning.js';
-import { eachDatabase } from '../support/databases.js';
+import { eachDatabase, runSql } from '../support/databases.js';
 import { exportedLines } from '../support/footprint.js';
 import { appClient, eachDatabaseBackend, migratedUrl, storeOn, type StoreApp } from '../support/openers.js';
 
@@ -162,6 +162,22 @@ eachDatabaseBackend((backend) => {
       expect(await historyView(store.messages, id)).toEqual(before);
       expect(texts(await store.messages.getTranscript(id))).toEqual(numbered('m', count).slice(-10).map((m) => m.content));
       expect((await exportedLines(store, id)).filter((line) => line.type === 'compaction')).toHaveLength(1);
+    });
+
+    test('a prune cut short after its first batch (as a crash leaves it) reads, exports and imports the same history; the next call finishes it', async () => {
+      const id = thread();
+      await compacted(id, PRUNE_BATCH + 500, PRUNE_BATCH + 400);
+      const before = await historyView(store.messages, id);
+      // The first batch deletes the highest PRUNE_BATCH messages at or below the cut (seq PRUNE_BATCH + 400), in a transaction of its own.
+      await runSql(store.url, [`DELETE FROM agent_message WHERE thread_id = '${id}' AND seq > 400 AND seq <= ${PRUNE_BATCH + 400} AND event_type IS NULL`]);
+      expect(await historyView(store.messages, id)).toEqual(before);
+      const copy = `${id}-copy`;
+      await store.sessions.importJsonl(await jsonlOf(store, id), { sessionId: copy });
+      expect(await historyView(store.messages, copy)).toEqual(before);
+
+      expect(await store.messages.pruneTranscript(id)).toEqual({ messages: 400, boundaries: 0 });
+      expect(await historyView(store.messages, id)).toEqual(before);
+      expect(await store.messages.getTranscript(id)).toHaveLength(100);
     });
 
     test('appends racing a prune are all stored, after the history they extend', async () => {
