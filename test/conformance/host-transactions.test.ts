@@ -121,6 +121,25 @@ eachDatabase((database) => {
       expect((await stores.messages.append('rollback', user('next'))).seq).toBe(2);
     });
 
+    it('forks in the application transaction: committed with it, rolled back with it, reading its own writes', async () => {
+      await stores.messages.appendMany('fork-source', [user('one'), user('two')]);
+      await expect(
+        stores.prisma.$transaction(async (tx) => {
+          await stores.messages.withTransaction(tx).append('fork-source', user('three, in the transaction'));
+          const fork = await stores.sessions.withTransaction(tx).fork('fork-source', { id: 'fork-lost' });
+          expect((await stores.messages.withTransaction(tx).getHistory(fork.id)).map((m) => m.content)).toEqual(['one', 'two', 'three, in the transaction']);
+          throw new Rollback();
+        }),
+      ).rejects.toBeInstanceOf(Rollback);
+      expect(await stores.sessions.get('fork-lost')).toBeNull();
+      await stores.prisma.$transaction(async (tx) => {
+        await setStatus(tx, 'forked');
+        await stores.sessions.withTransaction(tx).fork('fork-source', { id: 'fork-kept' });
+      });
+      expect(await statusOf(stores.prisma)).toBe('forked');
+      expect((await stores.messages.getHistory('fork-kept')).map((m) => m.content)).toEqual(['one', 'two']);
+    });
+
     it('reads the transaction its own writes, in it', async () => {
       await stores.prisma.$transaction(async (tx) => {
         const messages = stores.messages.withTransaction(tx);
