@@ -17,7 +17,8 @@ import { messageOf, messagesOf } from '../validation.js';
 import type { StoreDatabase } from './database.js';
 import { insertBoundaryAt } from './message-log.js';
 import * as repo from './message.repository.js';
-import { asHistory, boundaryMessages, boundaryText } from './row-codec.js';
+import { MESSAGE_SELECT } from './message.repository.js';
+import { asHistory, boundaryMessages, boundaryText, toStoredMessage } from './row-codec.js';
 import * as sessions from './session.repository.js';
 import type { StoreTx } from './store-client.js';
 import { notFound } from './tenancy.js';
@@ -37,6 +38,8 @@ interface BoundaryRow {
 
 /** What the fork takes of the source: `kept` messages of its boundary, then its log rows after the cut up to `endSeq`. */
 interface ForkCut {
+  /** The source's last seq when it was read: the plan holds nothing written after it. */
+  lastSeq: number;
   /** The rows after the cut up to endSeq, as the snapshot saw them: messages and events (by their type). */
   rows: LogRow[];
   boundary: BoundaryRow | null;
@@ -72,7 +75,7 @@ export async function forkSession(db: StoreDatabase, sourceId: string, options: 
   for (let attempt = 1; ; attempt++) {
     const plan = await db.read((tx) => planFork(tx, sourceId, options, tenantId));
     try {
-      return await db.write((tx) => writeFork(tx, sourceId, options, plan), plan.cut.rows.length);
+      return await db.write((tx) => writeFork(tx, sourceId, options, plan, tenantId), plan.cut.rows.length);
     } catch (error) {
       if (!(error instanceof SourceChanged) || attempt === MAX_REPLANS) throw error;
     }
@@ -93,7 +96,7 @@ async function planFork(tx: StoreTx, sourceId: string, options: CheckedFork, ten
   return { source, cut, repair };
 }
 
-async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & { id: string }, { source, cut, repair }: ForkPlan): Promise<SessionMeta> {
+async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & { id: string }, { source, cut, repair }: ForkPlan, tenantId: string | undefined): Promise<SessionMeta> {
   const forkId = options.id;
   await assertIdFree(tx, forkId);
   const now = new Date();
@@ -114,7 +117,7 @@ async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & {
   // Read again in a statement of its own, as create does: a delete of this id that committed meanwhile is seen.
   if (await tx.dialect.isDeleted(tx.prisma, forkId, tx.inHost)) throw idTaken(forkId, 'was deleted; ids of deleted sessions are not reused');
   await copyLog(tx, sourceId, forkId, cut);
-  if (!sameRows(await logRows(tx, forkId, cut), cut.rows)) throw new SourceChanged(sourceId);
+  if (!sameRows(await logRows(tx, forkId, cut), cut.rows) || !(await sameSource(tx, sourceId, tenantId, cut))) throw new SourceChanged(sourceId);
   if (repair) {
     const evidence = messageOf(toolCallRepairMessage(repair), 'repairMessage', now);
     const balanced = messagesOf(repair.messages, 'balancedMessages', now);
@@ -126,6 +129,15 @@ async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & {
   return (await sessions.metaOf(tx, forkId))!;
 }
 
+/** The source's log after the cut up to its last seq, messages and events, in one statement. */
+async function logAfter(tx: StoreTx, threadId: string, cutSeq: number, lastSeq: number) {
+  return tx.prisma.agentMessage.findMany({
+    where: { threadId, seq: { gt: cutSeq, lte: lastSeq } },
+    orderBy: { seq: 'asc' },
+    select: { ...MESSAGE_SELECT, eventType: true },
+  });
+}
+
 /** The thread's rows after the cut up to endSeq: seq and event type only. */
 async function logRows(tx: StoreTx, threadId: string, { boundary, endSeq }: Pick<ForkCut, 'boundary' | 'endSeq'>): Promise<LogRow[]> {
   return tx.prisma.agentMessage.findMany({
@@ -133,6 +145,13 @@ async function logRows(tx: StoreTx, threadId: string, { boundary, endSeq }: Pick
     orderBy: { seq: 'asc' },
     select: { seq: true, eventType: true },
   });
+}
+
+/** The source is still there, with the boundary the plan copied (a deleted or cleared source copies no rows to compare). */
+async function sameSource(tx: StoreTx, sourceId: string, tenantId: string | undefined, cut: ForkCut): Promise<boolean> {
+  if (!(await repo.threadExists(tx, sourceId, tenantId))) return false;
+  const boundary = await tx.prisma.agentBoundary.findFirst({ where: { threadId: sourceId, seq: { lte: cut.lastSeq } }, orderBy: { seq: 'desc' }, select: { seq: true } });
+  return (boundary?.seq ?? null) === (cut.boundary?.seq ?? null);
 }
 
 const sameRows = (a: LogRow[], b: LogRow[]) => a.length === b.length && a.every((row, i) => row.seq === b[i].seq && row.eventType === b[i].eventType);
@@ -145,14 +164,22 @@ async function assertIdFree(tx: StoreTx, id: string): Promise<void> {
 /** Like create's, the conflict says nothing of the session's tenant. */
 const idTaken = (id: string, why: string) => new StoreConflictError(`session ${id} ${why}`);
 
-/** Where the fork ends in the source, and what it takes of it. */
+/**
+ * Where the fork ends in the source, and what it takes of it. Every read is bounded by the source's
+ * last seq, read first, and the rows after the cut are read once: in the application's transaction
+ * at READ COMMITTED, where the reads are no snapshot, a write that lands between them is left out of
+ * all of them alike (below the last seq, rows only go, which the copy's check sees).
+ */
 async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Promise<ForkCut> {
-  const boundary = await latestBoundaryRow(tx, sourceId);
+  const lastSeq = (await repo.lastSeqOf(tx, sourceId)) ?? 0;
+  const boundary = await latestBoundaryRow(tx, sourceId, lastSeq);
   const summary = boundary ? boundaryMessages(boundary.messages) : [];
   const cutSeq = boundary?.cutSeq ?? 0;
-  const after = await repo.messagesAfter(tx, sourceId, cutSeq);
+  const log = await logAfter(tx, sourceId, cutSeq, lastSeq);
+  const after = log.flatMap((row) => (row.eventType === null ? [toStoredMessage({ ...row, role: row.role! })] : []));
   const take = async (kept: number, endSeq: number, originSeq = endSeq): Promise<ForkCut> => ({
-    rows: await logRows(tx, sourceId, { boundary, endSeq }),
+    lastSeq,
+    rows: log.filter((row) => row.seq <= endSeq).map(({ seq, eventType }) => ({ seq, eventType })),
     boundary,
     kept,
     endSeq,
@@ -169,7 +196,7 @@ async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Pro
     return inSummary(index);
   }
   const at: ForkPoint | undefined = options.at;
-  if (at === undefined) return take(summary.length, (await repo.lastSeqOf(tx, sourceId)) ?? 0);
+  if (at === undefined) return take(summary.length, lastSeq);
   if ('seq' in at) {
     if (!after.some((message) => message.seq === at.seq)) {
       throw new StoreValidationError(`seq ${at.seq} is not a message of the effective history of ${sourceId} (after its latest compaction or repair): fork at a position instead`);
@@ -182,9 +209,10 @@ async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Pro
   return take(summary.length, at.position === 0 ? cutSeq : after[at.position - summary.length - 1].seq);
 }
 
-async function latestBoundaryRow(tx: StoreTx, threadId: string): Promise<BoundaryRow | null> {
+/** The latest boundary at or below `lastSeq`. */
+async function latestBoundaryRow(tx: StoreTx, threadId: string, lastSeq: number): Promise<BoundaryRow | null> {
   return tx.prisma.agentBoundary.findFirst({
-    where: { threadId },
+    where: { threadId, seq: { lte: lastSeq } },
     orderBy: { seq: 'desc' },
     select: { seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true, createdAt: true, repair: { select: { message: true, createdAt: true } } },
   });
@@ -203,7 +231,8 @@ async function copyLog(tx: StoreTx, sourceId: string, forkId: string, { boundary
         messages: whole ? boundary.messages : boundaryText(boundaryMessages(boundary.messages).slice(0, kept)),
         messageCount: kept,
         sourceCount: boundary.sourceCount,
-        retainedCount: boundary.retainedCount === null ? null : Math.min(boundary.retainedCount, kept),
+        // The verbatim messages are the replacement's last ones: a fork inside it keeps those before the cut.
+        retainedCount: boundary.retainedCount === null ? null : Math.max(0, boundary.retainedCount - (boundary.messageCount - kept)),
         createdAt: boundary.createdAt,
       },
     });

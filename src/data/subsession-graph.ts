@@ -76,6 +76,8 @@ export async function attachChild(tx: StoreTx, parentId: string, childId: string
   if (chain.includes(childId)) throw new StoreConflictError(`session ${childId} is an ancestor of ${parentId}: the edge would make a cycle`);
   await shareTenant(tx, { id: parentId, created: parentCreated }, { id: childId, created: childCreated });
   await tx.prisma.agentSubsession.create({ data: { parentId, childId } });
+  // A new edge is a write to both sessions: a purge keeps the tree it joins (see session-purge.ts).
+  await tx.prisma.agentThread.updateMany({ where: { id: { in: [parentId, childId] } }, data: { updatedAt: now } });
 }
 
 /**

@@ -133,6 +133,18 @@ eachBackend((backend) => {
       await expect(store.sessions.fork(source, { at: { position: 5 } })).rejects.toThrow(StoreValidationError);
     });
 
+    test("a fork inside a summary keeps as verbatim only the replacement's verbatim messages it holds", async () => {
+      const source = await sourceWith([user('m1'), assistant('m2'), user('m3'), assistant('m4')]);
+      // A summary of m1 and m2, then m3 and m4 kept verbatim: the replacement's last two.
+      await store.messages.appendCompaction(source, [assistant('summary'), user('m3'), assistant('m4')], 4, 2);
+      const compactionOf = async (id: string) => {
+        for await (const line of store.sessions.exportJsonl(id)) if (JSON.parse(line).type === 'compaction') return JSON.parse(line);
+      };
+      expect(await compactionOf((await store.sessions.fork(source, { at: { position: 1 } })).id)).toMatchObject({ messages: [{ content: 'summary' }], retainedMessageCount: 0 });
+      expect(await compactionOf((await store.sessions.fork(source, { at: { position: 2 } })).id)).toMatchObject({ retainedMessageCount: 1 });
+      expect(await compactionOf((await store.sessions.fork(source)).id)).toMatchObject({ retainedMessageCount: 2 });
+    });
+
     test('a seq that is not a message of the effective history is refused, and nothing is created', async () => {
       const source = await sourceWith([user('a'), assistant('b'), user('c')]);
       await store.sessions.append(source, { type: 'note', data: 1 });

@@ -73,6 +73,17 @@ eachUrlDatabase((backend) => {
     expect(await store.messages.getRepairs(live[1])).toHaveLength(1);
   });
 
+  test('a subsession added to an old tree since the date is a write: the tree it joins is kept', async () => {
+    const tenantId = unique('tenant');
+    const [parent] = await tree(tenantId, unique('joined'), 1);
+    const child = await store.tenants.forTenant(tenantId).sessions.create({ id: unique('joiner') });
+    const before = await cutoff();
+    await store.transcripts.addSubsession(parent, child);
+    expect((await store.sessions.get(parent))!.updatedAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    expect(await ops.maintenance.purge({ updatedBefore: before, tenantId })).toEqual({ sessions: 0, batches: 0 });
+    expect(await store.transcripts.getSubsessions(parent)).toContain(child);
+  });
+
   test('only the tenant given; a subsession alone is never deleted', async () => {
     const [mine, theirs] = [unique('tenant'), unique('tenant')];
     const kept = await tree(theirs, unique('theirs'));
