@@ -35,6 +35,12 @@ export interface Sizes {
   /** pruneTranscript: a thread of this many messages, compacted `pruneCompactions` times down to `effectiveMessages`. */
   pruneMessages: number;
   pruneCompactions: number;
+  /**
+   * SessionStore.fork: a thread of this many messages compacted `pruneCompactions` times down to
+   * `effectiveMessages`, and a thread of `effectiveMessages` messages, each forked `forks` times.
+   */
+  forkMessages: number;
+  forks: number;
   /** deleteTranscript: sessions per tree, messages per session, trees deleted and timed per target (one more counts statements). */
   treeSessions: number;
   treeMessages: number;
@@ -66,6 +72,8 @@ const DEFAULT: Sizes = {
   effectiveMessages: 50,
   pruneMessages: 20_000,
   pruneCompactions: 20,
+  forkMessages: 100_000,
+  forks: 20,
   treeSessions: 1_000,
   treeMessages: 10,
   treeRuns: 5,
@@ -94,6 +102,8 @@ const QUICK: Sizes = {
   effectiveMessages: 50,
   pruneMessages: 300,
   pruneCompactions: 3,
+  forkMessages: 1_000,
+  forks: 3,
   treeSessions: 20,
   treeMessages: 2,
   treeRuns: 1,
@@ -153,6 +163,8 @@ export function parseArgs(argv: string[], defaultOutDir: string): BenchOptions {
   }
   if (sizes.smallTranscript <= sizes.effectiveMessages) throw new Error('smallTranscript must exceed effectiveMessages');
   if (sizes.pruneMessages <= sizes.effectiveMessages + sizes.pruneCompactions) throw new Error('pruneMessages must exceed effectiveMessages + pruneCompactions');
+  if (sizes.forkMessages <= sizes.effectiveMessages + sizes.pruneCompactions) throw new Error('forkMessages must exceed effectiveMessages + pruneCompactions');
+  if (sizes.forks < 1) throw new Error('forks must be at least 1');
   if (sizes.pruneCompactions < 1) throw new Error('pruneCompactions must be at least 1');
   if (sizes.rounds < 1) throw new Error('rounds must be at least 1');
   return { quick, sizes, engines: [...new Set(engines)], clusters: [...new Set(clusters)], outDir };

@@ -71,6 +71,8 @@ export interface Report {
       singleServerRatio?: number;
       /** A replica row: the store given the standby relative to the same store without it. */
       replicaRatio?: number;
+      /** A row with `historyAlone`: the store's speed relative to its speed on that row (the same work on a source of the effective history alone). */
+      historyAloneRatio?: number;
     })[];
     /** Write rows: the store's throughput divided by the plain INSERT's (the floor). */
     floor: { key: string; workload: string; ratio: number }[];
@@ -112,7 +114,16 @@ function scopedRatioOf(row: RowResult, rows: RowResult[]): number | undefined {
   return unscoped && speedRatio(row.unit, row.cells.ours, unscoped.cells.ours);
 }
 
-type RatioField = 'scopedRatio' | 'ownClientRatio' | 'inTransactionRatio' | 'inTransactionUrlRatio' | 'callUrlRatio' | 'langgraphRatio' | 'singleServerRatio' | 'replicaRatio';
+type RatioField =
+  | 'scopedRatio'
+  | 'ownClientRatio'
+  | 'inTransactionRatio'
+  | 'inTransactionUrlRatio'
+  | 'callUrlRatio'
+  | 'langgraphRatio'
+  | 'singleServerRatio'
+  | 'replicaRatio'
+  | 'historyAloneRatio';
 
 /** A cluster's row: the store's speed relative to its speed on the lone server's row (of the same engine) that does the same work. */
 function singleServerRatioOf(row: RowResult, suite: SuiteResult, suites: SuiteResult[]): number | undefined {
@@ -146,8 +157,13 @@ const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows
   },
   { field: 'singleServerRatio', label: 'nestjs-agent-store over the cluster ÷ on one server', of: (row, _rows, suite, suites) => singleServerRatioOf(row, suite, suites) },
   { field: 'replicaRatio', label: 'nestjs-agent-store, reading from the replica ÷ without it', of: (row) => speedRatio(row.unit, row.cells.oursReplica, row.cells.ours) },
+  {
+    field: 'historyAloneRatio',
+    label: 'nestjs-agent-store, compacted source ÷ its history alone',
+    of: (row, rows) => speedRatio(row.unit, row.cells.ours, rows.find((other) => other.key === row.historyAlone)?.cells.ours),
+  },
 ];
-const [SCOPED_COLUMN, OWN_CLIENT_COLUMN, IN_TRANSACTION_COLUMN, IN_TRANSACTION_URL_COLUMN, CALL_URL_COLUMN, LANGGRAPH_COLUMN, SINGLE_SERVER_COLUMN, REPLICA_COLUMN] = RATIO_COLUMNS.map(
+const [SCOPED_COLUMN, OWN_CLIENT_COLUMN, IN_TRANSACTION_COLUMN, IN_TRANSACTION_URL_COLUMN, CALL_URL_COLUMN, LANGGRAPH_COLUMN, SINGLE_SERVER_COLUMN, REPLICA_COLUMN, HISTORY_ALONE_COLUMN] = RATIO_COLUMNS.map(
   (column) => column.label,
 );
 
@@ -247,6 +263,13 @@ export function renderMarkdown(report: Report): string {
     'Stored text: the bytes of the text columns of the thread\'s log rows. The database\'s size, rebuilt first so that freed space shows: SQLite, the whole file\'s pages',
     'after VACUUM; PostgreSQL, pg_total_relation_size of the log\'s tables after VACUUM FULL (a plain VACUUM only makes the space reusable);',
     'MariaDB, their data_length + index_length after OPTIMIZE TABLE (InnoDB keeps a page or so per table and index however empty).',
+    `The fork rows (issue #17): \`SessionStore.fork\` of a thread of ${report.sizes.forkMessages.toLocaleString('en-US')} messages compacted ${report.sizes.pruneCompactions} times down to ${report.sizes.effectiveMessages},`,
+    `and of a thread of ${report.sizes.effectiveMessages} messages never compacted, on one database holding both; each cell is the median of ${report.sizes.forks} forks, the two sources' alternating`,
+    '(after an untimed fork of each, checked to hold its source\'s history). A fork copies the latest boundary and the log rows after its cut, in the database,',
+    `so its cost follows the effective history, not the transcript: column **${HISTORY_ALONE_COLUMN}** is the store's speed forking the compacted thread relative to`,
+    'forking the short one in this run (issue #17\'s target: about 1x). The raw driver reads the source\'s latest boundary, then inserts the thread row and copies',
+    'the same rows by INSERT … SELECT, in one transaction;',
+    'the store reads the source in a snapshot first and checks in its write that it copied the rows that snapshot saw (see src/data/session-forks.ts).',
     `The tables after the three databases' run on servers of their own (issue #16). On a MariaDB Galera cluster of three nodes, appends spread over the nodes (an app, or a raw pool, per node;`,
     `writer w on node w mod 3), to a thread each and to one shared thread, whose conflicting commits are retried; column **${SINGLE_SERVER_COLUMN}** is the store there`,
     'relative to the store on the lone MariaDB server\'s row with the same writers in this run. On a PostgreSQL primary with a hot standby, the reads the store can serve from',

@@ -4,12 +4,15 @@
 // machine hits them alike). Reads: one fresh database, migrated by the store
 // at boot and seeded by the raw driver, read by the store (on its url and on an
 // own PrismaClient) and the references (the tenant-scoped rows' sessions
-// created by the store in their tenant).
+// created by the store in their tenant). Pruning: each target on a database of
+// its own. Forking: one database, each target in turn (fork-phase.ts).
 import type { Sizes } from './config.js';
 import type { BenchDatabase } from './databases.js';
+import { openForkable, type Forkable } from './fork-phase.js';
 import { elapsedMs, median } from './measure.js';
 import { benchMessage, SUMMARY } from './messages.js';
 import { analyze, seedSessionMessages, seedSessions, seedThread, seedTree, storageOf, type SqlReader, type SqlRunner } from './seed.js';
+import { seedCompacted } from './seed-compacted.js';
 import { statementCounter } from './statements.js';
 import { openRaw, TARGET_KINDS } from './targets/index.js';
 import { openOurs } from './targets/ours.js';
@@ -29,6 +32,8 @@ export interface RowResult {
   unscoped?: string;
   /** A cluster's row: the row of the lone server's table (same engine) that does the same work there. */
   singleServer?: string;
+  /** A row whose source holds a long transcript before its cut: the row that does the same work on a source of its effective history alone. */
+  historyAlone?: string;
   cells: Partial<Record<TargetKey, Cell>>;
 }
 
@@ -138,6 +143,29 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
         if (values) keys.forEach((rowKey, i) => values[i] !== undefined && (rows.get(rowKey)!.cells[key] = { value: values[i] }));
       }
     }
+    // Forking: one database holding both sources, forked by each target in its turn.
+    const forking = WORKLOADS.filter((w) => w.phase === 'fork');
+    let forkable: Forkable | undefined;
+    try {
+      if (forking.length > 0) forkable = await openForkable(db, sizes);
+    } catch (error) {
+      for (const workload of forking) {
+        for (const key of workload.targets) fail(workload.rows.map((row) => row.key), key, new Error(`seeding failed: ${(error as Error).message}`));
+      }
+    }
+    if (forkable) {
+      const { targets, fork, close } = forkable;
+      open.push({ close });
+      for (const workload of forking) {
+        log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
+        const keys = workload.rows.map((row) => row.key);
+        for (const key of workload.targets) {
+          const target = targets.get(key)!;
+          const values = await measure(keys, key, () => workload.run(target, { sizes, key, round: 0, data: noData, fork }));
+          if (values) keys.forEach((rowKey, i) => values[i] !== undefined && (rows.get(rowKey)!.cells[key] = { value: values[i] }));
+        }
+      }
+    }
     for (const [key, target] of writers) {
       for (const note of (await target.notes?.()) ?? []) result.notes.push(`${kinds.find((kind) => kind.key === key)!.label}: ${note}`);
     }
@@ -223,28 +251,15 @@ async function onPrunable<T>(db: BenchDatabase, sizes: Sizes, key: TargetKey, wo
     const target = key === 'ours' ? ours : key === 'raw' ? raw : await openOursClient(db.engine, url, 'direct');
     if (!opened.includes(target)) opened.push(target);
     // An untimed prune of a small thread first (then deleted), as the other rows warm up: the timed one is not the first call.
-    await seedPrunable(db.engine, raw, ours, WARMUP_THREAD, { ...sizes, pruneMessages: sizes.effectiveMessages + 2, pruneCompactions: 2 });
+    await seedCompacted(db.engine, raw, ours, WARMUP_THREAD, { messages: sizes.effectiveMessages + 2, compactions: 2, effective: sizes.effectiveMessages });
     await target.pruneTranscript!(WARMUP_THREAD);
     await raw.run(`DELETE FROM agent_thread WHERE id = '${WARMUP_THREAD}'`);
-    await seedPrunable(db.engine, raw, ours, PRUNED_THREAD, sizes);
+    await seedCompacted(db.engine, raw, ours, PRUNED_THREAD, { messages: sizes.pruneMessages, compactions: sizes.pruneCompactions, effective: sizes.effectiveMessages });
     await analyze(db.engine, raw);
     return await work(target, { threadId: PRUNED_THREAD, storage: () => storageOf(db.engine, raw, PRUNED_THREAD) });
   } finally {
     for (const target of opened.reverse()) await target.close();
   }
-}
-
-/**
- * `pruneMessages` messages (the raw driver's), compacted `pruneCompactions` times through the store, a
- * stretch of the log each time, the last leaving `effectiveMessages`: as a long-lived agent's thread.
- */
-async function seedPrunable(engine: Engine, raw: SqlRunner, ours: Target, threadId: string, sizes: Sizes): Promise<void> {
-  const { pruneMessages: total, pruneCompactions: times, effectiveMessages: effective } = sizes;
-  await seedThread(engine, raw, threadId, total);
-  const step = Math.floor((total - effective) / times);
-  // After the first, each compaction replaces the previous summary and `step` messages.
-  for (let k = 1; k < times; k++) await ours.compact!(threadId, SUMMARY, k === 1 ? step : step + 1);
-  await ours.compact!(threadId, SUMMARY, (await ours.count!(threadId)) - (effective - 1));
 }
 
 /** `work`, or a rejection saying it gave no result after `ms`. */

@@ -1,5 +1,6 @@
 // The workloads, one table row each (deleteTranscript gives two: time and
-// statements; the sequential append two: unscoped and tenant-scoped). Every
+// statements; the sequential append two: unscoped and tenant-scoped; a fork
+// two: of a compacted thread and of one as long as its effective history). Every
 // workload checks what it measured: a write loop ends by counting the messages
 // stored, a read checks the length of what came back.
 // The tenant-scoped rows run the same work through the target's forTenant
@@ -20,6 +21,8 @@ export interface RowSpec {
   unit: Unit;
   /** A tenant-scoped row: the key of the unscoped row that the store's scoped result is compared with. */
   unscoped?: string;
+  /** A row whose source holds a long transcript before its cut: the key of the row that does the same work on a source of its effective history alone. */
+  historyAlone?: string;
 }
 
 /** The tenant of the tenant-scoped rows. */
@@ -46,6 +49,14 @@ export interface PruneData {
   storage(): Promise<Storage>;
 }
 
+/** What the fork workload finds: a database holding both sources, which every target forks. */
+export interface ForkData {
+  /** forkMessages messages compacted down to effectiveMessages. */
+  compactedThread: string;
+  /** effectiveMessages messages, never compacted. */
+  shortThread: string;
+}
+
 export interface RunContext {
   sizes: Sizes;
   /** Which target runs. */
@@ -56,11 +67,13 @@ export interface RunContext {
   data: ReadData;
   /** The prune phase's thread. */
   prune?: PruneData;
+  /** The fork phase's sources. */
+  fork?: ForkData;
 }
 
 export interface Workload {
   rows: RowSpec[];
-  phase: 'write' | 'read' | 'prune';
+  phase: 'write' | 'read' | 'prune' | 'fork';
   targets: TargetKey[];
   /** One value per row (undefined: the target has no such operation). Throws when the target stored or returned the wrong thing. */
   run(target: Target, context: RunContext): Promise<(number | undefined)[]>;
@@ -368,6 +381,31 @@ export const WORKLOADS: Workload[] = [
       return [took, before.text, after.text, before.database, after.database];
     },
   },
+  {
+    // The forks of the two sources alternate (which first, by turns), so that drift of the machine hits both rows alike;
+    // each row is the median of `forks` forks, after an untimed one of each whose history is checked to be its source's.
+    rows: [
+      { key: 'forkCompacted', label: 'SessionStore.fork, compacted thread', unit: 'ms', historyAlone: 'forkShort' },
+      { key: 'forkShort', label: 'SessionStore.fork, thread of as many messages, not compacted', unit: 'ms' },
+    ],
+    phase: 'fork',
+    targets: READERS,
+    async run(target, { sizes, key, fork }) {
+      const sources = [fork!.compactedThread, fork!.shortThread];
+      const forkId = (source: string, i: number) => `${source}-${key}-${i}`;
+      for (const source of sources) {
+        await target.fork!(source, forkId(source, 0));
+        const [expected, copied] = [await target.getHistory!(source), await target.getHistory!(forkId(source, 0))];
+        if (JSON.stringify(copied) !== JSON.stringify(expected)) throw new Error(`the fork of ${source} does not hold its history`);
+      }
+      const times = new Map<string, number[]>(sources.map((source) => [source, []]));
+      for (let i = 1; i <= sizes.forks; i++) {
+        for (const source of i % 2 === 1 ? sources : [...sources].reverse()) times.get(source)!.push(await elapsedMs(() => target.fork!(source, forkId(source, i))));
+      }
+      for (const source of sources) expectEqual(await target.count!(forkId(source, sizes.forks)), sizes.effectiveMessages, `count of the last fork of ${source}`);
+      return sources.map((source) => median(times.get(source)!));
+    },
+  },
 ];
 
 /** The median time of `read`, whose first result `check` checks. */
@@ -425,6 +463,8 @@ export function sizedLabel(key: string, label: string, sizes: Sizes): string {
     deleteStatements: `${fmt(sizes.treeSessions)} sessions`,
     firstAppendStatements: `per append, the median of ${FIRST_APPEND_COUNTS}`,
     prune: `${fmt(sizes.pruneMessages)}-message transcript compacted ${sizes.pruneCompactions} times → ${sizes.effectiveMessages}`,
+    forkCompacted: `${fmt(sizes.forkMessages)}-message transcript compacted ${sizes.pruneCompactions} times → ${sizes.effectiveMessages}, the median of ${sizes.forks} forks`,
+    forkShort: `${sizes.effectiveMessages} messages, the median of ${sizes.forks} forks`,
     galeraThreads: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
     galeraOneThread: `${sizes.writers} writers × ≥ ${fmt(sizes.appendsPerWriter)}`,
     replicaList: `${fmt(sizes.pageSize)} of ${fmt(sizes.sessions)} sessions`,

@@ -61,6 +61,9 @@ function targetOf({ messages, transcripts, sessions }: Stores): Omit<Target, 'cl
       await messages.appendCompaction(threadId, [summary], sourceMessageCount, 0);
     },
     pruneTranscript: (threadId) => messages.pruneTranscript(threadId),
+    async fork(sourceId: string, forkId: string) {
+      await sessions.fork(sourceId, { id: forkId });
+    },
     async deleteTranscript(rootId: string) {
       await transcripts.deleteTranscript(rootId);
     },

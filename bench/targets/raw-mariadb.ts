@@ -11,6 +11,9 @@ import {
   boundaryOf,
   contentJson,
   EMPTY_REPAIRS,
+  FORK_BOUNDARY,
+  FORK_MESSAGES,
+  FORK_THREAD,
   LATEST_CUT,
   latestBoundary,
   parseJson,
@@ -133,6 +136,17 @@ export class RawMariaDb implements Target {
       const boundaries = ((await connection.query(PRUNE_BOUNDARIES(), [threadId, rows[0].seq])) as { affectedRows: number }).affectedRows;
       await connection.query(EMPTY_REPAIRS(), [threadId, rows[0].seq]);
       return { messages, boundaries };
+    });
+  }
+
+  /** The rows SessionStore.fork copies, by INSERT … SELECT in one transaction, after reading the source's latest boundary. */
+  async fork(sourceId: string, forkId: string): Promise<void> {
+    const now = timestamp(new Date());
+    await this.#transaction(async (connection) => {
+      const [latest] = (await connection.query(LATEST_CUT(), [sourceId])) as { seq: number; cut_seq: number }[];
+      await connection.query(FORK_THREAD('?', '?', '?'), [forkId, now, now, sourceId]);
+      if (latest) await connection.query(FORK_BOUNDARY('?', '?', '?'), [forkId, sourceId, latest.seq]);
+      await connection.query(FORK_MESSAGES('?', '?', '?'), [forkId, sourceId, latest?.cut_seq ?? 0]);
     });
   }
 

@@ -9,6 +9,9 @@ import {
   boundaryOf,
   contentJson,
   EMPTY_REPAIRS,
+  FORK_BOUNDARY,
+  FORK_MESSAGES,
+  FORK_THREAD,
   jsonlLines,
   LATEST_CUT,
   latestBoundary,
@@ -128,6 +131,17 @@ export class RawPostgres implements Target {
       const boundaries = (await client.query(PRUNE_BOUNDARIES('$1', '$2'), [threadId, rows[0].seq])).rowCount ?? 0;
       await client.query(EMPTY_REPAIRS('$1', '$2'), [threadId, rows[0].seq]);
       return { messages, boundaries };
+    });
+  }
+
+  /** The rows SessionStore.fork copies, by INSERT … SELECT in one transaction, after reading the source's latest boundary. */
+  async fork(sourceId: string, forkId: string): Promise<void> {
+    const now = timestamp(new Date());
+    await this.#transaction('BEGIN', async (client) => {
+      const { rows } = await client.query<{ seq: number; cut_seq: number }>(LATEST_CUT('$1'), [sourceId]);
+      await client.query(FORK_THREAD('$1::text', '$2::timestamp(3)', '$3'), [forkId, now, sourceId]);
+      if (rows[0]) await client.query(FORK_BOUNDARY('$1::text', '$2', '$3'), [forkId, sourceId, rows[0].seq]);
+      await client.query(FORK_MESSAGES('$1::text', '$2', '$3'), [forkId, sourceId, rows[0]?.cut_seq ?? 0]);
     });
   }
 

@@ -10,6 +10,9 @@ import {
   boundaryOf,
   contentJson,
   EMPTY_REPAIRS,
+  FORK_BOUNDARY,
+  FORK_MESSAGES,
+  FORK_THREAD,
   LATEST_CUT,
   latestBoundary,
   parseJson,
@@ -135,6 +138,17 @@ export class RawSqlite implements Target {
       const boundaries = this.#sql(PRUNE_BOUNDARIES()).run(threadId, latest.seq).changes;
       this.#sql(EMPTY_REPAIRS()).run(threadId, latest.seq);
       return { messages, boundaries };
+    }).immediate();
+  }
+
+  /** The rows SessionStore.fork copies, by INSERT … SELECT in one transaction, after reading the source's latest boundary. */
+  async fork(sourceId: string, forkId: string): Promise<void> {
+    const now = timestamp(new Date());
+    this.#db.transaction(() => {
+      const latest = this.#sql(LATEST_CUT()).get(sourceId) as { seq: number; cut_seq: number } | undefined;
+      this.#sql(FORK_THREAD('?', '?', '?')).run(forkId, now, now, sourceId);
+      if (latest) this.#sql(FORK_BOUNDARY('?', '?', '?')).run(forkId, sourceId, latest.seq);
+      this.#sql(FORK_MESSAGES('?', '?', '?')).run(forkId, sourceId, latest?.cut_seq ?? 0);
     }).immediate();
   }
 

@@ -58,6 +58,20 @@ export const PRUNE_BOUNDARIES = (id = '?', seq = '?') => `DELETE FROM agent_boun
 export const EMPTY_REPAIRS = (id = '?', seq = '?') =>
   `UPDATE agent_boundary SET messages = '[]', message_count = 0 WHERE thread_id = ${id} AND seq < ${seq} AND kind = 'repair' AND message_count > 0`;
 
+/**
+ * A fork by hand (what SessionStore.fork copies, in one transaction, after LATEST_CUT): the thread row, dated
+ * `now`, naming its source and the seq it was taken at; the source's latest boundary (at `seq`); its log rows
+ * after that boundary's cut. The cut is sent as a value, as the store sends it: planned against a subquery's
+ * unknown value, PostgreSQL scans the whole source. The placeholders are the driver's: PostgreSQL's are
+ * numbered, reused, and cast where a select list would leave them untyped; the others' are sent once each.
+ */
+export const FORK_THREAD = (fork: string, now: string, source: string) =>
+  `INSERT INTO agent_thread (id, tenant_id, title, metadata, last_seq, forked_from, fork_seq, created_at, updated_at) SELECT ${fork}, tenant_id, title, metadata, last_seq, id, last_seq, ${now}, ${now} FROM agent_thread WHERE id = ${source}`;
+export const FORK_BOUNDARY = (fork: string, source: string, seq: string) =>
+  `INSERT INTO agent_boundary (thread_id, seq, kind, cut_seq, messages, message_count, source_count, retained_count, created_at) SELECT ${fork}, seq, kind, cut_seq, messages, message_count, source_count, retained_count, created_at FROM agent_boundary WHERE thread_id = ${source} AND seq = ${seq}`;
+export const FORK_MESSAGES = (fork: string, source: string, cut: string) =>
+  `INSERT INTO agent_message (thread_id, seq, role, event_type, content, message_id, metadata, provider_options, value_types, created_at) SELECT ${fork}, seq, role, event_type, content, message_id, metadata, provider_options, value_types, created_at FROM agent_message WHERE thread_id = ${source} AND seq > ${cut}`;
+
 export const THREAD_INSERT = (placeholders: string) => `INSERT INTO agent_thread (id, tenant_id, last_seq, created_at, updated_at) VALUES (${placeholders})`;
 
 /** How a driver hands back the JSON text columns: text to parse, on every database. */

@@ -43,6 +43,11 @@ export interface Target {
    * driver: the same rows in one transaction) and says how many messages and boundaries went.
    */
   pruneTranscript?(threadId: string): Promise<{ messages: number; boundaries: number }>;
+  /**
+   * Copies the source's effective history into a new session `forkId` (SessionStore.fork; the raw driver:
+   * the thread row, the latest boundary and the log rows after its cut, by INSERT … SELECT in one transaction).
+   */
+  fork?(sourceId: string, forkId: string): Promise<void>;
   /** Deletes a session and its subtree in one transaction. */
   deleteTranscript?(rootId: string): Promise<void>;
   /** Session headers, newest first, after `cursor`. */

@@ -30,10 +30,12 @@ const READ_ROWS = [
 ];
 /** The prune's rows, after the reads: its time and the thread's storage before and after, by the store both ways and the raw driver. */
 const PRUNE_ROWS = ['prune', 'pruneTextBefore', 'pruneTextAfter', 'pruneDatabaseBefore', 'pruneDatabaseAfter'];
+/** The forks' rows, after the prune's: a compacted thread and one of its effective history's length, by the store both ways and the raw driver. */
+const FORK_ROWS = ['forkCompacted', 'forkShort'];
 const SCOPED_ROWS = ['sequentialScoped', 'historyScoped', 'compactedScoped', 'countScoped'];
 /** LangGraph's step, after the sequential rows: the store's checkpointer everywhere, LangGraph's own saver where it has one. */
 const LANGGRAPH_ROW = 'langgraphStep';
-const ROWS = [...WRITE_ROWS.slice(0, 2), LANGGRAPH_ROW, ...WRITE_ROWS.slice(2), ...READ_ROWS, ...PRUNE_ROWS];
+const ROWS = [...WRITE_ROWS.slice(0, 2), LANGGRAPH_ROW, ...WRITE_ROWS.slice(2), ...READ_ROWS, ...PRUNE_ROWS, ...FORK_ROWS];
 /** The section of the reads a hot standby can serve: the store with it and without it, and the raw driver on the standby. */
 const REPLICA = 'PostgreSQL, primary and hot standby';
 const REPLICA_ROWS = ['replicaList', 'replicaExport', 'replicaPage'];
@@ -54,6 +56,7 @@ interface Report {
       callUrlRatio?: number;
       langgraphRatio?: number;
       replicaRatio?: number;
+      historyAloneRatio?: number;
     }[];
     floor: { key: string; ratio: number }[];
   }[];
@@ -117,7 +120,7 @@ test(
           official: peers.length > 0 ? expect.any(Number) : undefined,
           ratio: peers.length > 0 ? expect.any(Number) : undefined,
         });
-        for (const key of [...READ_ROWS, ...PRUNE_ROWS]) {
+        for (const key of [...READ_ROWS, ...PRUNE_ROWS, ...FORK_ROWS]) {
           for (const target of ['ours', 'raw']) {
             expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(expect.objectContaining({ value: expect.any(Number) }));
           }
@@ -154,6 +157,8 @@ test(
           expect({ database: database.label, key: after, less: bytes(after, 'ours')! < bytes(before, 'ours')! }).toEqual({ database: database.label, key: after, less: true });
         }
         expect({ database: database.label, ours: bytes('pruneTextAfter', 'ours') }).toEqual({ database: database.label, ours: bytes('pruneTextAfter', 'raw') });
+        // The fork of the compacted thread is compared with the fork of the short one.
+        expect({ database: database.label, ratio: rows.get('forkCompacted')!.historyAloneRatio }).toEqual({ database: database.label, ratio: expect.any(Number) });
       }
       const replica = report.databases.find((database) => database.label === REPLICA);
       if (replica) {
