@@ -209,13 +209,16 @@ async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Pro
   return take(summary.length, at.position === 0 ? cutSeq : after[at.position - summary.length - 1].seq);
 }
 
-/** The latest boundary at or below `lastSeq`. */
+/** The latest boundary at or below `lastSeq`, with a repair's evidence (read only for a repair: Prisma reads a relation with a statement of its own). */
 async function latestBoundaryRow(tx: StoreTx, threadId: string, lastSeq: number): Promise<BoundaryRow | null> {
-  return tx.prisma.agentBoundary.findFirst({
+  const row = await tx.prisma.agentBoundary.findFirst({
     where: { threadId, seq: { lte: lastSeq } },
     orderBy: { seq: 'desc' },
-    select: { seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true, createdAt: true, repair: { select: { message: true, createdAt: true } } },
+    select: { seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true, createdAt: true },
   });
+  if (!row) return null;
+  const repair = row.kind === 'repair' ? await tx.prisma.agentRepair.findUnique({ where: { threadId_seq: { threadId, seq: row.seq } }, select: { message: true, createdAt: true } }) : null;
+  return { ...row, repair };
 }
 
 /** The boundary's kept messages (with its repair evidence), then the rows after the cut up to endSeq, at their seqs, as they are stored. */
