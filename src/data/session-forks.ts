@@ -20,6 +20,7 @@ import * as repo from './message.repository.js';
 import { MESSAGE_SELECT } from './message.repository.js';
 import { asHistory, boundaryMessages, boundaryText, toStoredMessage } from './row-codec.js';
 import * as sessions from './session.repository.js';
+import { assertIdFree, assertNotDeletedSince } from './session-ids.js';
 import type { StoreTx } from './store-client.js';
 import { notFound } from './tenancy.js';
 
@@ -98,7 +99,7 @@ async function planFork(tx: StoreTx, sourceId: string, options: CheckedFork, ten
 
 async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & { id: string }, { source, cut, repair }: ForkPlan, tenantId: string | undefined): Promise<SessionMeta> {
   const forkId = options.id;
-  await assertIdFree(tx, forkId);
+  await assertIdFree(tx, forkId, source.tenantId, tenantId !== undefined);
   const now = new Date();
   const metadata = options.metadata ?? source.metadata;
   await tx.prisma.agentThread.create({
@@ -114,8 +115,7 @@ async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & {
       updatedAt: now,
     },
   });
-  // Read again in a statement of its own, as create does: a delete of this id that committed meanwhile is seen.
-  if (await tx.dialect.isDeleted(tx.prisma, forkId, tx.inHost)) throw idTaken(forkId, 'was deleted; ids of deleted sessions are not reused');
+  await assertNotDeletedSince(tx, forkId, tenantId !== undefined);
   await copyLog(tx, sourceId, forkId, cut);
   if (!sameRows(await logRows(tx, forkId, cut), cut.rows) || !(await sameSource(tx, sourceId, tenantId, cut))) throw new SourceChanged(sourceId);
   if (repair) {
@@ -155,14 +155,6 @@ async function sameSource(tx: StoreTx, sourceId: string, tenantId: string | unde
 }
 
 const sameRows = (a: LogRow[], b: LogRow[]) => a.length === b.length && a.every((row, i) => row.seq === b[i].seq && row.eventType === b[i].eventType);
-
-async function assertIdFree(tx: StoreTx, id: string): Promise<void> {
-  if (await sessions.isDeleted(tx, id)) throw idTaken(id, 'was deleted; ids of deleted sessions are not reused');
-  if (await repo.threadExists(tx, id)) throw idTaken(id, 'already exists');
-}
-
-/** Like create's, the conflict says nothing of the session's tenant. */
-const idTaken = (id: string, why: string) => new StoreConflictError(`session ${id} ${why}`);
 
 /**
  * Where the fork ends in the source, and what it takes of it. Every read is bounded by the source's

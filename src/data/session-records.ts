@@ -13,6 +13,7 @@ import type { StoreTx } from './store-client.js';
 import { attachChild, childrenOf } from './subsession-graph.js';
 import { notFound } from './tenancy.js';
 import { forkSession } from './session-forks.js';
+import { assertIdFree, assertNotDeletedSince, unavailable } from './session-ids.js';
 import type { CheckedFork } from '../lifecycle-options.js';
 
 export interface NewSessionRow {
@@ -44,19 +45,12 @@ export class SessionRecords {
 
   create(session: NewSessionRow): Promise<string> {
     return this.db.write(async (tx) => {
-      if (await sessions.isDeleted(tx, session.id)) {
-        throw this.#unavailable(session.id, `session ${session.id} was deleted; ids of deleted sessions are not reused`);
-      }
-      const existing = await sessions.metaOf(tx, session.id);
-      if (existing?.tenantId === session.tenantId) throw new StoreConflictError(`session ${session.id} already exists`);
-      if (existing) throw this.#unavailable(session.id, `session ${session.id} already exists`);
+      await assertIdFree(tx, session.id, session.tenantId, this.tenantId !== undefined);
       if (session.parentId !== null && !(await messages.lockThread(tx, session.parentId, new Date(), this.tenantId))) {
         throw new StoreNotFoundError(`parent session ${session.parentId} does not exist`);
       }
       await sessions.insertSession(tx, session, new Date());
-      // Read again after the insert, in a statement of its own: a delete that committed since the first check is seen
-      // (in the application's transaction too, whose snapshot may predate it).
-      if (await tx.dialect.isDeleted(tx.prisma, session.id, tx.inHost)) throw this.#unavailable(session.id, `session ${session.id} was deleted; ids of deleted sessions are not reused`);
+      await assertNotDeletedSince(tx, session.id, this.tenantId !== undefined);
       if (session.parentId !== null) await attachChild(tx, session.parentId, session.id);
       return session.id;
     });
@@ -170,14 +164,7 @@ export class SessionRecords {
     else if (!(await messages.threadExists(tx, id, this.tenantId))) throw unavailable(id);
     return created;
   }
-
-  /** Ids are unique across tenants; scoped, a taken id says only that: not whose it is, nor that it was deleted. */
-  #unavailable(id: string, unscopedMessage: string): StoreConflictError {
-    return this.tenantId === undefined ? new StoreConflictError(unscopedMessage) : unavailable(id);
-  }
 }
-
-const unavailable = (id: string) => new StoreConflictError(`session id ${id} is not available`);
 
 /** The log numbered from `after` + 1 in its order, each boundary's cut moved with its message. */
 function renumbered(log: JsonlLogEntry[], after: number): JsonlLogEntry[] {
