@@ -2,30 +2,22 @@
 // are separate statements, not one snapshot: an append that commits among them is in all of them or in
 // none (the history checked for tool calls is the history copied). The interleaving is forced by a proxy
 // over the application's transaction client that appends from outside it just before the fork reads.
-import { Test } from '@nestjs/testing';
-import { MessageStore, SessionStore, StoreModule, type HistoryMessage } from '../../src/index.js';
+import type { HistoryMessage, MessageStore, SessionStore } from '../../src/index.js';
 import { eachDatabase } from '../support/databases.js';
-import { appClient, migratedUrl } from '../support/openers.js';
+import { ownClientStores, type AppClient, type OwnClientStores } from '../support/openers.js';
 
 eachDatabase((database) => {
   if (database.provider === 'sqlite') return;
   describe("a fork in the application's READ COMMITTED transaction", () => {
-    let prisma: Awaited<ReturnType<typeof appClient>>;
-    let close: () => Promise<void>;
+    let prisma: AppClient;
     let messages: MessageStore;
     let sessions: SessionStore;
+    let stores: OwnClientStores | undefined;
     beforeAll(async () => {
-      prisma = await appClient(database, await migratedUrl(database));
-      const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
-      await app.init();
-      messages = app.get(MessageStore);
-      sessions = app.get(SessionStore);
-      close = async () => {
-        await app.close();
-        await prisma.$disconnect();
-      };
+      stores = await ownClientStores(database);
+      ({ prisma, messages, sessions } = stores);
     });
-    afterAll(() => close());
+    afterAll(() => stores?.close());
 
     test('a tool result appended while it reads is copied and checked alike: the call is answered once', async () => {
       const source = await sessions.create({ id: 'rc-source' });

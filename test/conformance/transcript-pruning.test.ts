@@ -1,12 +1,11 @@
 // MessageStore.pruneTranscript and StoreMaintenance.pruneTranscripts on the three databases: what
 // the latest compaction or repair made unreachable is deleted, and nothing the effective history,
 // the repairs' evidence, a session's events or a concurrent append needs.
-import { Test } from '@nestjs/testing';
-import { MessageStore, SessionStore, StoreConflictError, StoreModule, StoreNotFoundError, StoreValidationError, type MessageInput, type StoredMessage } from '../../src/index.js';
+import { StoreConflictError, StoreNotFoundError, StoreValidationError, type MessageInput, type MessageStore, type SessionStore, type StoredMessage } from '../../src/index.js';
 import { PRUNE_BATCH, PRUNE_BOUNDARY_BATCH } from '../../src/data/transcript-pruning.js';
 import { eachDatabase, runSql } from '../support/databases.js';
 import { exportedLines } from '../support/footprint.js';
-import { appClient, eachDatabaseBackend, migratedUrl, storeOn, type StoreApp } from '../support/openers.js';
+import { eachDatabaseBackend, ownClientStores, storeOn, type AppClient, type OwnClientStores, type StoreApp } from '../support/openers.js';
 
 const user = (text: string, id?: string): MessageInput => ({ role: 'user', content: text, ...(id !== undefined && { id }) });
 const texts = (messages: { content: unknown }[]) => messages.map((m) => m.content);
@@ -352,23 +351,15 @@ eachDatabaseBackend((backend) => {
 
 eachDatabase((database) => {
   describe("pruneTranscript in the application's transaction", () => {
-    let prisma: Awaited<ReturnType<typeof appClient>>;
-    let close: () => Promise<void>;
+    let prisma: AppClient;
     let messages: MessageStore;
     let sessions: SessionStore;
-
+    let stores: OwnClientStores | undefined;
     beforeAll(async () => {
-      prisma = await appClient(database, await migratedUrl(database));
-      const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
-      await app.init();
-      messages = app.get(MessageStore);
-      sessions = app.get(SessionStore);
-      close = async () => {
-        await app.close();
-        await prisma.$disconnect();
-      };
+      stores = await ownClientStores(database);
+      ({ prisma, messages, sessions } = stores);
     });
-    afterAll(() => close());
+    afterAll(() => stores?.close());
 
     test('rolls back with it, and commits with it', async () => {
       const id = 'hosted';

@@ -84,6 +84,29 @@ export async function migratedUrl(database: TestDatabase): Promise<string> {
   return url;
 }
 
+/** The stores an application gets on its own PrismaClient, on a fresh migrated database (for the tests in its transactions). */
+export interface OwnClientStores {
+  prisma: AppClient;
+  messages: MessageStore;
+  sessions: SessionStore;
+  close(): Promise<void>;
+}
+
+export async function ownClientStores(database: TestDatabase): Promise<OwnClientStores> {
+  const prisma = await appClient(database, await migratedUrl(database));
+  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
+  await app.init();
+  return {
+    prisma,
+    messages: app.get(MessageStore),
+    sessions: app.get(SessionStore),
+    async close() {
+      await app.close();
+      await prisma.$disconnect();
+    },
+  };
+}
+
 /** The application's own PrismaClient: the store is given it, on a database migrated beforehand. */
 function ownClientOpener(database: TestDatabase): Opener {
   const label = `${database.label}, own PrismaClient`;
