@@ -34,6 +34,14 @@ export function decodeTranscriptCursor(cursor: string, threadId: string): number
   return seq;
 }
 
+export const encodeLogCursor = (threadId: string, seq: number) => encode(['l', threadId, seq]);
+
+/** The seq a log cursor reads after. Seqs are never reused, so a cursor stays a place in the log whatever is deleted. */
+export function decodeLogCursor(cursor: string, threadId: string): number {
+  const [seq] = decode(cursor, 'l', threadId, 1);
+  return seq;
+}
+
 export const encodeHistoryCursor = (threadId: string, at: HistoryPosition) => encode(['h', threadId, at.boundarySeq, at.index, at.seq]);
 
 export function decodeHistoryCursor(cursor: string, threadId: string): HistoryPosition {
@@ -42,7 +50,7 @@ export function decodeHistoryCursor(cursor: string, threadId: string): HistoryPo
 }
 
 /** A cursor no page handed out: malformed, or naming a position that no page of its thread could have reached. */
-export const forgedCursor = (kind: 'history' | 'transcript') => new StoreValidationError(`cursor is not a ${kind} cursor this store handed out`);
+export const forgedCursor = (kind: 'history' | 'transcript' | 'log') => new StoreValidationError(`cursor is not a ${kind} cursor this store handed out`);
 
 const encode = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -59,7 +67,7 @@ function decode(cursor: string, kind: string, threadId: string, numbers: number)
     value.length === numbers + 2 &&
     value[0] === kind &&
     value.slice(2).every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
-  if (!valid || value === undefined) throw forgedCursor(kind === 'h' ? 'history' : 'transcript');
+  if (!valid || value === undefined) throw forgedCursor(kind === 'h' ? 'history' : kind === 'l' ? 'log' : 'transcript');
   if (value[1] !== threadId) throw new StoreValidationError(`cursor belongs to another thread than ${threadId}`);
   return value.slice(2) as number[];
 }

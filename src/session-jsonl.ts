@@ -41,9 +41,10 @@ export interface JsonlSession {
 }
 
 export const headerLine = (header: JsonlHeader) => line({ type: 'session', version: 1, ...header });
-export const logLine = (entry: JsonlLogEntry) => line(jsonOf(entry));
+export const logLine = (entry: JsonlLogEntry) => line(logJson(entry));
 
-function jsonOf(entry: JsonlLogEntry): object {
+/** A log entry as a JSONL line holds it: messages in their JSON form. */
+export function logJson(entry: JsonlLogEntry): object {
   switch (entry.type) {
     case 'message':
       return { ...entry, message: serializeMessage(entry.message) };

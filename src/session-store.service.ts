@@ -3,19 +3,23 @@ import { randomUUID } from 'node:crypto';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
 import { adapterKindOf } from './data/adapter-events.js';
 import type { StoreDatabase } from './data/database.js';
-import { SessionRecords, type EntryToAppend } from './data/session-records.js';
+import { SessionRecords, type EntryToAppend, type LogRow, type StoredBoundary } from './data/session-records.js';
+import { decodeLogCursor, encodeLogCursor, pageOptionsOf } from './message-pages.js';
 import { decodeListCursor, type SessionListQuery } from './data/session-list.js';
 import { headerLine, logLine, parseJsonl, subsessionLine, type JsonlLogEntry } from './session-jsonl.js';
 import type { JsonValue } from './message.types.js';
 import { forkOptionsOf } from './lifecycle-options.js';
 import type { ForkOptions } from './lifecycle.types.js';
-import { isEvent, type JsonlImport, type JsonlImportOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
+import { isEvent, type JsonlImport, type JsonlImportOptions, type LogPageOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionLogPage, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
-import { assertJson, dateOf, idOf, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from './validation.js';
+import { isWellFormed } from './stored-values.js';
+import { assertJson, dateOf, idOf, MAX_INTEGER, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from './validation.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
-const LIST_KEYS = new Set(['tenantId', 'parentId', 'forkedFrom', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
+const LIST_KEYS = new Set(['tenantId', 'parentId', 'forkedFrom', 'search', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
+/** The longest search text: a part of an id (at most 191 characters) or of a title. */
+const MAX_SEARCH_LENGTH = 200;
 const EVENT_KEYS = new Set(['type', 'data']);
 const UPDATE_KEYS = new Set(['title', 'metadata']);
 /** The largest page of sessions. */
@@ -61,6 +65,16 @@ export class PrismaSessionStore implements SessionStore {
     return this.#records.entries(idOf(sessionId, 'sessionId'));
   }
 
+  async getLogPage(sessionId: string, page?: LogPageOptions): Promise<SessionLogPage> {
+    const id = idOf(sessionId, 'sessionId');
+    const { fromSeq, ...rest } = logPageOptionsOf(page);
+    const { limit, cursor } = pageOptionsOf(rest);
+    const afterSeq = cursor !== undefined ? decodeLogCursor(cursor, id) : fromSeq !== undefined ? fromSeq - 1 : 0;
+    const read = await this.#records.logAfter(id, afterSeq, limit + 1);
+    const entries = read.slice(0, limit).map((entry) => (isMessageOrEvent(entry) ? entry : logEntryOf(entry, (cutSeq) => cutSeq)));
+    return { entries, nextCursor: read.length > limit ? encodeLogCursor(id, entries[limit - 1].seq) : null };
+  }
+
   async list(options: SessionListOptions = {}): Promise<SessionPage> {
     const query = listQueryOf(options);
     if (this.tenantId !== undefined) query.tenantId = this.#sameTenant(query.tenantId, 'options.tenantId');
@@ -91,11 +105,7 @@ export class PrismaSessionStore implements SessionStore {
         const { seq, ...message } = entry;
         return { type: 'message', seq, message };
       }),
-      ...snapshot.boundaries.map(({ seq, kind, cutSeq, messages: replacement, sourceCount, retainedCount, createdAt, repairMessage }): JsonlLogEntry =>
-        kind === 'repair'
-          ? { type: 'repair', seq, cutSeq: lineOf(cutSeq), messages: replacement, sourceMessageCount: sourceCount, repairMessage: repairMessage!, createdAt }
-          : { type: 'compaction', seq, cutSeq: lineOf(cutSeq), messages: replacement, sourceMessageCount: sourceCount, retainedMessageCount: retainedCount ?? 0, createdAt },
-      ),
+      ...snapshot.boundaries.map((boundary) => logEntryOf(boundary, lineOf)),
     ].sort((a, b) => a.seq - b.seq);
     for (const entry of log) yield logLine(entry);
     for (const child of snapshot.children) yield subsessionLine(child);
@@ -213,8 +223,34 @@ function listQueryOf(options: SessionListOptions): SessionListQuery {
     tenantId: options.tenantId === undefined ? undefined : idOf(options.tenantId, 'tenantId'),
     parentId: options.parentId === undefined ? undefined : idOf(options.parentId, 'parentId'),
     forkedFrom: options.forkedFrom === undefined ? undefined : idOf(options.forkedFrom, 'forkedFrom'),
+    search: options.search === undefined ? undefined : searchOf(options.search),
     createdAfter: options.createdAfter && dateOf(options.createdAfter, 'createdAfter'),
     createdBefore: options.createdBefore && dateOf(options.createdBefore, 'createdBefore'),
     after: options.cursor === undefined ? undefined : decodeListCursor(options.cursor),
   };
+}
+
+function searchOf(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_SEARCH_LENGTH) {
+    throw new StoreValidationError(`search must be a non-empty string of at most ${MAX_SEARCH_LENGTH} characters`);
+  }
+  if (value.includes('\u0000') || !isWellFormed(value)) throw new StoreValidationError('search must not contain NUL characters or lone UTF-16 surrogates');
+  return value;
+}
+
+function logPageOptionsOf(page: LogPageOptions | undefined): LogPageOptions {
+  if (page === undefined || typeof page !== 'object' || page === null || page.fromSeq === undefined) return page ?? {};
+  const { fromSeq, ...rest } = page;
+  if (!Number.isSafeInteger(fromSeq) || fromSeq < 1 || fromSeq > MAX_INTEGER) throw new StoreValidationError(`fromSeq must be an integer from 1 to ${MAX_INTEGER}`);
+  if (rest.cursor !== undefined) throw new StoreValidationError('give fromSeq or cursor, not both');
+  return page;
+}
+
+const isMessageOrEvent = (entry: LogRow): entry is Exclude<LogRow, StoredBoundary> => 'type' in entry;
+
+/** A boundary as a log entry, its cut as `cutOf` names it. */
+function logEntryOf({ seq, kind, cutSeq, messages, sourceCount, retainedCount, createdAt, repairMessage }: StoredBoundary, cutOf: (cutSeq: number) => number): JsonlLogEntry {
+  return kind === 'repair'
+    ? { type: 'repair', seq, cutSeq: cutOf(cutSeq), messages, sourceMessageCount: sourceCount, repairMessage: repairMessage!, createdAt }
+    : { type: 'compaction', seq, cutSeq: cutOf(cutSeq), messages, sourceMessageCount: sourceCount, retainedMessageCount: retainedCount ?? 0, createdAt };
 }

@@ -1,6 +1,18 @@
 // The SessionStore contract. Inject it by its token: `@Inject(SessionStore) sessions: SessionStore`.
 import type { ForkOptions } from './lifecycle.types.js';
-import type { JsonlImport, JsonlImportOptions, NewSession, SessionEntry, SessionEntryInput, SessionListOptions, SessionMeta, SessionPage, SessionUpdate } from './session.types.js';
+import type {
+  JsonlImport,
+  JsonlImportOptions,
+  LogPageOptions,
+  NewSession,
+  SessionEntry,
+  SessionEntryInput,
+  SessionListOptions,
+  SessionLogPage,
+  SessionMeta,
+  SessionPage,
+  SessionUpdate,
+} from './session.types.js';
 
 /**
  * Sessions with explicit headers and an append-only log of entries: messages
@@ -30,6 +42,15 @@ export interface SessionStore {
 
   /** Every entry in append order. StoreNotFoundError for an unknown session. */
   load(sessionId: string): Promise<SessionEntry[]>;
+
+  /**
+   * The session's whole log a page at a time (at most `limit`, 1 to 1,000,
+   * default 100): messages and events, and the compaction and repair
+   * boundaries at their seqs, shaped as the lines of a JSONL export. For
+   * looking at a session of any length (the viewer reads it); `fromSeq` starts
+   * at a seq instead of a cursor. StoreNotFoundError for an unknown session.
+   */
+  getLogPage(sessionId: string, page?: LogPageOptions): Promise<SessionLogPage>;
 
   /**
    * Session headers, newest first, a page at a time. With `tenantId`, only that

@@ -1,6 +1,7 @@
 // The domain types of sessions: their header (meta), their entries, their transcript.
 import type { ForkOrigin } from './lifecycle.types.js';
-import type { JsonObject, JsonValue, MessageInput, StoredMessage } from './message.types.js';
+import type { JsonObject, JsonValue, MessageInput, PageOptions, StoredMessage } from './message.types.js';
+import type { JsonlLogEntry } from './session-jsonl.js';
 
 /** A session's header. A session is a thread: its messages are the thread's. */
 export interface SessionMeta {
@@ -57,12 +58,39 @@ export interface SessionListOptions {
   parentId?: string;
   /** Only the forks of this session. */
   forkedFrom?: string;
+  /**
+   * Only sessions whose id or title contains this text (1 to 200 characters).
+   * ASCII letters match in either case on every database; other letters as the
+   * database folds them (PostgreSQL and MySQL do, SQLite does not). A search
+   * reads through the tenant's sessions (no index can serve a substring).
+   */
+  search?: string;
   createdAfter?: Date;
   createdBefore?: Date;
   /** Page size, 1 to 500. Default 50. */
   limit?: number;
   /** The `nextCursor` of the previous page. */
   cursor?: string;
+}
+
+/**
+ * An entry of a session's log as getLogPage returns it and a JSONL export
+ * writes it: a message, an event, or a compaction or repair boundary, each at
+ * its seq. A boundary's `cutSeq` is as stored: after MessageStore.pruneTranscript
+ * it may name a message that was deleted.
+ */
+export type SessionLogEntry = JsonlLogEntry;
+
+/** Which page of the log to read: PageOptions, or `fromSeq` instead of a cursor. */
+export interface LogPageOptions extends PageOptions {
+  /** Start at the first entry whose seq is at least this (an integer from 1); not with `cursor`. */
+  fromSeq?: number;
+}
+
+/** A page of a session's log, in seq order; `nextCursor` reads the next one, and is null on the last. */
+export interface SessionLogPage {
+  entries: SessionLogEntry[];
+  nextCursor: string | null;
 }
 
 export interface SessionPage {

@@ -167,11 +167,12 @@ export async function insertBoundary(tx: StoreTx, threadId: string, boundary: Ne
   });
 }
 
-/** Every boundary of the thread in log order, each repair with its evidence. */
-export async function boundariesOf(tx: StoreTx, threadId: string): Promise<(NewBoundary & { repairMessage: Message | null })[]> {
+/** The thread's boundaries in log order (after `afterSeq`, at most `take`), each repair with its evidence. */
+export async function boundariesOf(tx: StoreTx, threadId: string, afterSeq = 0, take?: number): Promise<(NewBoundary & { repairMessage: Message | null })[]> {
   const rows = await tx.prisma.agentBoundary.findMany({
-    where: { threadId },
+    where: { threadId, seq: { gt: afterSeq } },
     orderBy: { seq: 'asc' },
+    take,
     select: { seq: true, kind: true, cutSeq: true, messages: true, sourceCount: true, retainedCount: true, createdAt: true, repair: { select: { message: true } } },
   });
   return rows.map((row) => ({

@@ -13,6 +13,8 @@ export interface SessionListQuery {
   forkedFrom?: string;
   createdAfter?: Date;
   createdBefore?: Date;
+  /** Only sessions whose id or title holds this text, in any case (see SessionListOptions.search). */
+  search?: string;
   /** The last session of the previous page: this page holds what sorts after it. */
   after?: { createdAt: Date; id: string };
 }

@@ -26,13 +26,18 @@ export interface NewSessionRow {
 
 export type EntryToAppend = { kind: 'message'; message: Message } | { kind: 'event'; type: string; data: JsonValue };
 
+export type StoredBoundary = Awaited<ReturnType<typeof messages.boundariesOf>>[number];
+
+/** A log entry as read: a message or event as the JSONL log writes it, or a boundary as stored. */
+export type LogRow = Extract<JsonlLogEntry, { type: 'message' | 'event' }> | StoredBoundary;
+
 /** A session as exportJsonl writes it, read from one snapshot. */
 export interface SessionSnapshot {
   meta: SessionMeta;
   entries: SessionEntry[];
   /** Where events (adapters' items) hold non-JSON values, by seq. */
   eventValueTypes: Map<number, ValueTypes>;
-  boundaries: Awaited<ReturnType<typeof messages.boundariesOf>>;
+  boundaries: StoredBoundary[];
   children: string[];
 }
 
@@ -95,6 +100,16 @@ export class SessionRecords {
       if (!(await sessions.metaOf(tx, id, this.tenantId))) throw notFound(id);
       return sessions.entriesOf(tx, id);
     });
+  }
+
+  /** The first `count` entries of the log after `afterSeq`, boundaries among them, from a replica that has this store's writes, if there is one. */
+  logAfter(id: string, afterSeq: number, count: number): Promise<LogRow[]> {
+    return this.db.onReplica((db) => db.read(async (tx) => {
+      if (!(await messages.threadExists(tx, id, this.tenantId))) throw notFound(id);
+      // The first `count` of the two, merged, are the first `count` of the log.
+      const rows: LogRow[] = [...(await sessions.logRowsAfter(tx, id, afterSeq, count)), ...(await messages.boundariesOf(tx, id, afterSeq, count))];
+      return rows.sort((a, b) => a.seq - b.seq).slice(0, count);
+    }));
   }
 
   /** A page of sessions, from a replica that has this store's writes, if there is one. */

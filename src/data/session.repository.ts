@@ -3,11 +3,13 @@
 import { adapterMessageIdOf } from './adapter-events.js';
 import type { ValueTypes } from '../stored-values.js';
 import type { JsonObject, JsonValue } from '../message.types.js';
+import type { JsonlLogEntry } from '../session-jsonl.js';
 import type { SessionEntry, SessionMeta, StoredSessionEvent } from '../session.types.js';
 import { insertRuns, textLength } from './insert-runs.js';
 import { MESSAGE_SELECT } from './message.repository.js';
 import { toStoredMessage } from './row-codec.js';
-import type { SessionListQuery } from './session-list.js';
+import { sessionOf, type SessionListQuery } from './session-list.js';
+import { listSessionsSql } from '../databases/portable-sql.js';
 import type { StoreTx } from './store-client.js';
 
 const META_SELECT = {
@@ -107,6 +109,24 @@ export async function entriesOf(tx: StoreTx, threadId: string): Promise<SessionE
   );
 }
 
+/** The log's messages and events after `afterSeq`, at most `take`, in order, as the JSONL log writes them. */
+export async function logRowsAfter(tx: StoreTx, threadId: string, afterSeq: number, take: number): Promise<Extract<JsonlLogEntry, { type: 'message' | 'event' }>[]> {
+  const rows = await tx.prisma.agentMessage.findMany({
+    where: { threadId, seq: { gt: afterSeq } },
+    orderBy: { seq: 'asc' },
+    take,
+    select: { ...MESSAGE_SELECT, eventType: true },
+  });
+  return rows.map((row) => {
+    if (row.eventType === null) {
+      const { seq, ...message } = toStoredMessage({ ...row, role: row.role! });
+      return { type: 'message', seq, message };
+    }
+    const valueTypes = row.valueTypes === null ? undefined : (JSON.parse(row.valueTypes) as ValueTypes);
+    return { type: 'event', seq: row.seq, event: { type: row.eventType, data: JSON.parse(row.content) as JsonValue }, createdAt: row.createdAt, ...(valueTypes && { valueTypes }) };
+  });
+}
+
 /**
  * Deletes sessions and everything they own (messages, boundaries, repairs and
  * their edges, by the database's cascades), and leaves tombstones so that no
@@ -118,23 +138,14 @@ export async function deleteSessions(tx: StoreTx, ids: string[], now: Date): Pro
   await tx.prisma.agentThread.deleteMany({ where: { id: { in: ids } } });
 }
 
-/** The headers of a page of sessions, newest first, and of one more when another page follows. */
+/**
+ * The headers of a page of sessions, newest first, and of one more when another page follows:
+ * the fast paths' statement, so that a search matches alike on every path.
+ */
 export async function listSessions(tx: StoreTx, query: SessionListQuery): Promise<SessionMeta[]> {
-  const { after } = query;
-  const rows = await tx.prisma.agentThread.findMany({
-    where: {
-      ...(query.tenantId !== undefined && { tenantId: query.tenantId }),
-      ...(query.parentId !== undefined && { parentEdge: { parentId: query.parentId } }),
-      ...(query.forkedFrom !== undefined && { forkedFrom: query.forkedFrom }),
-      ...((query.createdAfter || query.createdBefore) && { createdAt: { gt: query.createdAfter, lt: query.createdBefore } }),
-      // Newest first: the next page holds what sorts after the cursor's (createdAt, id).
-      ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    select: META_SELECT,
-  });
-  return rows.map(toMeta);
+  const { text, args } = listSessionsSql(query, (i) => tx.dialect.placeholder(i));
+  const rows = await tx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(text, ...args);
+  return rows.map((row) => sessionOf(Object.values(row)));
 }
 
 /** Sets the header fields an import brings, on a session it created. */

@@ -65,6 +65,11 @@ export function listSessionsSql(query: SessionListQuery, placeholder: (i: number
   if (query.forkedFrom !== undefined) where.push(`t.forked_from = ${param(query.forkedFrom)}`);
   if (query.createdAfter !== undefined) where.push(`t.created_at > ${param(query.createdAfter)}`);
   if (query.createdBefore !== undefined) where.push(`t.created_at < ${param(query.createdBefore)}`);
+  if (query.search !== undefined) {
+    // LOWER on both sides: MySQL's ids and titles compare byte for byte (utf8mb4_bin), PostgreSQL's LIKE minds case.
+    const pattern = `%${query.search.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+    where.push(`(LOWER(t.id) LIKE ${param(pattern)} ESCAPE '!' OR LOWER(t.title) LIKE ${param(pattern)} ESCAPE '!')`);
+  }
   if (query.after !== undefined) {
     const at = param(query.after.createdAt);
     where.push(`(t.created_at < ${at} OR (t.created_at = ${param(query.after.createdAt)} AND t.id < ${param(query.after.id)}))`);

@@ -78,6 +78,8 @@ export interface Dialect {
   ensureThread(tx: PrismaTx, id: string, now: Date): Promise<boolean>;
   /** The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update` columns to the inserted values. */
   onConflict(keys: string[], update: string[]): string;
+  /** How the i-th parameter (from 0) of a statement given to `$queryRawUnsafe` is spelled. */
+  placeholder(index: number): string;
 }
 
 /**

@@ -1,16 +1,17 @@
-// A session's log of entries: messages and typed events, as SessionStore keeps them.
-import { Body, Get, Inject, Param, Post } from '@nestjs/common';
+// A session's log of entries: messages and typed events, as SessionStore keeps them, and the whole log with its boundaries.
+import { Body, Get, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 import { TenantStores } from '../tenant-stores.js';
 import { EntryValidationPipe } from './dto/entry.pipe.js';
-import { EventBody, MessageBody } from './dto/message.dto.js';
-import { EntriesResponse, StoredEventResponse, StoredMessageResponse } from './dto/responses.js';
+import { EventBody, LogPageQuery, MessageBody } from './dto/message.dto.js';
+import { EntriesResponse, LogPageResponse, StoredEventResponse, StoredMessageResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';
-import { entryInput } from './dto/store-inputs.js';
+import { entryInput, plain } from './dto/store-inputs.js';
 import { validated, type Validated } from './dto/validated.pipe.js';
 import { wireEntry } from './dto/wire.js';
 import { RequestTenant } from './request-tenant.js';
-import { StoreApi } from './store-api.decorator.js';
+import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
+import { logJson } from '../session-jsonl.js';
 
 @StoreApi('sessions/:id', 'entries')
 @ApiExtraModels(MessageBody, EventBody, StoredMessageResponse, StoredEventResponse)
@@ -27,6 +28,18 @@ export class EntriesController {
     @Body(new EntryValidationPipe()) entry: Validated<MessageBody | EventBody>,
   ) {
     return wireEntry(await this.tenants.forTenant(tenant).sessions.append(id, entryInput(entry)));
+  }
+
+  @Get('log')
+  @ApiQueryOf(LogPageQuery)
+  @ApiOkResponse({ type: LogPageResponse, description: 'The whole log, a page at a time: messages, events, and the compaction and repair boundaries where they were written.' })
+  async log(
+    @RequestTenant() tenant: string,
+    @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
+    @Query(validated(LogPageQuery)) page: Validated<LogPageQuery>,
+  ) {
+    const { entries, nextCursor } = await this.tenants.forTenant(tenant).sessions.getLogPage(id, plain({ limit: page.limit, cursor: page.cursor, fromSeq: page.fromSeq }));
+    return { entries: entries.map(logJson), nextCursor };
   }
 
   @Get('entries')

@@ -575,6 +575,55 @@ describe('entries', () => {
   });
 });
 
+describe('GET /sessions/:id/log', () => {
+  test('the whole log a page at a time, each entry as its export line; fromSeq starts at a seq', async () => {
+    const id = await createSession();
+    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'q1' }, { role: 'assistant', content: [toolCall] }] }), 201);
+    await ok(a.post(`/sessions/${id}/entries`, { type: 'approval', data: { ok: true } }), 201);
+    await ok(a.post(`/sessions/${id}/messages`, { role: 'tool', content: [toolResult] }), 201);
+    await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 'sum' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
+    await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'q2' }), 201);
+    const exported = (await ok(a.get(`/sessions/${id}/export`), 200)).text.trim().split('\n').slice(1).map((line) => JSON.parse(line) as object);
+    const entries: object[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Response = await ok(a.get(`/sessions/${id}/log?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), 200);
+      expect(Object.keys(page.body).sort()).toEqual(['entries', 'nextCursor']);
+      expect(page.body.entries.length).toBeLessThanOrEqual(2);
+      entries.push(...page.body.entries);
+      cursor = page.body.nextCursor;
+    } while (cursor !== null);
+    expect(entries).toEqual(exported);
+    expect(entries.map((entry) => (entry as { type: string }).type)).toEqual(['message', 'message', 'event', 'message', 'compaction', 'message']);
+    const from = await ok(a.get(`/sessions/${id}/log?fromSeq=5`), 200);
+    expect(from.body).toEqual({ entries: exported.slice(4), nextCursor: null });
+  });
+
+  test('400 for a bad limit, fromSeq or cursor; 404 for an unknown session', async () => {
+    const id = await createSession();
+    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'q1' }, { role: 'user', content: 'q2' }] }), 201);
+    const { nextCursor } = (await ok(a.get(`/sessions/${id}/log?limit=1`), 200)).body as { nextCursor: string };
+    for (const query of ['limit=0', 'limit=1001', 'fromSeq=0', 'fromSeq=1e2', 'fromSeq=-1', 'fromSeq=2147483648', `fromSeq=1&cursor=${encodeURIComponent(nextCursor)}`, 'cursor=forged', 'after=1']) {
+      expectError(await a.get(`/sessions/${id}/log?${query}`), 400);
+    }
+    expectError(await a.get(`/sessions/${unique('missing')}/log`), 404);
+  });
+});
+
+describe('GET /sessions?search', () => {
+  test('finds the sessions whose id or title contains the text, in either case, a page at a time', async () => {
+    const marker = unique('needle');
+    const byId = await createSession({ id: `${marker}-by-id` });
+    const byTitle = await createSession({ title: `About ${marker.toUpperCase()}` });
+    await createSession({ title: 'something else' });
+    const first = await ok(a.get(`/sessions?search=${marker}&limit=1`), 200);
+    const second = await ok(a.get(`/sessions?search=${marker}&limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`), 200);
+    expect([...first.body.sessions, ...second.body.sessions].map((meta: { id: string }) => meta.id).sort()).toEqual([byId, byTitle].sort());
+    expect(second.body.nextCursor).toBeNull();
+    for (const query of ['search=', `search=${'x'.repeat(201)}`, 'search=a&search=b']) expectError(await a.get(`/sessions?${query}`), 400);
+  });
+});
+
 describe('export and import', () => {
   /** A session with a bit of everything: messages, an event, a compaction, a repair, two subsessions. */
   async function richSession() {

@@ -141,12 +141,19 @@ eachDatabase((database) => {
     }
   });
 
-  test("SessionStore.list on the fast path equals the full path's, filters and cursors included", async () => {
+  test("SessionStore.list on the fast path equals the full path's, filters, search and cursors included", async () => {
     const parent = await store.sessions.create({ id: unique('list-parent'), tenantId: 'lister', title: 'p', metadata: { a: [1, 'x'] } });
     for (let i = 0; i < 5; i++) await store.sessions.create({ id: unique('list-child'), tenantId: 'lister', parentId: parent, title: `c${i}` });
     await store.sessions.create({ id: unique('list-other'), tenantId: 'other-lister' });
     const full = new PrismaSessionStore(fullPath());
-    const queries = [{ tenantId: 'lister', limit: 2 }, { parentId: parent, limit: 3 }, { tenantId: 'lister', createdAfter: new Date(0), createdBefore: new Date('9999-01-01') }, { limit: 500 }];
+    const queries = [
+      { tenantId: 'lister', limit: 2 },
+      { parentId: parent, limit: 3 },
+      { tenantId: 'lister', createdAfter: new Date(0), createdBefore: new Date('9999-01-01') },
+      { limit: 500 },
+      { tenantId: 'lister', search: 'C', limit: 2 },
+      { search: 'LIST-child', createdAfter: new Date(0), limit: 4 },
+    ];
     for (const query of queries) {
       let [viaFast, viaFull] = [await store.sessions.list(query), await full.list(query)];
       expect(viaFast).toEqual(viaFull);

@@ -205,6 +205,7 @@ export const ROUTES: RouteCase[] = [
   { route: 'POST /sessions', body: () => ({ title: 'new' }), status: 201 },
   { route: 'GET /sessions', status: 200 },
   { route: 'GET /sessions', variant: 'page', query: 'limit=1', status: 200 },
+  { route: 'GET /sessions', variant: 'search', query: 'search=a', status: 200 },
   { route: 'POST /sessions/import', body: () => sessionJsonl(`imported-${++imports}`), contentType: 'application/x-ndjson', status: 201 },
   { route: 'GET /health', status: 200 },
   { route: 'GET /sessions/:id', status: 200 },
@@ -235,6 +236,8 @@ export const ROUTES: RouteCase[] = [
   { route: 'POST /sessions/:id/entries', variant: 'message', body: () => ({ role: 'user', content: 'entry' }), status: 201 },
   { route: 'POST /sessions/:id/entries', variant: 'event', body: () => ({ type: 'tool-approval', data: { approved: true } }), status: 201 },
   { route: 'GET /sessions/:id/entries', status: 200 },
+  { route: 'GET /sessions/:id/log', status: 200 },
+  { route: 'GET /sessions/:id/log', variant: 'from a seq', query: 'fromSeq=2&limit=1', status: 200 },
 ];
 
 export const caseName = (c: RouteCase) => (c.variant ? `${c.route} (${c.variant})` : c.route);

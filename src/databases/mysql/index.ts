@@ -126,6 +126,7 @@ export const mysql: ProviderKit = {
     // Keeping the row sets a key column to itself (INSERT IGNORE would swallow every other error too).
     onConflict: (keys, update) =>
       `ON DUPLICATE KEY UPDATE ${update.length === 0 ? `${keys[0]} = ${keys[0]}` : update.map((column) => `${column} = VALUES(${column})`).join(', ')}`,
+    placeholder: () => '?',
     // INSERT IGNORE would swallow every error, and ON DUPLICATE KEY locks the row. A
     // read-committed INSERT … SELECT reads without locking; a racing insert of the same
     // id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.

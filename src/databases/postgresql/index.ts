@@ -70,6 +70,7 @@ export const postgresql: ProviderKit = {
     lockSubtree: lockSubtreeForUpdate,
     ensureThread: insertIfMissing,
     onConflict: onConflictDo,
+    placeholder: (i) => `$${i + 1}`,
   },
 
   // Their rows are read as Prisma's pg adapter returns them.

@@ -51,6 +51,7 @@ export const sqlite: ProviderKit = {
     lockSubtree: async () => {},
     ensureThread: insertIfMissing,
     onConflict: onConflictDo,
+    placeholder: () => '?',
   },
 
   // Prisma's stock better-sqlite3 adapter has no connection of its own to run them on.

@@ -6,7 +6,7 @@ import { MAX_MESSAGE_PAGE } from '../../message-pages.js';
 import { MESSAGE_ROLES, type JsonObject, type JsonValue, type MessageInput, type MessageRole } from '../../message.types.js';
 import { ANY_JSON, JSON_OBJECT, MESSAGE_CONTENT } from './schemas.js';
 import { AsSent, MaxItems } from './validated.pipe.js';
-import { IsInstant, IsMessageContent, IsPageLimit } from './validation.js';
+import { IsInstant, IsMessageContent, IsPageLimit, IsQuerySeq } from './validation.js';
 
 /** The most items an array of a body may hold: validating and storing 30,000 messages held the event loop for seconds. */
 export const MAX_ARRAY_ITEMS = 1000;
@@ -157,4 +157,11 @@ export class PageQuery {
   @IsOptional()
   @IsString()
   cursor?: string;
+}
+
+export class LogPageQuery extends PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Start at the first entry whose seq is at least this, instead of a cursor. Plain decimal digits.' })
+  @IsOptional()
+  @IsQuerySeq()
+  fromSeq?: number;
 }

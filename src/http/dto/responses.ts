@@ -102,6 +102,18 @@ export class EntriesResponse {
   entries!: unknown[];
 }
 
+export class LogPageResponse {
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description:
+      'The log in seq order, each entry as a line of the JSONL export: { type: "message", seq, message }, { type: "event", seq, event, createdAt }, ' +
+      '{ type: "compaction", seq, cutSeq, messages, sourceMessageCount, retainedMessageCount, createdAt } or { type: "repair", seq, cutSeq, messages, sourceMessageCount, repairMessage, createdAt }.',
+  })
+  entries!: unknown[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last.' }) nextCursor!: string | null;
+}
+
 export class ImportResponse {
   @ApiProperty({ type: String }) sessionId!: string;
   @ApiProperty({ type: 'integer', description: 'Log entries imported: messages, events, compactions and repairs.' }) entries!: number;

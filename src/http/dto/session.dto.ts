@@ -65,6 +65,11 @@ export class ListSessionsQuery {
   @IsString()
   forkedFrom?: string;
 
+  @ApiPropertyOptional({ type: String, maxLength: 200, description: 'Only sessions whose id or title contains this text (ASCII letters in either case).' })
+  @IsOptional()
+  @IsString()
+  search?: string;
+
   @ApiPropertyOptional(QUERY_DATE)
   @IsOptional()
   @IsQueryDate()

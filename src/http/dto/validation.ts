@@ -2,26 +2,34 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy, buildMessage } from 'class-validator';
-import { dateOf, instantOf } from '../../validation.js';
+import { dateOf, instantOf, MAX_INTEGER } from '../../validation.js';
 
 /** A query flag: exactly "true" or "false". */
 export const AsBoolean = () => Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value), { toClassOnly: true });
 
-// Plain decimal digits: Number() would also take "1e2", "0x10" and " 5".
-const DIGITS = /^\d{1,4}$/;
-
-/** A page size in a query string: plain decimal digits, from 1 to `max`. */
-export const IsPageLimit = (max: number) =>
-  applyDecorators(
-    Transform(({ value }) => (typeof value === 'string' && DIGITS.test(value) ? Number(value) : value), { toClassOnly: true }),
+/**
+ * An integer in a query string, in plain decimal digits of at most `digits`
+ * (Number() would also take "1e2", "0x10" and " 5"), from 1 to `max`.
+ */
+function IsQueryInteger(name: string, digits: number, max: number) {
+  const plain = new RegExp(`^\\d{1,${digits}}$`);
+  return applyDecorators(
+    Transform(({ value }) => (typeof value === 'string' && plain.test(value) ? Number(value) : value), { toClassOnly: true }),
     ValidateBy({
-      name: 'isPageLimit',
+      name,
       validator: {
         validate: (value: unknown) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max,
         defaultMessage: buildMessage(() => `$property must be an integer from 1 to ${max}, in plain decimal digits`),
       },
     }),
   );
+}
+
+/** A page size in a query string, from 1 to `max` (at most 9,999). */
+export const IsPageLimit = (max: number) => IsQueryInteger('isPageLimit', 4, max);
+
+/** A seq in a query string: from 1 to the largest a log holds (its column is a 32-bit INTEGER). */
+export const IsQuerySeq = () => IsQueryInteger('isQuerySeq', 10, MAX_INTEGER);
 
 // A date (midnight UTC), or a date-time with its zone as the store takes it (instantOf).
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
