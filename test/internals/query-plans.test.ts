@@ -6,6 +6,7 @@ import { migrate } from '../../src/data/open-database.js';
 import { KITS } from '../../src/databases/index.js';
 import type { StoreClient } from '../../src/data/store-client.js';
 import { PrismaMessageStore } from '../../src/message-store.service.js';
+import { PrismaSessionStore } from '../../src/session-store.service.js';
 import { SerializedSqliteAdapterFactory } from '../../src/index.js';
 import { tempSqliteUrl } from '../support/databases.js';
 
@@ -18,6 +19,7 @@ const clientWithQueryEvents = (factory: SerializedSqliteAdapterFactory) =>
   new PrismaClient({ adapter: factory, log: [{ emit: 'event' as const, level: 'query' as const }] });
 let client: ReturnType<typeof clientWithQueryEvents>;
 let store: PrismaMessageStore;
+let sessions: PrismaSessionStore;
 let captured: Captured[] = [];
 
 beforeAll(async () => {
@@ -25,7 +27,9 @@ beforeAll(async () => {
   await migrate(factory, KITS.sqlite);
   client = clientWithQueryEvents(factory);
   client.$on('query', (event) => captured.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
-  store = new PrismaMessageStore(new StoreDatabase(client as unknown as StoreClient, KITS.sqlite, {}));
+  const db = new StoreDatabase(client as unknown as StoreClient, KITS.sqlite, {});
+  store = new PrismaMessageStore(db);
+  sessions = new PrismaSessionStore(db);
 });
 afterAll(() => client.$disconnect());
 
@@ -57,6 +61,24 @@ test('reads search the primary key (thread_id, seq); none scans a table', async 
     expect(plan).toMatch(/SEARCH .*(PRIMARY KEY|INDEX)/);
     // "SCAN sub" walks a subquery's own result, which is fine; a table must never be scanned.
     expect(plan).not.toMatch(/\bSCAN (main\.)?agent_/);
+  }
+});
+
+test('a log page from a seq deep in a long log searches the primary keys of messages and boundaries, reading one page', async () => {
+  await store.appendMany('long-log', Array.from({ length: 2_000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  await store.appendCompaction('long-log', [{ role: 'system', content: 'summary' }], 1_500, 0);
+  await store.appendMany('long-log', Array.from({ length: 500 }, (_, i) => ({ role: 'user' as const, content: `n${i}` })));
+  let page: Awaited<ReturnType<PrismaSessionStore['getLogPage']>> | undefined;
+  const reads = await selectsOf(async () => (page = await sessions.getLogPage('long-log', { fromSeq: 1_990, limit: 20 })));
+  expect(page!.entries.map((entry) => entry.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 1_990 + i));
+  expect(page!.entries.find((entry) => entry.type === 'compaction')?.seq).toBe(2_001);
+  expect(reads.length).toBeGreaterThanOrEqual(2);
+  for (const read of reads) {
+    const plan = await planOf(read);
+    expect(plan).toMatch(/SEARCH .*(PRIMARY KEY|INDEX)/);
+    expect(plan).not.toMatch(/\bSCAN (main\.)?agent_/);
+    // Each read takes at most one page and one more row, never the log.
+    expect(read.query).toMatch(/LIMIT/i);
   }
 });
 
