@@ -12,6 +12,7 @@ import { StoreBodyMiddleware } from './store-body.middleware.js';
 import { resolveHttpOptions, STORE_HTTP_OPTIONS, type StoreHttpOptions } from './store-http.options.js';
 import { storeThrottlerProvider } from './store-throttle.guard.js';
 import { TranscriptController } from './transcript.controller.js';
+import { ViewerController } from './viewer.controller.js';
 
 /** The controllers whose requests carry bodies, which the body middleware reads. */
 const BODY_CONTROLLERS = [SessionsController, SessionController, MessagesController, TranscriptController, EntriesController];
@@ -31,7 +32,7 @@ export class StoreHttpModule implements NestModule {
       module: StoreHttpModule,
       // RouterModule sets the prefix on this module's class, so an app has one HTTP mount.
       imports: [store, RouterModule.register([{ path: http.prefix, module: StoreHttpModule }])],
-      controllers: [...BODY_CONTROLLERS, HealthController],
+      controllers: [...BODY_CONTROLLERS, HealthController, ...(http.viewer ? [ViewerController] : [])],
       providers: [
         { provide: STORE_HTTP_OPTIONS, useValue: http },
         { provide: STORE_AUTHENTICATOR, useClass: http.guard ?? ApiKeyGuard },

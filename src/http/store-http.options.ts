@@ -48,6 +48,15 @@ export interface StoreHttpOptions {
    * Express's `trust proxy` so the client's IP is the one counted.
    */
   throttle?: { limit: number; ttlMs: number } | false;
+  /**
+   * Serves the session viewer, a browser page over this API, at
+   * `/<prefix>/viewer/`. Default `false`. The page is static code shipped in
+   * the package (no CDN), served without authentication or throttling (it
+   * holds no data, like a Swagger UI) under a strict Content-Security-Policy;
+   * every request it makes for data goes through this API with the caller's
+   * key (entered on the page) or the host's own authentication.
+   */
+  viewer?: boolean;
 }
 
 export interface ResolvedHttpOptions {
@@ -58,11 +67,12 @@ export interface ResolvedHttpOptions {
   maxBodyBytes: number;
   maxJsonDepth: number;
   throttle: { limit: number; ttlMs: number } | false;
+  viewer: boolean;
 }
 
 export const STORE_HTTP_OPTIONS = Symbol('StoreHttpOptions');
 
-const KNOWN = ['prefix', 'apiKeys', 'guard', 'maxBodyBytes', 'maxJsonDepth', 'throttle'];
+const KNOWN = ['prefix', 'apiKeys', 'guard', 'maxBodyBytes', 'maxJsonDepth', 'throttle', 'viewer'];
 const MIN_KEY_LENGTH = 16;
 // Deeper than this, class-transformer's recursive walk of a validated body nears the stack's limit.
 const MAX_DEPTH_LIMIT = 1000;
@@ -84,6 +94,7 @@ export function resolveHttpOptions(options: StoreHttpOptions): ResolvedHttpOptio
     maxBodyBytes: positiveInteger(http.maxBodyBytes ?? 1024 * 1024, 'http.maxBodyBytes'),
     maxJsonDepth: positiveInteger(http.maxJsonDepth ?? 64, 'http.maxJsonDepth', MAX_DEPTH_LIMIT),
     throttle: throttleOf(http.throttle ?? { limit: 120, ttlMs: 60_000 }),
+    viewer: booleanOf(http.viewer ?? false, 'http.viewer'),
   };
 }
 
@@ -127,6 +138,11 @@ function throttleOf(value: unknown): ResolvedHttpOptions['throttle'] {
   if (value === false) return false;
   const throttle = objectOf(value, 'http.throttle', ['limit', 'ttlMs'], 'false, or { limit, ttlMs }');
   return { limit: positiveInteger(throttle.limit, 'http.throttle.limit'), ttlMs: positiveInteger(throttle.ttlMs, 'http.throttle.ttlMs') };
+}
+
+function booleanOf(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw new StoreConfigurationError(`StoreModule option "${name}" must be true or false, got ${String(value)}`);
+  return value;
 }
 
 function objectOf(value: unknown, name: string, known?: string[], expected = 'an object'): Record<string, unknown> {

@@ -1,0 +1,167 @@
+// The effective history and the log, side by side, each a page at a time:
+// a 100,000-message session is never read whole.
+import { getJson, sessionPath } from './api.js';
+import { h, json, lazyDetails, replace } from './dom.js';
+import { messageList, messageView, pairToolCalls } from './messages.js';
+
+const PAGE = 100;
+// How far into the next page a call's results are looked for, when a page ends right after it.
+const LOOKAHEAD = 20;
+
+const endsMidTools = (items) => {
+  const last = items.at(-1)?.message;
+  return last?.role === 'tool' || (last?.role === 'assistant' && Array.isArray(last.content) && last.content.some((part) => part.type === 'tool-call'));
+};
+
+/** Pairs tool calls over a page, looking into the head of the next one when the page ends mid-exchange. */
+async function pagePairs(items, nextCursor, readAhead) {
+  if (!nextCursor || !endsMidTools(items)) return pairToolCalls(items, !nextCursor);
+  const ahead = await readAhead(nextCursor);
+  return pairToolCalls([...items, ...ahead.items], !ahead.nextCursor);
+}
+
+function pager(label) {
+  const previous = h('button', { type: 'button', 'data-testid': `${label}-previous`, disabled: true }, 'Previous');
+  const next = h('button', { type: 'button', 'data-testid': `${label}-next`, disabled: true }, 'Next');
+  const status = h('span', { class: 'muted', 'data-testid': `${label}-status` });
+  return { previous, next, status, element: h('nav', { class: 'pager' }, previous, next, status) };
+}
+
+function boundaryText(entry) {
+  const replaced = `replaces seq ≤ ${entry.cutSeq} with ${entry.messages.length} message${entry.messages.length === 1 ? '' : 's'}`;
+  return entry.type === 'compaction'
+    ? `compaction at seq ${entry.seq} ${replaced}, ${entry.retainedMessageCount} kept verbatim (of ${entry.sourceMessageCount})`
+    : `repair at seq ${entry.seq} ${replaced}: its balanced projection of ${entry.sourceMessageCount}`;
+}
+
+/**
+ * The effective history, paged by its cursors. Resolves to the latest
+ * boundary (the log entry at the history's startSeq), or null without one.
+ */
+export async function historyPane(container, id) {
+  const list = h('div', { class: 'entries', 'data-testid': 'history-entries' });
+  const note = h('p', { class: 'muted', 'data-testid': 'history-start' });
+  const nav = pager('history');
+  replace(container, h('h2', {}, 'Effective history'), note, nav.element, list);
+  const read = (cursor, limit = PAGE) => getJson(sessionPath(id, '/history'), { limit, cursor });
+  const readAhead = async (cursor) => {
+    const page = await read(cursor, LOOKAHEAD);
+    return { items: page.messages.map((message) => ({ seq: message.seq, message })), nextCursor: page.nextCursor };
+  };
+
+  const first = await read(null);
+  let boundary = null;
+  if (first.startSeq != null) {
+    const [entry] = (await getJson(sessionPath(id, '/log'), { fromSeq: first.startSeq, limit: 1 })).entries;
+    if (entry && entry.seq === first.startSeq && (entry.type === 'compaction' || entry.type === 'repair')) boundary = entry;
+  }
+  replace(note, boundary ? `Starts with the ${boundary.type} at seq ${boundary.seq} (it replaces seq ≤ ${boundary.cutSeq}).` : 'No compaction or repair: the history is the transcript.');
+
+  const cursors = [null];
+  const show = async (page) => {
+    const items = page.messages.map((message) => ({ seq: message.seq, message }));
+    const pairs = await pagePairs(items, page.nextCursor, readAhead);
+    const fromBoundary = boundary && h('span', { class: 'badge boundary-badge', 'data-testid': 'from-boundary' }, `from the ${boundary.type} at seq ${boundary.seq}`);
+    replace(list, items.map(({ seq, message }, index) =>
+      h('div', { 'data-testid': 'history-entry' },
+        messageView(message, { seq, pairs, index, idPrefix: 'history', note: seq == null && fromBoundary ? fromBoundary.cloneNode(true) : null }))));
+    nav.status.textContent = `page ${cursors.length}, ${items.length} message${items.length === 1 ? '' : 's'}`;
+    nav.previous.disabled = cursors.length === 1;
+    nav.next.disabled = !page.nextCursor;
+    nav.next.onclick = () => step(() => cursors.push(page.nextCursor));
+  };
+  const step = (move) => {
+    move();
+    read(cursors.at(-1)).then(show).catch((error) => replace(list, h('p', { class: 'error', role: 'alert' }, error.message)));
+  };
+  nav.previous.onclick = () => step(() => cursors.pop());
+  await show(first);
+  return boundary;
+}
+
+/**
+ * The log: messages, events and boundaries at their seq, paged forward by its
+ * cursors and back by the pages seen; `jump to seq` starts a page anywhere.
+ * Messages the latest boundary cut away are dimmed.
+ */
+export async function logPane(container, id, boundary, startAt) {
+  const list = h('div', { class: 'entries', 'data-testid': 'log-entries' });
+  const nav = pager('log');
+  const seqInput = h('input', { type: 'number', min: 1, step: 1, required: true, 'data-testid': 'jump-seq', 'aria-label': 'seq' });
+  const jumpForm = h('form', { class: 'jump', onsubmit: (event) => {
+    event.preventDefault();
+    go({ fromSeq: Number(seqInput.value) }, true);
+  } }, h('label', {}, 'jump to seq ', seqInput), h('button', { type: 'submit', 'data-testid': 'jump-go' }, 'Go'));
+  replace(container, h('h2', {}, 'Log (transcript, events, boundaries)'), h('div', { class: 'controls' }, nav.element, jumpForm), list);
+  const read = (request, limit = PAGE) => getJson(sessionPath(id, '/log'), { limit, cursor: request.cursor, fromSeq: request.fromSeq });
+  const readAhead = async (cursor) => {
+    const page = await read({ cursor }, LOOKAHEAD);
+    return { items: messagesOf(page.entries), nextCursor: page.nextCursor };
+  };
+  const messagesOf = (entries) => entries.filter((entry) => entry.type === 'message').map((entry) => ({ seq: entry.seq, message: entry.message }));
+
+  // The requests that opened the pages before this one, for Previous.
+  let requests = [];
+  let page = null;
+  const go = async (request, fresh = false) => {
+    try {
+      let answer = await read(request);
+      // A page before a jumped-to one: the entries just before it (seqs may have gaps, so it can be short).
+      if (request.before) answer = { ...answer, entries: answer.entries.filter((entry) => entry.seq < request.before) };
+      if (fresh) requests = [];
+      requests.push(request);
+      page = answer;
+      await show(answer);
+    } catch (error) {
+      replace(list, h('p', { class: 'error', role: 'alert', 'data-testid': 'log-error' }, error.message));
+    }
+  };
+  nav.next.onclick = () => go({ cursor: page.nextCursor });
+  nav.previous.onclick = () => {
+    if (requests.length > 1) {
+      requests.pop();
+      go(requests.pop());
+    } else {
+      const before = page.entries[0]?.seq ?? 1;
+      go({ fromSeq: Math.max(1, before - PAGE), before }, true);
+    }
+  };
+
+  const show = async ({ entries, nextCursor }) => {
+    const items = messagesOf(entries);
+    const pairs = await pagePairs(items, nextCursor, readAhead);
+    const indexOf = new Map(items.map((item, index) => [item.seq, index]));
+    const goTo = (seq) => go({ fromSeq: seq }, true);
+    replace(list, entries.map((entry) => h('div', { 'data-testid': 'log-entry', dataset: { seq: entry.seq, type: entry.type } }, entryView(entry))));
+    function entryView(entry) {
+      if (entry.type === 'message') {
+        const dim = boundary != null && entry.seq <= boundary.cutSeq;
+        return messageView(entry.message, { seq: entry.seq, pairs, index: indexOf.get(entry.seq), dim, idPrefix: 'log', goTo });
+      }
+      if (entry.type === 'event') {
+        return h('div', { class: 'event', 'data-testid': 'event', id: `log-${entry.seq}` },
+          h('span', { class: 'seq' }, `seq ${entry.seq}`), ' ', h('strong', {}, 'event '), h('code', {}, entry.event?.type ?? ''),
+          entry.event?.data === undefined || entry.event?.data === null ? null : json(entry.event.data));
+      }
+      if (entry.type === 'compaction' || entry.type === 'repair') return boundaryView(entry, boundary?.seq === entry.seq);
+      return h('div', { class: 'part' }, json(entry));
+    }
+    const first = entries[0]?.seq;
+    const last = entries.at(-1)?.seq;
+    nav.status.textContent = entries.length ? `seq ${first}–${last}, ${entries.length} entries` : 'no entries here';
+    nav.previous.disabled = requests.length <= 1 && !(first > 1);
+    nav.next.disabled = !nextCursor;
+  };
+
+  await go(startAt ? { fromSeq: startAt } : {}, true);
+}
+
+function boundaryView(entry, latest) {
+  return h('div', { class: `boundary ${entry.type}${latest ? ' latest' : ''}`, 'data-testid': 'boundary', dataset: { kind: entry.type, seq: entry.seq, cutSeq: entry.cutSeq }, id: `log-${entry.seq}` },
+    h('p', { 'data-testid': 'boundary-text' }, h('strong', {}, boundaryText(entry)), latest ? h('span', { class: 'badge' }, 'latest: the effective history starts here') : null),
+    lazyDetails(entry.type === 'compaction' ? 'the summary and the kept messages' : 'the balanced projection', () => messageList(entry.messages), { 'data-testid': 'boundary-messages' }),
+    entry.type === 'repair'
+      ? lazyDetails('the repair evidence (the message it stood in for)', () => messageView(entry.repairMessage), { 'data-testid': 'repair-evidence' })
+      : null,
+  );
+}

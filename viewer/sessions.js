@@ -1,0 +1,52 @@
+// #/ : the tenant's sessions, newest first, searched by id or title, paged with a stack of cursors.
+import { getJson } from './api.js';
+import { date, h, link, replace, sessionRoute } from './dom.js';
+
+const PAGE = 20;
+
+export async function renderSessions({ main, query, showError }) {
+  const search = query.get('search') ?? '';
+  const input = h('input', { type: 'search', name: 'search', value: search, placeholder: 'id or title contains…', 'data-testid': 'search-input' });
+  const form = h('form', { class: 'search', role: 'search', onsubmit: (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    location.hash = text ? `#/?search=${encodeURIComponent(text)}` : '#/';
+  } }, input, h('button', { type: 'submit', 'data-testid': 'search-button' }, 'Search'));
+  const list = h('ul', { class: 'sessions', 'data-testid': 'session-list' });
+  const status = h('p', { class: 'muted', 'data-testid': 'session-status' });
+  const previous = h('button', { type: 'button', 'data-testid': 'sessions-previous', disabled: true }, 'Previous');
+  const next = h('button', { type: 'button', 'data-testid': 'sessions-next', disabled: true }, 'Next');
+  replace(main, h('section', {}, h('h1', {}, 'Sessions'), form, status, list, h('nav', { class: 'pager' }, previous, next)));
+
+  // cursors[i] opened page i; the first page has none.
+  const cursors = [null];
+  const load = async () => {
+    const cursor = cursors.at(-1);
+    const page = await getJson('sessions', { limit: PAGE, search, cursor });
+    replace(list, page.sessions.map(sessionItem));
+    status.textContent = page.sessions.length === 0 ? (search ? `No session matches "${search}".` : 'No sessions.') : `Page ${cursors.length}`;
+    previous.disabled = cursors.length === 1;
+    next.disabled = !page.nextCursor;
+    next.onclick = () => {
+      cursors.push(page.nextCursor);
+      load().catch(showError);
+    };
+  };
+  previous.onclick = () => {
+    cursors.pop();
+    load().catch(showError);
+  };
+  await load();
+}
+
+function sessionItem(session) {
+  return h(
+    'li',
+    { 'data-testid': 'session-item', dataset: { sessionId: session.id } },
+    link(sessionRoute(session.id), session.id, { class: 'session-link' }),
+    session.title ? h('span', { class: 'title' }, session.title) : null,
+    session.parentId ? h('span', { class: 'badge', 'data-testid': 'badge-subsession' }, 'subsession of ', session.parentId) : null,
+    session.forkedFrom ? h('span', { class: 'badge', 'data-testid': 'badge-fork' }, `fork of ${session.forkedFrom.sessionId} at seq ${session.forkedFrom.seq}`) : null,
+    h('span', { class: 'muted' }, 'updated ', date(session.updatedAt)),
+  );
+}
