@@ -1,6 +1,6 @@
 // The demo app: the store on its embedded SQLite default with the HTTP API
-// mounted, a scripted agent that works in the demo tenant, and a chat route
-// of the AI SDK's recipe.
+// mounted and its session viewer on, a scripted agent that works in the demo
+// tenant, and a chat route of the AI SDK's recipe.
 import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { json } from 'express';
 import { StoreModule } from 'nestjs-agent-store';
@@ -13,7 +13,7 @@ export const DEFAULT_DEMO_API_KEY = 'demo-key-for-local-use-only';
 export const DEMO_API_KEY = process.env.AGENT_STORE_API_KEY || DEFAULT_DEMO_API_KEY;
 
 @Module({
-  imports: [StoreModule.forRoot({ http: { apiKeys: { [DEMO_API_KEY]: DEMO_TENANT } } })],
+  imports: [StoreModule.forRoot({ http: { apiKeys: { [DEMO_API_KEY]: DEMO_TENANT }, viewer: true } })],
   controllers: [ChatController],
   providers: [DemoAgentService, ScriptedAgent],
 })

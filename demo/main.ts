@@ -1,5 +1,5 @@
 // `npm start`: the demo app on the embedded SQLite default (./data/agent-store.db),
-// with the HTTP API, its Swagger UI, and a development API key.
+// with the HTTP API, its Swagger UI, the session viewer, and a development API key.
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -16,7 +16,7 @@ app.enableShutdownHooks([], { useProcessExit: true });
 await app.listen(process.env.PORT ?? 3000, '127.0.0.1');
 const url = `http://localhost:${(app.getHttpServer().address() as AddressInfo).port}`;
 const logger = new Logger('Demo');
-logger.log(`API on ${url}/agent-store, Swagger UI on ${url}/docs; Ctrl+C stops it`);
+logger.log(`API on ${url}/agent-store, Swagger UI on ${url}/docs, session viewer on ${url}/agent-store/viewer/; Ctrl+C stops it`);
 // Only the built-in development key is printed: a key of your own stays out of logs.
 const key = DEMO_API_KEY === DEFAULT_DEMO_API_KEY ? DEMO_API_KEY : '$AGENT_STORE_API_KEY';
 logger.log(`development API key (tenant "${DEMO_TENANT}"): ${key}`);
