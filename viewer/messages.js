@@ -41,10 +41,11 @@ export function pairToolCalls(items, complete) {
  */
 export function messageView(message, { seq = null, pairs = new Map(), index = -1, note = null, dim = false, idPrefix = null, goTo = null } = {}) {
   const other = (part) => pairs.get(`${index}:${part.toolCallId}`);
+  // Where the other side of a pair is: a link to its seq, or (a boundary's messages have none) this list.
   const jump = (target) =>
     target?.seq == null
-      ? h('span', { class: 'muted' }, 'in this list')
-      : h('a', { href: '', class: 'seq-link', onclick: (event) => {
+      ? 'in this list'
+      : ['at ', h('a', { href: '', class: 'seq-link', onclick: (event) => {
           event.preventDefault();
           const element = idPrefix && document.getElementById(`${idPrefix}-${target.seq}`);
           if (element) {
@@ -52,7 +53,7 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
             element.classList.add('flash');
             setTimeout(() => element.classList.remove('flash'), 1500);
           } else goTo?.(target.seq);
-        } }, `seq ${target.seq}`);
+        } }, `seq ${target.seq}`)];
   const part = (value) => {
     switch (value.type) {
       case 'text':
@@ -65,7 +66,7 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
           h('span', { class: 'label' }, '→ call '), h('code', {}, value.toolName), ' ', h('span', { class: 'muted' }, value.toolCallId), ' ',
           result === 'orphaned'
             ? h('span', { class: 'orphaned', 'data-testid': 'orphaned' }, 'orphaned: no result followed')
-            : result ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'result at ', jump(result)) : h('span', { class: 'muted' }, 'result not on this page'),
+            : result ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'result ', jump(result)) : h('span', { class: 'muted' }, 'result not on this page'),
           json(value.input));
       }
       case 'tool-result': {
@@ -73,7 +74,7 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
         const output = value.output ?? {};
         return h('div', { class: `tool-result${output.type === 'error-text' || output.type === 'error-json' ? ' failed' : ''}`, 'data-testid': 'tool-result', dataset: { toolCallId: value.toolCallId } },
           h('span', { class: 'label' }, '← result '), h('code', {}, value.toolName), ' ', h('span', { class: 'muted' }, `${value.toolCallId} (${output.type})`), ' ',
-          call ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'call at ', jump(call)) : null,
+          call ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'call ', jump(call)) : null,
           'value' in output ? json(output.value) : json(output));
       }
       case 'image':

@@ -161,7 +161,7 @@ function boundaryView(entry, latest) {
     h('p', { 'data-testid': 'boundary-text' }, h('strong', {}, boundaryText(entry)), latest ? h('span', { class: 'badge' }, 'latest: the effective history starts here') : null),
     lazyDetails(entry.type === 'compaction' ? 'the summary and the kept messages' : 'the balanced projection', () => messageList(entry.messages), { 'data-testid': 'boundary-messages' }),
     entry.type === 'repair'
-      ? lazyDetails('the repair evidence (the message it stood in for)', () => messageView(entry.repairMessage), { 'data-testid': 'repair-evidence' })
+      ? lazyDetails('the repair evidence: its repair message', () => messageView(entry.repairMessage), { 'data-testid': 'repair-evidence' })
       : null,
   );
 }

@@ -51,7 +51,13 @@ async function node(list, id, currentId, openPath) {
     toggle.textContent = children.hidden ? '▸' : '▾';
     toggle.setAttribute('aria-expanded', String(!children.hidden));
   };
-  toggle.addEventListener('click', () => open().catch((error) => replace(children, h('li', { class: 'error' }, error.message))));
+  toggle.addEventListener('click', () =>
+    open().catch((error) => {
+      loaded = false;
+      children.hidden = false;
+      replace(children, h('li', { class: 'error', role: 'alert' }, error.message));
+    }),
+  );
   // Open the path to the current session, and the current session's own children.
   if (openPath) await open();
 }

@@ -1,0 +1,253 @@
+// The session viewer in a real browser: Debian's Chromium driven by
+// playwright-core (no browser download), over the demo's session and seeded ones.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { DEMO_KEY, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const SCREENSHOT = join(process.cwd(), 'test-artifacts', 'session-viewer.png');
+const PAGE_SIZE = 100;
+
+let viewer: ViewerApp;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+const remoteRequests: string[] = [];
+
+beforeAll(async () => {
+  // Never skipped: a missing browser is a failure that says what to install.
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's package "chromium" (apt-get install chromium) or set CHROMIUM_PATH`);
+  viewer = await startViewerApp();
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'], timeout: 30_000 });
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1400, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('request', (request) => {
+    if (!request.url().startsWith(viewer.api)) remoteRequests.push(request.url());
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.app.close();
+});
+
+const api = (path: string, key = DEMO_KEY) => fetch(`${viewer.api}/${path}`, { headers: { Authorization: `Bearer ${key}` } });
+const session = (id: string, query = '') => page.goto(`${viewer.api}/viewer/#/session/${encodeURIComponent(id)}${query}`);
+const logEntries = () => page.getByTestId('log-pane').getByTestId('log-entry');
+const firstLogSeq = async () => Number(await logEntries().first().getAttribute('data-seq'));
+
+/** Waits (bounded) until the first element of `locator` contains `text`, or has exactly that text. */
+async function hasText(locator: Locator, text: string, exact = false): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen: string | null = null;
+  while (Date.now() < deadline) {
+    seen = await locator.first().textContent({ timeout: 10_000 }).catch(() => null);
+    if (seen !== null && (exact ? seen === text : seen.includes(text))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`expected ${exact ? 'the text' : 'a text containing'} ${JSON.stringify(text)}, saw ${JSON.stringify(seen)}`);
+}
+
+/** Polls `condition` (bounded) until it holds. */
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (await condition().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+const logStartsAt = (seq: number) => until(async () => (await firstLogSeq()) === seq, `the log's page starts at seq ${seq}`);
+
+async function useKey(key: string): Promise<void> {
+  if (await page.getByTestId('key-forget').isVisible()) await page.getByTestId('key-forget').click();
+  await page.getByTestId('key-input').fill(key);
+  await page.getByTestId('key-save').click();
+}
+
+test('serves its files from a whitelist under a strict CSP, without a key, and redirects /viewer to /viewer/', async () => {
+  const bare = await fetch(`${viewer.api}/viewer`, { redirect: 'manual' });
+  expect(bare.status).toBe(301);
+  expect(bare.headers.get('location')).toBe('viewer/');
+  const index = await fetch(`${viewer.api}/viewer/`);
+  expect(index.status).toBe(200);
+  expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(index.headers.get('content-security-policy')).toBe(
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  );
+  expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+  expect(index.headers.get('referrer-policy')).toBe('no-referrer');
+  expect(index.headers.get('cache-control')).toBe('no-cache');
+  const script = await fetch(`${viewer.api}/viewer/app.js`);
+  expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  expect((await fetch(`${viewer.api}/viewer/viewer.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+  for (const path of ['nope.js', '..%2Fpackage.json', '%2E%2E%2F%2E%2E%2Fpackage.json', 'toString', '__proto__']) {
+    expect((await fetch(`${viewer.api}/viewer/${path}`)).status).toBe(404);
+  }
+});
+
+test('asks for a key on 401, then lists the demo session; search narrows the list', async () => {
+  await page.goto(`${viewer.api}/viewer`);
+  await page.getByTestId('key-form').waitFor();
+  await hasText(page.getByTestId('error'), '401');
+  await useKey(DEMO_KEY);
+  const items = page.getByTestId('session-item');
+  await items.filter({ hasText: viewer.demoSessionId }).first().waitFor();
+  expect(await items.count()).toBeGreaterThanOrEqual(4);
+
+  await page.getByTestId('search-input').fill('lisbon');
+  await page.getByTestId('search-button').click();
+  await until(async () => new URL(page.url()).hash === '#/?search=lisbon', 'the search is in the route');
+  await until(async () => (await items.count()) === 1, 'one session matches');
+  expect(await items.first().getAttribute('data-session-id')).toBe(viewer.demoSessionId);
+
+  await page.getByTestId('search-input').fill('RESEARCHER');
+  await page.getByTestId('search-button').click();
+  await until(async () => (await items.count()) === 1, 'one session matches');
+  expect(await items.first().getAttribute('data-session-id')).toBe(`${viewer.demoSessionId}/researcher`);
+  await items.first().getByTestId('badge-subsession').waitFor();
+});
+
+test("opens the demo session: its tree, its boundaries, paired and orphaned tool calls, a message's details", async () => {
+  await page.getByTestId('search-input').fill('lisbon');
+  await page.getByTestId('search-button').click();
+  await page.getByTestId('session-item').filter({ hasText: 'A weekend in Lisbon' }).getByRole('link').click();
+  await hasText(page.getByTestId('session-id'), viewer.demoSessionId, true);
+
+  // The tree: the session is its root, highlighted, with the researcher under it.
+  const tree = page.getByTestId('tree');
+  const researcher = `${viewer.demoSessionId}/researcher`;
+  await tree.locator(`[data-testid=tree-node][data-session-id="${researcher}"]`).waitFor();
+  expect(await tree.locator('[aria-current=page]').getAttribute('data-session-id')).toBe(viewer.demoSessionId);
+  await tree.getByRole('link', { name: researcher }).click();
+  await hasText(page.getByTestId('session-id'), researcher, true);
+  await hasText(page.getByTestId('parent-link'), viewer.demoSessionId, true);
+  await page.locator(`[data-testid=tree] [aria-current=page][data-session-id="${researcher}"]`).waitFor();
+  await page.goBack();
+  await hasText(page.getByTestId('session-id'), viewer.demoSessionId, true);
+
+  // The boundaries where they cut, their summary and evidence readable.
+  const log = page.getByTestId('log-pane');
+  const compaction = log.locator('[data-testid=boundary][data-kind=compaction]');
+  const repair = log.locator('[data-testid=boundary][data-kind=repair]');
+  await repair.waitFor();
+  expect(await compaction.getByTestId('boundary-text').textContent()).toMatch(/^compaction at seq \d+ replaces seq ≤ \d+ with 3 messages, 2 kept verbatim/);
+  expect(await repair.getByTestId('boundary-text').textContent()).toMatch(/^repair at seq \d+ replaces seq ≤ \d+ with 5 messages.*latest/);
+  await compaction.getByTestId('boundary-messages').locator('summary').click();
+  await hasText(compaction.getByTestId('boundary-messages'), 'Summary: flights TP 1337');
+  await repair.getByTestId('repair-evidence').locator('summary').click();
+  await hasText(repair.getByTestId('repair-evidence'), 'book_hotel');
+  await hasText(repair.getByTestId('repair-evidence').getByTestId('tool-result'), 'error-text');
+
+  // What the latest boundary cut away is dimmed; the history's own messages come from it.
+  const cutSeq = Number(await repair.getAttribute('data-cut-seq'));
+  const dimmed = await log.locator('[data-testid=log-entry]:has([data-testid=cut])').evaluateAll((entries) => entries.map((entry) => Number(entry.getAttribute('data-seq'))));
+  expect(dimmed.length).toBeGreaterThan(0);
+  expect(dimmed.every((seq) => seq <= cutSeq)).toBe(true);
+  expect(await page.getByTestId('history-pane').getByTestId('from-boundary').count()).toBe(5);
+  await hasText(page.getByTestId('history-start'), 'repair at seq');
+
+  // Tool calls: flights-1 answered by the message after it; hotel-1 never answered in the transcript.
+  const flights = log.locator('[data-testid=tool-call][data-tool-call-id=flights-1]');
+  await hasText(flights.getByTestId('tool-paired'), 'result at seq 3');
+  await hasText(log.locator('[data-testid=tool-result][data-tool-call-id=flights-1]').getByTestId('tool-paired'), 'call at seq 2');
+  await log.locator('[data-testid=tool-call][data-tool-call-id=hotel-1]').getByTestId('orphaned').waitFor();
+  // In the effective history, the repair's projection answers it.
+  const history = page.getByTestId('history-pane');
+  expect(await history.locator('[data-testid=tool-call][data-tool-call-id=hotel-1] [data-testid=orphaned]').count()).toBe(0);
+  await hasText(history.locator('[data-testid=tool-result][data-tool-call-id=hotel-1]'), 'error-text');
+
+  // A message's details, on demand.
+  const first = log.getByTestId('message').first();
+  await first.getByTestId('message-details').locator('summary').click();
+  const size = Number((await first.getByTestId('message-size').textContent())!.split(' ')[0]);
+  const { entries: [entry] } = (await (await api(`sessions/${encodeURIComponent(viewer.demoSessionId)}/log?limit=1`)).json()) as { entries: [{ message: unknown }] };
+  expect(size).toBe(Buffer.byteLength(JSON.stringify(entry.message)));
+
+  mkdirSync(join(process.cwd(), 'test-artifacts'), { recursive: true });
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  process.stdout.write(`session viewer screenshot: ${SCREENSHOT}\n`);
+});
+
+test('exports the session as JSONL, equal to the API export', async () => {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const saved = readFileSync((await download.path())!, 'utf8');
+  const fromApi = await (await api(`sessions/${encodeURIComponent(viewer.demoSessionId)}/export`)).text();
+  expect(saved).toBe(fromApi);
+  expect(saved.split('\n')[0]).toContain(viewer.demoSessionId);
+});
+
+test('pages through a long transcript, a page in the DOM at a time, and jumps to a seq', async () => {
+  await session(LONG_ID);
+  await hasText(page.getByTestId('session-id'), LONG_ID, true);
+  await page.getByTestId('log-status').filter({ hasText: /^seq 1–/ }).waitFor();
+  expect(await logEntries().count()).toBe(PAGE_SIZE);
+  expect(await page.getByTestId('history-entry').count()).toBe(PAGE_SIZE);
+  // The history starts with the compaction's summary.
+  await hasText(page.getByTestId('history-entry').first(), `Summary of the first ${LONG_HALF} messages.`);
+
+  await page.getByTestId('log-next').click();
+  await logStartsAt(101);
+  expect(await logEntries().count()).toBe(PAGE_SIZE);
+  await page.getByTestId('log-next').click();
+  await logStartsAt(201);
+  await page.getByTestId('log-previous').click();
+  await logStartsAt(101);
+  await page.getByTestId('log-previous').click();
+  await logStartsAt(1);
+  expect(await page.getByTestId('log-previous').isDisabled()).toBe(true);
+
+  // Around the middle: the event and the compaction, and the messages it cut dimmed.
+  await page.getByTestId('jump-seq').fill(String(LONG_HALF - 10));
+  await page.getByTestId('jump-go').click();
+  await logStartsAt(LONG_HALF - 10);
+  expect(await logEntries().count()).toBe(PAGE_SIZE);
+  await hasText(page.getByTestId('log-pane').getByTestId('event'), 'checkpoint');
+  await hasText(page.getByTestId('log-pane').locator('[data-testid=boundary][data-kind=compaction]'), `replaces seq ≤ ${LONG_HALF}`);
+  expect(await logEntries().filter({ has: page.getByTestId('cut') }).count()).toBe(11);
+  // Back from a jumped-to page: the entries just before it.
+  await page.getByTestId('log-previous').click();
+  await until(async () => Number(await logEntries().last().getAttribute('data-seq')) === LONG_HALF - 11, 'the page before ends just before the jump');
+  expect(await logEntries().count()).toBeLessThanOrEqual(PAGE_SIZE);
+
+  // A seq in the route opens the log there; the history pages on its own.
+  await session(LONG_ID, '?seq=2400');
+  await logStartsAt(2400);
+  expect(await firstLogSeq()).toBe(2400);
+  await page.getByTestId('history-next').click();
+  await page.getByTestId('history-status').filter({ hasText: 'page 2' }).waitFor();
+  expect(await page.getByTestId('history-entry').count()).toBe(PAGE_SIZE);
+});
+
+test('renders hostile titles and messages as text, and loads no URL found in a message', async () => {
+  await session(XSS_ID);
+  await hasText(page.getByTestId('session-title'), XSS_TITLE, true);
+  await hasText(page.getByTestId('log-pane').getByTestId('message').first(), XSS_TEXT);
+  await hasText(page.getByTestId('log-pane').getByTestId('message').first(), REMOTE_URL);
+  await page.getByTestId('log-pane').getByTestId('message-details').first().locator('summary').click();
+  await page.getByTestId('session-metadata').locator('summary').click();
+  await page.goto(`${viewer.api}/viewer/#/?search=${encodeURIComponent('hostile')}`);
+  await hasText(page.getByTestId('session-item').first(), XSS_TITLE);
+  expect(await page.evaluate('window.__pwned')).toBeUndefined();
+  expect(await page.locator('main img, main script').count()).toBe(0);
+  expect(remoteRequests).toEqual([]);
+  expect(pageErrors).toEqual([]);
+});
+
+test("a second tenant's key sees none of the first tenant's sessions", async () => {
+  await page.goto(`${viewer.api}/viewer/#/`);
+  await useKey(OTHER_KEY);
+  await hasText(page.getByTestId('session-status'), 'No sessions.', true);
+  expect(await page.getByTestId('session-item').count()).toBe(0);
+  await page.getByTestId('search-input').fill('trip');
+  await page.getByTestId('search-button').click();
+  await hasText(page.getByTestId('session-status'), 'No session matches "trip".', true);
+  expect(await page.getByTestId('session-item').count()).toBe(0);
+  await session(viewer.demoSessionId);
+  await page.getByTestId('not-found').waitFor();
+  expect(await page.getByTestId('session-header').count()).toBe(0);
+});

@@ -1,0 +1,81 @@
+// The demo's pieces with the viewer on, for the browser tests: the scripted
+// agent's session in the demo tenant (under the demo's key), a second tenant
+// with a key and no sessions, a long compacted transcript and a hostile one.
+import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DemoAgentService } from '../../demo/demo-agent.service.js';
+import { DEMO_TENANT, ScriptedAgent } from '../../demo/scripted-agent.js';
+import { StoreModule, TenantStores, type MessageInput, type ScopedStores } from '../../src/index.js';
+import { tempSqliteUrl } from '../support/databases.js';
+
+export const DEMO_KEY = 'demo-key-for-local-use-only';
+export const OTHER_KEY = 'viewer-test-other-tenant-key-0123';
+export const LONG_ID = 'long-transcript';
+export const XSS_ID = 'hostile-session';
+/** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
+export const LONG_HALF = 1250;
+
+export interface ViewerApp {
+  app: INestApplication;
+  /** The API's base URL, e.g. http://127.0.0.1:port/agent-store */
+  api: string;
+  demoSessionId: string;
+}
+
+export async function startViewerApp(): Promise<ViewerApp> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      StoreModule.forRoot({
+        url: tempSqliteUrl(),
+        migrate: true,
+        // Throttling off: Jest cannot load @nestjs/throttler before Node 24.9 (see http-smoke.test.ts).
+        http: { apiKeys: { [DEMO_KEY]: DEMO_TENANT, [OTHER_KEY]: 'other-tenant' }, throttle: false, viewer: true },
+      }),
+    ],
+    providers: [DemoAgentService, ScriptedAgent],
+  }).compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+  try {
+    // init runs the scripted agent (DemoAgentService), as `npm start` does.
+    await app.listen(0, '127.0.0.1');
+    const stores = app.get<TenantStores>(TenantStores).forTenant(DEMO_TENANT);
+    await seedLong(stores);
+    await seedHostile(stores);
+    const { sessions } = await stores.sessions.list();
+    const demo = sessions.find((session) => session.id.startsWith('trip-') && !session.parentId);
+    if (!demo) throw new Error('the scripted agent stored no trip-… session');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    return { app, api: `http://127.0.0.1:${port}/agent-store`, demoSessionId: demo.id };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}
+
+const turn = (n: number): MessageInput => (n % 2 === 0 ? { role: 'user', content: `question ${n}` } : { role: 'assistant', content: `answer ${n}` });
+
+async function seedLong(stores: ScopedStores): Promise<void> {
+  await stores.sessions.create({ id: LONG_ID, title: 'A long transcript' });
+  const run = async (from: number) => {
+    for (let start = from; start < from + LONG_HALF; start += 500) {
+      await stores.messages.appendMany(LONG_ID, Array.from({ length: Math.min(500, from + LONG_HALF - start) }, (_, i) => turn(start + i)));
+    }
+  };
+  await run(0);
+  await stores.sessions.append(LONG_ID, { type: 'checkpoint', data: { after: LONG_HALF } });
+  await stores.messages.appendCompaction(LONG_ID, [{ role: 'system', content: `Summary of the first ${LONG_HALF} messages.` }], LONG_HALF, 0);
+  await run(LONG_HALF);
+}
+
+export const XSS_TITLE = '<img src=x onerror="window.__pwned=1">';
+export const XSS_TEXT = '<script>window.__pwned=2</script><img src=x onerror="window.__pwned=3">';
+export const REMOTE_URL = 'https://evil.invalid/pixel.png';
+
+async function seedHostile(stores: ScopedStores): Promise<void> {
+  await stores.sessions.create({ id: XSS_ID, title: XSS_TITLE, metadata: { note: XSS_TEXT } });
+  await stores.messages.appendMany(XSS_ID, [
+    { role: 'user', content: [{ type: 'text', text: XSS_TEXT }, { type: 'image', image: new URL(REMOTE_URL) }], metadata: { html: XSS_TEXT } },
+    { role: 'assistant', content: XSS_TEXT },
+  ]);
+}
