@@ -56,7 +56,7 @@ function run(script: string, cwd: string): Promise<{ code: number | null; stdout
   });
 }
 
-test('npm start serves /docs, prints its development key, and the README walkthrough succeeds against it as written', async () => {
+test('npm start serves /docs and the session viewer, prints its development key, and the README walkthrough succeeds against it as written', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'agent-store-demo-'));
   const demo = await startDemo(cwd);
   try {
@@ -64,6 +64,10 @@ test('npm start serves /docs, prints its development key, and the README walkthr
     const docs = await fetch(`${demo.base}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('swagger');
+    expect(demo.output()).toContain(`session viewer on ${demo.base}/agent-store/viewer/`);
+    const viewer = await fetch(`${demo.base}/agent-store/viewer/`);
+    expect(viewer.status).toBe(200);
+    expect(viewer.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
     const script = walkthrough().replaceAll('http://localhost:3000', demo.base);
     const result = await run(script, cwd);
     expect({ code: result.code, stderr: result.stderr, stdout: result.code === 0 ? '' : result.stdout }).toEqual({ code: 0, stderr: '', stdout: '' });
