@@ -13,6 +13,7 @@ let viewer: ViewerApp;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
+const cspViolations: string[] = [];
 const remoteRequests: string[] = [];
 
 beforeAll(async () => {
@@ -24,6 +25,10 @@ beforeAll(async () => {
   page = await context.newPage();
   page.setDefaultTimeout(15_000);
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  // Chromium reports what the CSP refused on the console: the page itself must need nothing it forbids.
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+  });
   page.on('request', (request) => {
     if (!request.url().startsWith(viewer.api)) remoteRequests.push(request.url());
   });
@@ -236,6 +241,7 @@ test('renders hostile titles and messages as text, and loads no URL found in a m
   expect(await page.locator('main img, main script').count()).toBe(0);
   expect(remoteRequests).toEqual([]);
   expect(pageErrors).toEqual([]);
+  expect(cspViolations).toEqual([]);
 });
 
 test("a second tenant's key sees none of the first tenant's sessions", async () => {
