@@ -39,22 +39,24 @@ document.getElementById('key-forget').addEventListener('click', () => {
   replace(main);
 });
 
-// A navigation supersedes the one before it: a late answer for an old route is dropped.
+// A navigation supersedes the one before it: each route renders into a view of
+// its own, so a late answer for an old route lands in a detached element.
 let generation = 0;
-export const current = (token) => token === generation;
 
 async function route() {
   const token = ++generation;
   errorBanner.hidden = true;
   const [path, search = ''] = location.hash.slice(1).split('?');
   const query = new URLSearchParams(search);
-  const context = { main, token, query, showError };
+  const view = document.createElement('div');
+  main.replaceChildren(view);
+  const context = { main: view, query, showError };
   try {
     const session = /^\/session\/(.+)$/.exec(path);
     if (session) await renderSession(context, decodeURIComponent(session[1]));
     else await renderSessions(context);
   } catch (error) {
-    if (current(token)) showError(error);
+    if (token === generation) showError(error);
   }
 }
 

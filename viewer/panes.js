@@ -13,11 +13,14 @@ const endsMidTools = (items) => {
   return last?.role === 'tool' || (last?.role === 'assistant' && Array.isArray(last.content) && last.content.some((part) => part.type === 'tool-call'));
 };
 
-/** Pairs tool calls over a page, looking into the head of the next one when the page ends mid-exchange. */
-async function pagePairs(items, nextCursor, readAhead) {
-  if (!nextCursor || !endsMidTools(items)) return pairToolCalls(items, !nextCursor);
-  const ahead = await readAhead(nextCursor);
-  return pairToolCalls([...items, ...ahead.items], !ahead.nextCursor);
+/**
+ * Pairs tool calls over a page, looking into the head of the next one (`next`:
+ * what reads it, or null at the end) when the page ends mid-exchange.
+ */
+async function pagePairs(items, next, readAhead) {
+  if (!next || !endsMidTools(items)) return pairToolCalls(items, !next);
+  const ahead = await readAhead(next);
+  return pairToolCalls([...items, ...ahead.items], !ahead.more);
 }
 
 function pager(label) {
@@ -46,7 +49,7 @@ export async function historyPane(container, id) {
   const read = (cursor, limit = PAGE) => getJson(sessionPath(id, '/history'), { limit, cursor });
   const readAhead = async (cursor) => {
     const page = await read(cursor, LOOKAHEAD);
-    return { items: page.messages.map((message) => ({ seq: message.seq, message })), nextCursor: page.nextCursor };
+    return { items: page.messages.map((message) => ({ seq: message.seq, message })), more: page.nextCursor != null };
   };
 
   const first = await read(null);
@@ -94,9 +97,9 @@ export async function logPane(container, id, boundary, startAt) {
   } }, h('label', {}, 'jump to seq ', seqInput), h('button', { type: 'submit', 'data-testid': 'jump-go' }, 'Go'));
   replace(container, h('h2', {}, 'Log (transcript, events, boundaries)'), h('div', { class: 'controls' }, nav.element, jumpForm), list);
   const read = (request, limit = PAGE) => getJson(sessionPath(id, '/log'), { limit, cursor: request.cursor, fromSeq: request.fromSeq });
-  const readAhead = async (cursor) => {
-    const page = await read({ cursor }, LOOKAHEAD);
-    return { items: messagesOf(page.entries), nextCursor: page.nextCursor };
+  const readAhead = async (request) => {
+    const page = await read(request, LOOKAHEAD);
+    return { items: messagesOf(page.entries), more: page.nextCursor != null };
   };
   const messagesOf = (entries) => entries.filter((entry) => entry.type === 'message').map((entry) => ({ seq: entry.seq, message: entry.message }));
 
@@ -105,18 +108,23 @@ export async function logPane(container, id, boundary, startAt) {
   let page = null;
   const go = async (request, fresh = false) => {
     try {
-      let answer = await read(request);
-      // A page before a jumped-to one: the entries just before it (seqs may have gaps, so it can be short).
-      if (request.before) answer = { ...answer, entries: answer.entries.filter((entry) => entry.seq < request.before) };
+      const answer = await read(request);
+      let next = answer.nextCursor ? { cursor: answer.nextCursor } : null;
+      // A page before a jumped-to one: the entries just before it (seqs may have gaps, so it can be short),
+      // followed by the jumped-to page itself rather than by what the cursor skipped to.
+      if (request.before && answer.entries.some((entry) => entry.seq >= request.before)) {
+        answer.entries = answer.entries.filter((entry) => entry.seq < request.before);
+        next = { fromSeq: request.before };
+      }
       if (fresh) requests = [];
       requests.push(request);
-      page = answer;
-      await show(answer);
+      page = { entries: answer.entries, next };
+      await show(page);
     } catch (error) {
       replace(list, h('p', { class: 'error', role: 'alert', 'data-testid': 'log-error' }, error.message));
     }
   };
-  nav.next.onclick = () => go({ cursor: page.nextCursor });
+  nav.next.onclick = () => go(page.next);
   nav.previous.onclick = () => {
     if (requests.length > 1) {
       requests.pop();
@@ -127,9 +135,9 @@ export async function logPane(container, id, boundary, startAt) {
     }
   };
 
-  const show = async ({ entries, nextCursor }) => {
+  const show = async ({ entries, next }) => {
     const items = messagesOf(entries);
-    const pairs = await pagePairs(items, nextCursor, readAhead);
+    const pairs = await pagePairs(items, next, readAhead);
     const indexOf = new Map(items.map((item, index) => [item.seq, index]));
     const goTo = (seq) => go({ fromSeq: seq }, true);
     replace(list, entries.map((entry) => h('div', { 'data-testid': 'log-entry', dataset: { seq: entry.seq, type: entry.type } }, entryView(entry))));
@@ -150,7 +158,7 @@ export async function logPane(container, id, boundary, startAt) {
     const last = entries.at(-1)?.seq;
     nav.status.textContent = entries.length ? `seq ${first}–${last}, ${entries.length} entries` : 'no entries here';
     nav.previous.disabled = requests.length <= 1 && !(first > 1);
-    nav.next.disabled = !nextCursor;
+    nav.next.disabled = !next;
   };
 
   await go(startAt ? { fromSeq: startAt } : {}, true);

@@ -218,6 +218,9 @@ test('pages through a long transcript, a page in the DOM at a time, and jumps to
   await page.getByTestId('log-previous').click();
   await until(async () => Number(await logEntries().last().getAttribute('data-seq')) === LONG_HALF - 11, 'the page before ends just before the jump');
   expect(await logEntries().count()).toBeLessThanOrEqual(PAGE_SIZE);
+  // …and Next from there comes back to the jumped-to page, not past it.
+  await page.getByTestId('log-next').click();
+  await logStartsAt(LONG_HALF - 10);
 
   // A seq in the route opens the log there; the history pages on its own.
   await session(LONG_ID, '?seq=2400');
