@@ -1,6 +1,7 @@
 // The demo's pieces with the viewer on, for the browser tests: the scripted
 // agent's session in the demo tenant (under the demo's key), a second tenant
-// with a key and no sessions, a long compacted transcript and a hostile one.
+// with a key and no sessions, a long compacted transcript, a hostile one, and
+// enough others for the sessions list to have a second page.
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -13,6 +14,8 @@ export const DEMO_KEY = 'demo-key-for-local-use-only';
 export const OTHER_KEY = 'viewer-test-other-tenant-key-0123';
 export const LONG_ID = 'long-transcript';
 export const XSS_ID = 'hostile-session';
+/** Sessions of no interest but their number: with the demo's two, the long and the hostile one, 24. */
+export const FILLER_SESSIONS = 20;
 /** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
 export const LONG_HALF = 1250;
 
@@ -42,6 +45,8 @@ export async function startViewerApp(): Promise<ViewerApp> {
     const stores = app.get<TenantStores>(TenantStores).forTenant(DEMO_TENANT);
     await seedLong(stores);
     await seedHostile(stores);
+    // Enough sessions for a second page of the list (20 a page).
+    for (let i = 1; i <= FILLER_SESSIONS; i++) await stores.sessions.create({ id: `filler-${String(i).padStart(2, '0')}` });
     const { sessions } = await stores.sessions.list();
     const demo = sessions.find((session) => session.id.startsWith('trip-') && !session.parentId);
     if (!demo) throw new Error('the scripted agent stored no trip-… session');
