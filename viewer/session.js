@@ -43,7 +43,13 @@ export async function renderSession(context, id) {
     forksOf(meta.id).then((list) => replace(forks, list.length ? list.map((fork, i) => [i ? ', ' : '', link(sessionRoute(fork.id), fork.id)]) : 'none')),
     subsessionTree(tree, meta),
     // The log dims what the latest boundary cut away, so it waits for the history's first page.
-    historyPane(history, meta.id).then((boundary) => logPane(log, meta.id, boundary, Number.isSafeInteger(seq) && seq > 0 ? seq : null)),
+    historyPane(history, meta.id)
+      .catch((error) => {
+        // The log is still worth reading without the history (it is only dimmed less).
+        replace(history, h('h2', {}, 'Effective history'), h('p', { class: 'error', role: 'alert' }, error.message));
+        return null;
+      })
+      .then((boundary) => logPane(log, meta.id, boundary, Number.isSafeInteger(seq) && seq > 0 ? seq : null)),
   ]);
 }
 

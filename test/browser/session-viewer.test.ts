@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { DEMO_KEY, FILLER_SESSIONS, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
+import { DEMO_KEY, FILLER_SESSIONS, FORK_ID, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SCREENSHOT = join(process.cwd(), 'test-artifacts', 'session-viewer.png');
@@ -117,12 +117,13 @@ test('asks for a key on 401, then lists the demo session; search narrows the lis
 });
 
 test('pages through the sessions list and back', async () => {
-  const total = FILLER_SESSIONS + 4;
+  const total = FILLER_SESSIONS + 5;
   await page.goto(`${viewer.api}/viewer/#/`);
   const items = page.getByTestId('session-item');
   await until(async () => (await items.count()) === 20, 'the first page holds 20 sessions');
   const firstOfPage1 = await items.first().getAttribute('data-session-id');
   expect(await page.getByTestId('sessions-previous').isDisabled()).toBe(true);
+  await hasText(items.filter({ hasText: FORK_ID }).getByTestId('badge-fork'), `fork of ${viewer.demoSessionId} at seq `);
   await page.getByTestId('sessions-next').click();
   await until(async () => (await items.count()) === total - 20, `the second page holds the other ${total - 20}`);
   await hasText(page.getByTestId('session-status'), 'Page 2', true);
@@ -149,6 +150,14 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
   await hasText(page.getByTestId('session-id'), researcher, true);
   await hasText(page.getByTestId('parent-link'), viewer.demoSessionId, true);
   await page.locator(`[data-testid=tree] [aria-current=page][data-session-id="${researcher}"]`).waitFor();
+  await page.goBack();
+  await hasText(page.getByTestId('session-id'), viewer.demoSessionId, true);
+
+  // Its fork, listed and linked both ways.
+  await page.getByTestId('forks').getByRole('link', { name: FORK_ID }).click();
+  await hasText(page.getByTestId('session-id'), FORK_ID, true);
+  await hasText(page.getByTestId('forked-from-link'), viewer.demoSessionId, true);
+  expect(await page.getByTestId('session-header').locator('dd').filter({ has: page.getByTestId('forked-from-link') }).textContent()).toMatch(/ at seq \d+$/);
   await page.goBack();
   await hasText(page.getByTestId('session-id'), viewer.demoSessionId, true);
 

@@ -1,7 +1,7 @@
 // The demo's pieces with the viewer on, for the browser tests: the scripted
 // agent's session in the demo tenant (under the demo's key), a second tenant
-// with a key and no sessions, a long compacted transcript, a hostile one, and
-// enough others for the sessions list to have a second page.
+// with a key and no sessions, a fork of the demo's session, a long compacted
+// transcript, a hostile one, and enough others for the sessions list to have a second page.
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -14,7 +14,8 @@ export const DEMO_KEY = 'demo-key-for-local-use-only';
 export const OTHER_KEY = 'viewer-test-other-tenant-key-0123';
 export const LONG_ID = 'long-transcript';
 export const XSS_ID = 'hostile-session';
-/** Sessions of no interest but their number: with the demo's two, the long and the hostile one, 24. */
+export const FORK_ID = 'variant-1';
+/** Sessions of no interest but their number: with the demo's two, its fork, the long and the hostile one, 25. */
 export const FILLER_SESSIONS = 20;
 /** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
 export const LONG_HALF = 1250;
@@ -50,6 +51,7 @@ export async function startViewerApp(): Promise<ViewerApp> {
     const { sessions } = await stores.sessions.list();
     const demo = sessions.find((session) => session.id.startsWith('trip-') && !session.parentId);
     if (!demo) throw new Error('the scripted agent stored no trip-… session');
+    await stores.sessions.fork(demo.id, { id: FORK_ID, title: 'A variant' });
     const { port } = app.getHttpServer().address() as AddressInfo;
     return { app, api: `http://127.0.0.1:${port}/agent-store`, demoSessionId: demo.id };
   } catch (error) {
