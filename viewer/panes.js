@@ -15,12 +15,14 @@ const endsMidTools = (items) => {
 
 /**
  * Pairs tool calls over a page, looking into the head of the next one (`next`:
- * what reads it, or null at the end) when the page ends mid-exchange.
+ * what reads it, or null at the end) when the page ends mid-exchange, and
+ * into the tail of the one before (`readBehind`, when given) when it starts
+ * with results. The page's item i is item i + offset of the pairs.
  */
-async function pagePairs(items, next, readAhead) {
-  if (!next || !endsMidTools(items)) return pairToolCalls(items, !next);
-  const ahead = await readAhead(next);
-  return pairToolCalls([...items, ...ahead.items], !ahead.more);
+async function pagePairs(items, next, readAhead, readBehind = null) {
+  const behind = readBehind && items[0]?.message.role === 'tool' ? await readBehind(items[0].seq) : [];
+  const ahead = next && endsMidTools(items) ? await readAhead(next) : { items: [], more: next != null };
+  return { pairs: pairToolCalls([...behind, ...items, ...ahead.items], !ahead.more), offset: behind.length };
 }
 
 function pager(label) {
@@ -63,7 +65,7 @@ export async function historyPane(container, id) {
   const cursors = [null];
   const show = async (page) => {
     const items = page.messages.map((message) => ({ seq: message.seq, message }));
-    const pairs = await pagePairs(items, page.nextCursor, readAhead);
+    const { pairs } = await pagePairs(items, page.nextCursor, readAhead);
     const fromBoundary = boundary && h('span', { class: 'badge boundary-badge', 'data-testid': 'from-boundary' }, `from the ${boundary.type} at seq ${boundary.seq}`);
     replace(list, items.map(({ seq, message }, index) =>
       h('div', { 'data-testid': 'history-entry' },
@@ -101,6 +103,12 @@ export async function logPane(container, id, boundary, startAt) {
     const page = await read(request, LOOKAHEAD);
     return { items: messagesOf(page.entries), more: page.nextCursor != null };
   };
+  // The messages just before seq `first`, whose calls a page starting with results answers.
+  const readBehind = async (first) => {
+    if (!(first > 1)) return [];
+    const page = await read({ fromSeq: Math.max(1, first - LOOKAHEAD) }, LOOKAHEAD);
+    return messagesOf(page.entries.filter((entry) => entry.seq < first));
+  };
   const messagesOf = (entries) => entries.filter((entry) => entry.type === 'message').map((entry) => ({ seq: entry.seq, message: entry.message }));
 
   // The requests that opened the pages before this one, for Previous.
@@ -137,8 +145,8 @@ export async function logPane(container, id, boundary, startAt) {
 
   const show = async ({ entries, next }) => {
     const items = messagesOf(entries);
-    const pairs = await pagePairs(items, next, readAhead);
-    const indexOf = new Map(items.map((item, index) => [item.seq, index]));
+    const { pairs, offset } = await pagePairs(items, next, readAhead, readBehind);
+    const indexOf = new Map(items.map((item, index) => [item.seq, index + offset]));
     const goTo = (seq) => go({ fromSeq: seq }, true);
     replace(list, entries.map((entry) => h('div', { 'data-testid': 'log-entry', dataset: { seq: entry.seq, type: entry.type } }, entryView(entry))));
     function entryView(entry) {

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { DEMO_KEY, FILLER_SESSIONS, FORK_ID, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
+import { DEMO_KEY, EDGE_ID, FILLER_SESSIONS, FORK_ID, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SCREENSHOT = join(process.cwd(), 'test-artifacts', 'session-viewer.png');
@@ -117,7 +117,7 @@ test('asks for a key on 401, then lists the demo session; search narrows the lis
 });
 
 test('pages through the sessions list and back', async () => {
-  const total = FILLER_SESSIONS + 5;
+  const total = FILLER_SESSIONS + 6;
   await page.goto(`${viewer.api}/viewer/#/`);
   const items = page.getByTestId('session-item');
   await until(async () => (await items.count()) === 20, 'the first page holds 20 sessions');
@@ -255,6 +255,20 @@ test('pages through a long transcript, a page in the DOM at a time, and jumps to
   await page.getByTestId('history-next').click();
   await page.getByTestId('history-status').filter({ hasText: 'page 2' }).waitFor();
   expect(await page.getByTestId('history-entry').count()).toBe(PAGE_SIZE);
+});
+
+test("pairs a call that ends a page with its result at the head of the next, and follows the link there", async () => {
+  await session(EDGE_ID);
+  await logStartsAt(1);
+  expect(await logEntries().count()).toBe(PAGE_SIZE);
+  const call = page.getByTestId('log-pane').locator('[data-testid=tool-call][data-tool-call-id=edge-1]');
+  await hasText(call.getByTestId('tool-paired'), 'result at seq 101', true);
+  expect(await call.getByTestId('orphaned').count()).toBe(0);
+  // The history (no boundary: the same messages) pairs it the same way.
+  await hasText(page.getByTestId('history-pane').locator('[data-testid=tool-call][data-tool-call-id=edge-1]').getByTestId('tool-paired'), 'result at seq 101', true);
+  await call.getByRole('link', { name: 'seq 101' }).click();
+  await logStartsAt(101);
+  await hasText(page.getByTestId('log-pane').locator('[data-testid=tool-result][data-tool-call-id=edge-1]').getByTestId('tool-paired'), 'call at seq 100', true);
 });
 
 test('renders hostile titles and messages as text, and loads no URL found in a message', async () => {

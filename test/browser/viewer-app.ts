@@ -1,7 +1,7 @@
 // The demo's pieces with the viewer on, for the browser tests: the scripted
 // agent's session in the demo tenant (under the demo's key), a second tenant
 // with a key and no sessions, a fork of the demo's session, a long compacted
-// transcript, a hostile one, and enough others for the sessions list to have a second page.
+// transcript, a hostile one, one whose first page ends on a tool call, and enough others for the sessions list to have a second page.
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -15,7 +15,8 @@ export const OTHER_KEY = 'viewer-test-other-tenant-key-0123';
 export const LONG_ID = 'long-transcript';
 export const XSS_ID = 'hostile-session';
 export const FORK_ID = 'variant-1';
-/** Sessions of no interest but their number: with the demo's two, its fork, the long and the hostile one, 25. */
+export const EDGE_ID = 'page-edge';
+/** Sessions of no interest but their number: with the demo's two, its fork and the four seeded here, 26. */
 export const FILLER_SESSIONS = 20;
 /** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
 export const LONG_HALF = 1250;
@@ -46,6 +47,7 @@ export async function startViewerApp(): Promise<ViewerApp> {
     const stores = app.get<TenantStores>(TenantStores).forTenant(DEMO_TENANT);
     await seedLong(stores);
     await seedHostile(stores);
+    await seedPageEdge(stores);
     // Enough sessions for a second page of the list (20 a page).
     for (let i = 1; i <= FILLER_SESSIONS; i++) await stores.sessions.create({ id: `filler-${String(i).padStart(2, '0')}` });
     const { sessions } = await stores.sessions.list();
@@ -84,5 +86,16 @@ async function seedHostile(stores: ScopedStores): Promise<void> {
   await stores.messages.appendMany(XSS_ID, [
     { role: 'user', content: [{ type: 'text', text: XSS_TEXT }, { type: 'image', image: new URL(REMOTE_URL) }], metadata: { html: XSS_TEXT } },
     { role: 'assistant', content: XSS_TEXT },
+  ]);
+}
+
+/** A tool call at seq 100, the last of the first 100-entry page, answered at seq 101, the first of the next. */
+async function seedPageEdge(stores: ScopedStores): Promise<void> {
+  await stores.sessions.create({ id: EDGE_ID });
+  await stores.messages.appendMany(EDGE_ID, [
+    ...Array.from({ length: 99 }, (_, i) => turn(i)),
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'edge-1', toolName: 'lookup', input: { q: 'edge' } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'edge-1', toolName: 'lookup', output: { type: 'text', value: 'found' } }] },
+    { role: 'assistant', content: 'done' },
   ]);
 }
