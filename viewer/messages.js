@@ -1,7 +1,12 @@
 // One message as read: its parts, its tool calls paired with their results, and its details on demand.
 import { bytes, date, h, json, lazyDetails } from './dom.js';
 
-const partsOf = (message) => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : Array.isArray(message.content) ? message.content : []);
+// Stored values are read defensively: a part of an unexpected shape is shown as JSON, never trusted to have fields.
+const partsOf = (message) => {
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+  if (!Array.isArray(message.content)) return [{ type: 'content', content: message.content }];
+  return message.content.map((part) => (part && typeof part === 'object' && !Array.isArray(part) ? part : { type: 'part', part }));
+};
 
 /**
  * Pairs tool calls with results over `items` ({ seq, message }, in order) as
@@ -71,7 +76,7 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
       }
       case 'tool-result': {
         const call = other(value);
-        const output = value.output ?? {};
+        const output = value.output && typeof value.output === 'object' ? value.output : { type: typeof value.output, value: value.output };
         return h('div', { class: `tool-result${output.type === 'error-text' || output.type === 'error-json' ? ' failed' : ''}`, 'data-testid': 'tool-result', dataset: { toolCallId: value.toolCallId } },
           h('span', { class: 'label' }, '← result '), h('code', {}, value.toolName), ' ', h('span', { class: 'muted' }, `${value.toolCallId} (${output.type})`), ' ',
           call ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'call ', jump(call)) : null,

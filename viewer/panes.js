@@ -10,7 +10,7 @@ const LOOKAHEAD = 20;
 
 const endsMidTools = (items) => {
   const last = items.at(-1)?.message;
-  return last?.role === 'tool' || (last?.role === 'assistant' && Array.isArray(last.content) && last.content.some((part) => part.type === 'tool-call'));
+  return last?.role === 'tool' || (last?.role === 'assistant' && Array.isArray(last.content) && last.content.some((part) => part?.type === 'tool-call'));
 };
 
 /**

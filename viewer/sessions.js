@@ -10,7 +10,10 @@ export async function renderSessions({ main, query, showError }) {
   const form = h('form', { class: 'search', role: 'search', onsubmit: (event) => {
     event.preventDefault();
     const text = input.value.trim();
-    location.hash = text ? `#/?search=${encodeURIComponent(text)}` : '#/';
+    const target = text ? `#/?search=${encodeURIComponent(text)}` : '#/';
+    // The same search again reloads it (no hashchange would).
+    if (location.hash === target) window.dispatchEvent(new HashChangeEvent('hashchange'));
+    else location.hash = target;
   } }, input, h('button', { type: 'submit', 'data-testid': 'search-button' }, 'Search'));
   const list = h('ul', { class: 'sessions', 'data-testid': 'session-list' });
   const status = h('p', { class: 'muted', 'data-testid': 'session-status' });
