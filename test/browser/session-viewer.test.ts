@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { DEMO_KEY, EDGE_ID, FILLER_SESSIONS, FORK_ID, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
+import { COOKIE_SESSION_ID, DEMO_KEY, EDGE_ID, FILLER_SESSIONS, FORK_ID, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startGuardedApp, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SCREENSHOT = join(process.cwd(), 'test-artifacts', 'session-viewer.png');
@@ -299,4 +299,24 @@ test("a second tenant's key sees none of the first tenant's sessions", async () 
   await session(viewer.demoSessionId);
   await page.getByTestId('not-found').waitFor();
   expect(await page.getByTestId('session-header').count()).toBe(0);
+});
+
+test("behind a host's own guard (a cookie here) it works without a key, and asks for one when the guard refuses", async () => {
+  const guarded = await startGuardedApp();
+  const context = await browser.newContext();
+  try {
+    const hostPage = await context.newPage();
+    hostPage.setDefaultTimeout(15_000);
+    await hostPage.goto(`${guarded.api}/viewer/`);
+    await hasText(hostPage.getByTestId('error'), '401');
+    await hostPage.getByTestId('key-form').waitFor();
+    await context.addCookies([{ name: 'host-session', value: 'cookie-tenant', url: guarded.api }]);
+    await hostPage.reload();
+    await hostPage.getByTestId('session-item').filter({ hasText: COOKIE_SESSION_ID }).waitFor();
+    expect(await hostPage.getByTestId('key-form').isVisible()).toBe(false);
+    expect(await hostPage.evaluate('sessionStorage.length')).toBe(0);
+  } finally {
+    await context.close();
+    await guarded.app.close();
+  }
 });

@@ -3,11 +3,11 @@
 // with a key and no sessions, a fork of the demo's session, a long compacted
 // transcript, a hostile one, one whose first page ends on a tool call, and enough others for the sessions list to have a second page.
 import type { AddressInfo } from 'node:net';
-import type { INestApplication } from '@nestjs/common';
+import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DemoAgentService } from '../../demo/demo-agent.service.js';
 import { DEMO_TENANT, ScriptedAgent } from '../../demo/scripted-agent.js';
-import { StoreModule, TenantStores, type MessageInput, type ScopedStores } from '../../src/index.js';
+import { setRequestTenant, StoreModule, TenantStores, type MessageInput, type ScopedStores } from '../../src/index.js';
 import { tempSqliteUrl } from '../support/databases.js';
 
 export const DEMO_KEY = 'demo-key-for-local-use-only';
@@ -98,4 +98,39 @@ async function seedPageEdge(stores: ScopedStores): Promise<void> {
     { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'edge-1', toolName: 'lookup', output: { type: 'text', value: 'found' } }] },
     { role: 'assistant', content: 'done' },
   ]);
+}
+
+/**
+ * The host authenticates by a cookie of its own (a stand-in for its sessions):
+ * its guard maps the cookie `host-session=<tenant>` to that tenant and refuses
+ * anything else, so the viewer works there without an API key.
+ */
+@Injectable()
+class CookieGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>();
+    const tenant = /(?:^|;\s*)host-session=([a-z-]+)/.exec(request.headers.cookie ?? '')?.[1];
+    if (!tenant) throw new UnauthorizedException('no host session');
+    setRequestTenant(request, tenant);
+    return true;
+  }
+}
+
+export const COOKIE_SESSION_ID = 'host-authenticated';
+
+/** An app whose API (and viewer) sit behind CookieGuard, with one session in tenant "cookie-tenant". */
+export async function startGuardedApp(): Promise<{ app: INestApplication; api: string }> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true, http: { guard: CookieGuard, throttle: false, viewer: true } })],
+  }).compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+  try {
+    await app.listen(0, '127.0.0.1');
+    await app.get<TenantStores>(TenantStores).forTenant('cookie-tenant').sessions.create({ id: COOKIE_SESSION_ID, title: 'Seen through the host' });
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    return { app, api: `http://127.0.0.1:${port}/agent-store` };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 }
