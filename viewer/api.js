@@ -20,7 +20,7 @@ function headers() {
   return key ? { Authorization: `Bearer ${key}` } : {};
 }
 
-export function url(path, query = {}) {
+function url(path, query = {}) {
   const target = new URL(path, BASE);
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined && value !== null && value !== '') target.searchParams.set(name, String(value));

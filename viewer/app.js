@@ -12,7 +12,7 @@ const keyInput = document.getElementById('key-input');
 const keyState = document.getElementById('key-state');
 
 /** Shown for every failed call; a 401 also asks for a key. */
-export function showError(error) {
+function showError(error) {
   const status = error instanceof ApiError && error.status ? `${error.status}: ` : '';
   replace(errorBanner, `${status}${error.message}`);
   errorBanner.hidden = false;
