@@ -101,8 +101,9 @@ describe('the HTTP API', () => {
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/agent-store/sessions', '/agent-store/sessions/{id}/history', '/agent-store/health']));
     // Documented once each, whether or not the compiler emitted decorator metadata (ts-jest does, tsx does not).
     const names = (path: string) => document.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name).sort();
-    expect(names('/agent-store/sessions')).toEqual(['createdAfter', 'createdBefore', 'cursor', 'forkedFrom', 'limit', 'parentId']);
+    expect(names('/agent-store/sessions')).toEqual(['createdAfter', 'createdBefore', 'cursor', 'forkedFrom', 'limit', 'parentId', 'search']);
     expect(names('/agent-store/sessions/{id}/history')).toEqual(['cursor', 'id', 'limit']);
+    expect(names('/agent-store/sessions/{id}/log')).toEqual(['cursor', 'fromSeq', 'id', 'limit']);
     // A history page says where it starts, and compactions and repairs take it back as their precondition.
     const { schemas } = document.components;
     expect(schemas.HistoryPageResponse.properties.startSeq).toMatchObject({ type: 'integer', nullable: true });
