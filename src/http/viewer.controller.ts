@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Controller, Get, NotFoundException, Param, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { storeErrors } from './store-exception.filter.js';
 
 /**
@@ -47,23 +47,23 @@ export class ViewerController {
   );
 
   @Get()
-  index(@Req() request: Request, @Res() response: Response): void {
+  index(@Req() request: IncomingMessage, @Res() response: ServerResponse): void {
     // The page's asset URLs are relative: they need the trailing slash. Relative, so a proxy's mount path is kept.
-    if (!request.path.endsWith('/')) {
-      response.redirect(301, 'viewer/');
+    if (!(request.url ?? '').split('?')[0].endsWith('/')) {
+      response.writeHead(301, { Location: 'viewer/' }).end();
       return;
     }
     this.send(response, 'index.html');
   }
 
   @Get(':asset')
-  asset(@Param('asset') name: string, @Res() response: Response): void {
+  asset(@Param('asset') name: string, @Res() response: ServerResponse): void {
     this.send(response, name);
   }
 
-  private send(response: Response, name: string): void {
+  private send(response: ServerResponse, name: string): void {
     const asset = Object.hasOwn(ASSET_TYPES, name) ? this.assets.get(name) : undefined;
     if (!asset) throw new NotFoundException(`the viewer has no file ${JSON.stringify(name)}`);
-    response.set({ ...HEADERS, 'Content-Type': asset.type }).send(asset.body);
+    response.writeHead(200, { ...HEADERS, 'Content-Type': asset.type, 'Content-Length': asset.body.length }).end(asset.body);
   }
 }

@@ -44,6 +44,16 @@ test('is served under the prefix without a key, and is not in the API docs', asy
     expect(page.status).toBe(200);
     expect(page.text).toContain('<script type="module" src="app.js"></script>');
     expect((await request(server).get('/api/store/viewer')).headers.location).toBe('viewer/');
+    expect((await request(server).get('/api/store/viewer?x=1')).headers.location).toBe('viewer/');
+    // Only the listed files: nothing else of the package, and no name an object has by inheritance.
+    for (const name of ['..%2Fpackage.json', '%2e%2e%2fpackage.json', '__proto__', 'constructor', 'hasOwnProperty', 'toString', 'index.htm', 'APP.JS']) {
+      const answer = await request(server).get(`/api/store/viewer/${name}`);
+      expect({ name, status: answer.status }).toEqual({ name, status: 404 });
+    }
+    expect((await request(server).get('/api/store/viewer/../../package.json')).status).toBe(404);
+    const script = await request(server).get('/api/store/viewer/app.js');
+    expect(script.status).toBe(200);
+    expect(Number(script.headers['content-length'])).toBe(Buffer.byteLength(script.text));
     expect((await request(server).get('/agent-store/viewer/')).status).toBe(404);
     // The data it shows still needs the key.
     expect((await request(server).get('/api/store/sessions')).status).toBe(401);
