@@ -35,8 +35,8 @@ function pager(label) {
 function boundaryText(entry) {
   const replaced = `replaces seq ≤ ${entry.cutSeq} with ${entry.messages.length} message${entry.messages.length === 1 ? '' : 's'}`;
   return entry.type === 'compaction'
-    ? `compaction at seq ${entry.seq} ${replaced}, ${entry.retainedMessageCount} kept verbatim (of ${entry.sourceMessageCount})`
-    : `repair at seq ${entry.seq} ${replaced}: its balanced projection of ${entry.sourceMessageCount}`;
+    ? `compaction at seq ${entry.seq} ${replaced}, ${entry.retainedMessageCount} kept verbatim (made from ${entry.sourceMessageCount} of the history)`
+    : `repair at seq ${entry.seq} ${replaced} (the balanced projection of ${entry.sourceMessageCount} of the history)`;
 }
 
 /**

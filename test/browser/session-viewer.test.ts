@@ -166,8 +166,8 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
   const compaction = log.locator('[data-testid=boundary][data-kind=compaction]');
   const repair = log.locator('[data-testid=boundary][data-kind=repair]');
   await repair.waitFor();
-  expect(await compaction.getByTestId('boundary-text').textContent()).toMatch(/^compaction at seq \d+ replaces seq ≤ \d+ with 3 messages, 2 kept verbatim/);
-  expect(await repair.getByTestId('boundary-text').textContent()).toMatch(/^repair at seq \d+ replaces seq ≤ \d+ with 5 messages.*latest/);
+  expect(await compaction.getByTestId('boundary-text').textContent()).toMatch(/^compaction at seq \d+ replaces seq ≤ \d+ with 3 messages, 2 kept verbatim \(made from 6 of the history\)/);
+  expect(await repair.getByTestId('boundary-text').textContent()).toMatch(/^repair at seq \d+ replaces seq ≤ \d+ with 5 messages \(the balanced projection of \d+ of the history\).*latest/);
   await compaction.getByTestId('boundary-messages').locator('summary').click();
   await hasText(compaction.getByTestId('boundary-messages'), 'Summary: flights TP 1337');
   await repair.getByTestId('repair-evidence').locator('summary').click();
