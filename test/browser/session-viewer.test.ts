@@ -212,7 +212,7 @@ test('exports the session as JSONL, equal to the API export', async () => {
   expect(saved.split('\n')[0]).toContain(viewer.demoSessionId);
 });
 
-test('pages through a long transcript, a page in the DOM at a time, and jumps to a seq', async () => {
+test('pages through a 100,000-message transcript, a page in the DOM at a time, and jumps to a seq', async () => {
   await session(LONG_ID);
   await hasText(page.getByTestId('session-id'), LONG_ID, true);
   await page.getByTestId('log-status').filter({ hasText: /^seq 1–/ }).waitFor();
@@ -249,9 +249,12 @@ test('pages through a long transcript, a page in the DOM at a time, and jumps to
   await logStartsAt(LONG_HALF - 10);
 
   // A seq in the route opens the log there; the history pages on its own.
-  await session(LONG_ID, '?seq=2400');
-  await logStartsAt(2400);
-  expect(await firstLogSeq()).toBe(2400);
+  // Its end: the last page is short, and the last entry is the last message (two runs, the event and the compaction).
+  await session(LONG_ID, `?seq=${2 * LONG_HALF - 50}`);
+  await logStartsAt(2 * LONG_HALF - 50);
+  expect(await firstLogSeq()).toBe(2 * LONG_HALF - 50);
+  expect(Number(await logEntries().last().getAttribute('data-seq'))).toBe(2 * LONG_HALF + 2);
+  expect(await page.getByTestId('log-next').isDisabled()).toBe(true);
   await page.getByTestId('history-next').click();
   await page.getByTestId('history-status').filter({ hasText: 'page 2' }).waitFor();
   expect(await page.getByTestId('history-entry').count()).toBe(PAGE_SIZE);

@@ -19,7 +19,7 @@ export const EDGE_ID = 'page-edge';
 /** Sessions of no interest but their number: with the demo's two, its fork and the four seeded here, 26. */
 export const FILLER_SESSIONS = 20;
 /** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
-export const LONG_HALF = 1250;
+export const LONG_HALF = 50_000;
 
 export interface ViewerApp {
   app: INestApplication;
@@ -67,8 +67,8 @@ const turn = (n: number): MessageInput => (n % 2 === 0 ? { role: 'user', content
 async function seedLong(stores: ScopedStores): Promise<void> {
   await stores.sessions.create({ id: LONG_ID, title: 'A long transcript' });
   const run = async (from: number) => {
-    for (let start = from; start < from + LONG_HALF; start += 500) {
-      await stores.messages.appendMany(LONG_ID, Array.from({ length: Math.min(500, from + LONG_HALF - start) }, (_, i) => turn(start + i)));
+    for (let start = from; start < from + LONG_HALF; start += 1000) {
+      await stores.messages.appendMany(LONG_ID, Array.from({ length: Math.min(1000, from + LONG_HALF - start) }, (_, i) => turn(start + i)));
     }
   };
   await run(0);
