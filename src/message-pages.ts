@@ -3,6 +3,7 @@
 // read against another thread.
 import type { PageOptions } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
+import { MAX_INTEGER } from './validation.js';
 
 /** The largest page of messages. */
 export const MAX_MESSAGE_PAGE = 1000;
@@ -39,6 +40,7 @@ export const encodeLogCursor = (threadId: string, seq: number) => encode(['l', t
 /** The seq a log cursor reads after. Seqs are never reused, so a cursor stays a place in the log whatever is deleted. */
 export function decodeLogCursor(cursor: string, threadId: string): number {
   const [seq] = decode(cursor, 'l', threadId, 1);
+  if (seq > MAX_INTEGER) throw forgedCursor('log');
   return seq;
 }
 
