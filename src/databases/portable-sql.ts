@@ -67,8 +67,8 @@ export function listSessionsSql(query: SessionListQuery, placeholder: (i: number
   if (query.createdBefore !== undefined) where.push(`t.created_at < ${param(query.createdBefore)}`);
   if (query.search !== undefined) {
     // LOWER on both sides: MySQL's ids and titles compare byte for byte (utf8mb4_bin), PostgreSQL's LIKE minds case.
-    const pattern = `%${query.search.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
-    where.push(`(LOWER(t.id) LIKE ${param(pattern)} ESCAPE '!' OR LOWER(t.title) LIKE ${param(pattern)} ESCAPE '!')`);
+    const pattern = `%${query.search.replace(/[!%_]/g, '!$&')}%`;
+    where.push(`(LOWER(t.id) LIKE LOWER(${param(pattern)}) ESCAPE '!' OR LOWER(t.title) LIKE LOWER(${param(pattern)}) ESCAPE '!')`);
   }
   if (query.after !== undefined) {
     const at = param(query.after.createdAt);
