@@ -60,8 +60,9 @@ export interface SessionListOptions {
   forkedFrom?: string;
   /**
    * Only sessions whose id or title contains this text (1 to 200 characters).
-   * ASCII letters match in either case on every database; other letters as the
-   * database folds them (PostgreSQL and MySQL do, SQLite does not). A search
+   * Text as written always matches; ASCII letters in either case on every
+   * database, other letters where the database's LOWER folds them (PostgreSQL
+   * and MySQL do, SQLite does not). A search
    * reads through the tenant's sessions (no index can serve a substring).
    */
   search?: string;

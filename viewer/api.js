@@ -50,4 +50,12 @@ export const getJson = async (path, query) => (await request(path, query)).json(
 
 export const getBlob = async (path, query) => (await request(path, query)).blob();
 
-export const sessionPath = (id, rest = '') => `sessions/${encodeURIComponent(id)}${rest}`;
+/**
+ * A session's path under the API. "." and ".." are valid ids, but a URL's path
+ * resolves them away (encoded as %2E too), so such a session cannot be asked
+ * for by URL: refused here rather than let another route answer for it.
+ */
+export function sessionPath(id, rest = '') {
+  if (id === '.' || id === '..') throw new ApiError(0, `session "${id}" cannot be read in a browser: a URL resolves "${id}" away as a path segment. Read it with the store (e.g. SessionStore.exportJsonl).`);
+  return `sessions/${encodeURIComponent(id)}${rest}`;
+}

@@ -7,8 +7,8 @@ export function h(tag, attributes = {}, ...children) {
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value);
-    else if (name === 'dataset') Object.assign(element.dataset, value);
-    else element.setAttribute(name, value === true ? '' : String(value));
+    else if (name === 'dataset') for (const [key, item] of Object.entries(value)) element.dataset[key] = text(item);
+    else element.setAttribute(name, value === true ? '' : text(value));
   }
   append(element, children);
   return element;
@@ -17,7 +17,21 @@ export function h(tag, attributes = {}, ...children) {
 function append(element, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
-    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    element.append(child instanceof Node ? child : document.createTextNode(text(child)));
+  }
+}
+
+/**
+ * Any stored value as text: a string as it is, anything else as its JSON. The store
+ * takes any JSON in a part's fields, and String() throws on an object whose
+ * toString is not a function: one such message must not blank a page.
+ */
+export function text(value) {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return '[a value that cannot be shown as text]';
   }
 }
 

@@ -1,5 +1,5 @@
 // One message as read: its parts, its tool calls paired with their results, and its details on demand.
-import { bytes, date, h, json, lazyDetails } from './dom.js';
+import { bytes, date, h, json, lazyDetails, text } from './dom.js';
 
 // Stored values are read defensively: a part of an unexpected shape is shown as JSON, never trusted to have fields.
 const partsOf = (message) => {
@@ -21,14 +21,15 @@ export function pairToolCalls(items, complete) {
     if (message.role !== 'assistant') return;
     const calls = partsOf(message).filter((part) => part.type === 'tool-call');
     if (calls.length === 0) return;
-    const open = new Set(calls.map((part) => part.toolCallId));
+    const open = new Set(calls.map((part) => text(part.toolCallId)));
     let j = i + 1;
     for (; j < items.length && items[j].message.role === 'tool' && open.size > 0; j++) {
       for (const part of partsOf(items[j].message)) {
-        if (part.type !== 'tool-result' || !open.has(part.toolCallId)) continue;
-        open.delete(part.toolCallId);
-        pairs.set(`${i}:${part.toolCallId}`, items[j]);
-        pairs.set(`${j}:${part.toolCallId}`, items[i]);
+        const id = text(part.toolCallId);
+        if (part.type !== 'tool-result' || !open.has(id)) continue;
+        open.delete(id);
+        pairs.set(`${i}:${id}`, items[j]);
+        pairs.set(`${j}:${id}`, items[i]);
       }
     }
     // Past the items' end the answer may still come, unless they are the whole rest of the session.
@@ -45,7 +46,7 @@ export function pairToolCalls(items, complete) {
  * goTo(seq) (to reach a seq that is not on the page).
  */
 export function messageView(message, { seq = null, pairs = new Map(), index = -1, note = null, dim = false, idPrefix = null, goTo = null } = {}) {
-  const other = (part) => pairs.get(`${index}:${part.toolCallId}`);
+  const other = (part) => pairs.get(`${index}:${text(part.toolCallId)}`);
   // Where the other side of a pair is: a link to its seq, or (a boundary's messages have none) this list.
   const jump = (target) =>
     target?.seq == null
@@ -78,20 +79,20 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
         const call = other(value);
         const output = value.output && typeof value.output === 'object' ? value.output : { type: typeof value.output, value: value.output };
         return h('div', { class: `tool-result${output.type === 'error-text' || output.type === 'error-json' ? ' failed' : ''}`, 'data-testid': 'tool-result', dataset: { toolCallId: value.toolCallId } },
-          h('span', { class: 'label' }, '← result '), h('code', {}, value.toolName), ' ', h('span', { class: 'muted' }, `${value.toolCallId} (${output.type})`), ' ',
+          h('span', { class: 'label' }, '← result '), h('code', {}, value.toolName), ' ', h('span', { class: 'muted' }, `${text(value.toolCallId)} (${text(output.type)})`), ' ',
           call ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'call ', jump(call)) : null,
           'value' in output ? json(output.value) : json(output));
       }
       case 'image':
       case 'file':
         // Shown as text: a URL found in a message is never loaded.
-        return h('p', { class: 'attachment' }, h('span', { class: 'label' }, `[${value.type} ${value.mediaType ?? value.mimeType ?? ''}] `), describe(value.image ?? value.data ?? value.url));
+        return h('p', { class: 'attachment' }, h('span', { class: 'label' }, `[${value.type} ${text(value.mediaType ?? value.mimeType ?? '')}] `), describe(value.image ?? value.data ?? value.url));
       default:
-        return h('div', { class: 'part' }, h('span', { class: 'label' }, `[${String(value.type)}]`), json(value));
+        return h('div', { class: 'part' }, h('span', { class: 'label' }, `[${text(value.type)}]`), json(value));
     }
   };
   return h('article', {
-    class: `message role-${String(message.role).replace(/[^a-z]/g, '')}${dim ? ' dim' : ''}`,
+    class: `message role-${text(message.role).replace(/[^a-z]/g, '')}${dim ? ' dim' : ''}`,
     'data-testid': 'message',
     id: idPrefix && seq != null ? `${idPrefix}-${seq}` : null,
     dataset: { seq: seq ?? 'boundary', role: message.role },

@@ -29,7 +29,18 @@ function pager(label) {
   const previous = h('button', { type: 'button', 'data-testid': `${label}-previous`, disabled: true }, 'Previous');
   const next = h('button', { type: 'button', 'data-testid': `${label}-next`, disabled: true }, 'Next');
   const status = h('span', { class: 'muted', 'data-testid': `${label}-status` });
-  return { previous, next, status, element: h('nav', { class: 'pager' }, previous, next, status) };
+  let latest = 0;
+  /**
+   * Runs a page's load with the buttons off (a second click cannot start a second
+   * load) and hands it `current()`, false once a later load started: an answer
+   * overtaken by a jump or a link is dropped, not drawn over the newer page.
+   */
+  const load = (work) => {
+    const ticket = ++latest;
+    previous.disabled = next.disabled = true;
+    return work(() => ticket === latest);
+  };
+  return { previous, next, status, load, element: h('nav', { class: 'pager' }, previous, next, status) };
 }
 
 function boundaryText(entry) {
@@ -63,9 +74,10 @@ export async function historyPane(container, id) {
   replace(note, boundary ? `Starts with the ${boundary.type} at seq ${boundary.seq} (it replaces seq ≤ ${boundary.cutSeq}).` : 'No compaction or repair: the history is the transcript.');
 
   const cursors = [null];
-  const show = async (page) => {
+  const show = async (page, current = () => true) => {
     const items = page.messages.map((message) => ({ seq: message.seq, message }));
     const { pairs } = await pagePairs(items, page.nextCursor, readAhead);
+    if (!current()) return;
     const fromBoundary = boundary && h('span', { class: 'badge boundary-badge', 'data-testid': 'from-boundary' }, `from the ${boundary.type} at seq ${boundary.seq}`);
     replace(list, items.map(({ seq, message }, index) =>
       h('div', { 'data-testid': 'history-entry' },
@@ -75,10 +87,17 @@ export async function historyPane(container, id) {
     nav.next.disabled = !page.nextCursor;
     nav.next.onclick = () => step(() => cursors.push(page.nextCursor));
   };
-  const step = (move) => {
-    move();
-    read(cursors.at(-1)).then(show).catch((error) => replace(list, h('p', { class: 'error', role: 'alert' }, error.message)));
-  };
+  const step = (move) =>
+    nav.load(async (current) => {
+      move();
+      try {
+        await show(await read(cursors.at(-1)), current);
+      } catch (error) {
+        if (!current()) return;
+        replace(list, h('p', { class: 'error', role: 'alert' }, error.message));
+        nav.previous.disabled = cursors.length === 1;
+      }
+    });
   nav.previous.onclick = () => step(() => cursors.pop());
   await show(first);
   return boundary;
@@ -114,9 +133,10 @@ export async function logPane(container, id, boundary, startAt) {
   // The requests that opened the pages before this one, for Previous.
   let requests = [];
   let page = null;
-  const go = async (request, fresh = false) => {
+  const go = (request, fresh = false) => nav.load(async (current) => {
     try {
       const answer = await read(request);
+      if (!current()) return;
       let next = answer.nextCursor ? { cursor: answer.nextCursor } : null;
       // A page before a jumped-to one: the entries just before it (seqs may have gaps, so it can be short),
       // followed by the jumped-to page itself rather than by what the cursor skipped to.
@@ -127,11 +147,14 @@ export async function logPane(container, id, boundary, startAt) {
       if (fresh) requests = [];
       requests.push(request);
       page = { entries: answer.entries, next };
-      await show(page);
+      await show(page, current);
     } catch (error) {
+      if (!current()) return;
       replace(list, h('p', { class: 'error', role: 'alert', 'data-testid': 'log-error' }, error.message));
+      // Previous goes back to the last page shown.
+      nav.previous.disabled = page === null;
     }
-  };
+  });
   nav.next.onclick = () => go(page.next);
   nav.previous.onclick = () => {
     if (requests.length > 1) {
@@ -143,9 +166,10 @@ export async function logPane(container, id, boundary, startAt) {
     }
   };
 
-  const show = async ({ entries, next }) => {
+  const show = async ({ entries, next }, current) => {
     const items = messagesOf(entries);
     const { pairs, offset } = await pagePairs(items, next, readAhead, readBehind);
+    if (!current()) return;
     const indexOf = new Map(items.map((item, index) => [item.seq, index + offset]));
     const goTo = (seq) => go({ fromSeq: seq }, true);
     replace(list, entries.map((entry) => h('div', { 'data-testid': 'log-entry', dataset: { seq: entry.seq, type: entry.type } }, entryView(entry))));

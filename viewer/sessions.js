@@ -30,15 +30,18 @@ export async function renderSessions({ main, query, showError }) {
     status.textContent = page.sessions.length === 0 ? (search ? `No session matches "${search}".` : 'No sessions.') : `Page ${cursors.length}`;
     previous.disabled = cursors.length === 1;
     next.disabled = !page.nextCursor;
-    next.onclick = () => {
-      cursors.push(page.nextCursor);
-      load().catch(showError);
-    };
+    next.onclick = () => turn(() => cursors.push(page.nextCursor));
   };
-  previous.onclick = () => {
-    cursors.pop();
-    load().catch(showError);
+  // The buttons are off while a page loads: a double click turns one page, not two.
+  const turn = (move) => {
+    previous.disabled = next.disabled = true;
+    move();
+    load().catch((error) => {
+      previous.disabled = cursors.length === 1;
+      showError(error);
+    });
   };
+  previous.onclick = () => turn(() => cursors.pop());
   await load();
 }
 

@@ -48,9 +48,10 @@ export class ViewerController {
 
   @Get()
   index(@Req() request: IncomingMessage, @Res() response: ServerResponse): void {
-    // The page's asset URLs are relative: they need the trailing slash. Relative, so a proxy's mount path is kept.
+    // The page's asset URLs are relative: they need the trailing slash. Relative, so a proxy's mount path is kept;
+    // 302, as browsers keep a 301 for good.
     if (!(request.url ?? '').split('?')[0].endsWith('/')) {
-      response.writeHead(301, { Location: 'viewer/' }).end();
+      response.writeHead(302, { Location: 'viewer/' }).end();
       return;
     }
     this.send(response, 'index.html');

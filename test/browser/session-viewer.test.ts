@@ -15,6 +15,7 @@ let page: Page;
 const pageErrors: string[] = [];
 const cspViolations: string[] = [];
 const remoteRequests: string[] = [];
+const keyedAssetRequests: string[] = [];
 
 beforeAll(async () => {
   // Never skipped: a missing browser is a failure that says what to install.
@@ -29,8 +30,10 @@ beforeAll(async () => {
   page.on('console', (message) => {
     if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
   });
+  // Nothing goes anywhere but under the API's prefix, and the key only with the API's own calls.
   page.on('request', (request) => {
-    if (!request.url().startsWith(viewer.api)) remoteRequests.push(request.url());
+    if (!request.url().startsWith(`${viewer.api}/`)) remoteRequests.push(request.url());
+    if (request.headers().authorization !== undefined && request.url().startsWith(`${viewer.api}/viewer/`)) keyedAssetRequests.push(request.url());
   });
 }, 120_000);
 
@@ -76,7 +79,7 @@ async function useKey(key: string): Promise<void> {
 
 test('serves its files from a whitelist under a strict CSP, without a key, and redirects /viewer to /viewer/', async () => {
   const bare = await fetch(`${viewer.api}/viewer`, { redirect: 'manual' });
-  expect(bare.status).toBe(301);
+  expect(bare.status).toBe(302);
   expect(bare.headers.get('location')).toBe('viewer/');
   const index = await fetch(`${viewer.api}/viewer/`);
   expect(index.status).toBe(200);
@@ -281,11 +284,21 @@ test('renders hostile titles and messages as text, and loads no URL found in a m
   await hasText(page.getByTestId('log-pane').getByTestId('message').first(), REMOTE_URL);
   await page.getByTestId('log-pane').getByTestId('message-details').first().locator('summary').click();
   await page.getByTestId('session-metadata').locator('summary').click();
+  // Tool names, ids, inputs and outputs, an unknown part, an event's type and data, a boundary's messages and a repair's evidence.
+  await hasText(page.getByTestId('log-pane').getByTestId('tool-call').first(), XSS_TEXT);
+  await hasText(page.getByTestId('log-pane').getByTestId('tool-result').first(), XSS_TEXT);
+  await hasText(page.getByTestId('log-pane').getByTestId('event').first(), XSS_TEXT);
+  const log = page.getByTestId('log-pane');
+  for (const testId of ['boundary-messages', 'repair-evidence']) {
+    for (const details of await log.getByTestId(testId).all()) await details.locator('> summary').click();
+    await hasText(log.getByTestId(testId).last(), XSS_TEXT);
+  }
   await page.goto(`${viewer.api}/viewer/#/?search=${encodeURIComponent('hostile')}`);
   await hasText(page.getByTestId('session-item').first(), XSS_TITLE);
   expect(await page.evaluate('window.__pwned')).toBeUndefined();
   expect(await page.locator('main img, main script').count()).toBe(0);
   expect(remoteRequests).toEqual([]);
+  expect(keyedAssetRequests).toEqual([]);
   expect(pageErrors).toEqual([]);
   expect(cspViolations).toEqual([]);
 });

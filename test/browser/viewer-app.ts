@@ -86,7 +86,13 @@ async function seedHostile(stores: ScopedStores): Promise<void> {
   await stores.messages.appendMany(XSS_ID, [
     { role: 'user', content: [{ type: 'text', text: XSS_TEXT }, { type: 'image', image: new URL(REMOTE_URL) }], metadata: { html: XSS_TEXT } },
     { role: 'assistant', content: XSS_TEXT },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: XSS_TEXT, toolName: XSS_TEXT, input: { html: XSS_TEXT } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: XSS_TEXT, toolName: XSS_TEXT, output: { type: 'text', value: XSS_TEXT } }] },
+    { role: 'user', content: [{ type: XSS_TEXT, html: XSS_TEXT }], providerOptions: { x: { html: XSS_TEXT } } },
   ]);
+  await stores.sessions.append(XSS_ID, { type: XSS_TEXT, data: { html: XSS_TEXT } });
+  await stores.messages.appendCompaction(XSS_ID, [{ role: 'system', content: XSS_TEXT }], 1, 0);
+  await stores.messages.appendRepair(XSS_ID, { role: 'tool', content: [{ type: 'text', text: XSS_TEXT }] }, [{ role: 'system', content: XSS_TEXT }], 1);
 }
 
 /** A tool call at seq 100, the last of the first 100-entry page, answered at seq 101, the first of the next. */

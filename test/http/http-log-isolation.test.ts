@@ -1,5 +1,4 @@
-// Review of #18 (hostile): the log route and search across tenants over HTTP, on SQLite
-// (http-isolation.test.ts's matrix of reads does not include them yet).
+// The log route and search across tenants over HTTP, on SQLite, with cursors and LIKE wildcards (beside http-isolation.test.ts's matrix of every route).
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
