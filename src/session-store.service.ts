@@ -10,7 +10,7 @@ import { headerLine, logLine, parseJsonl, subsessionLine, type JsonlLogEntry } f
 import type { JsonValue } from './message.types.js';
 import { forkOptionsOf } from './lifecycle-options.js';
 import type { ForkOptions } from './lifecycle.types.js';
-import { isEvent, type JsonlImport, type JsonlImportOptions, type LogPageOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionLogPage, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
+import { type JsonlImport, type JsonlImportOptions, type LogPageOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionLogPage, type SessionMeta, type SessionPage, type SessionUpdate } from './session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
 import { isWellFormed } from './stored-values.js';
@@ -93,20 +93,10 @@ export class PrismaSessionStore implements SessionStore {
     yield headerLine({ id: meta.id, tenantId: meta.tenantId, title: meta.title, metadata: meta.metadata, createdAt: meta.createdAt });
     // A pruned thread's cuts name deleted messages. pruneTranscript deletes the highest first, so the
     // last message kept at or before a cut cuts the same history (0 when none is): the file names that one.
-    const messageSeqs = snapshot.entries.flatMap((entry) => (isEvent(entry) ? [] : [entry.seq]));
+    const messageSeqs = snapshot.entries.flatMap((entry) => (entry.type === 'message' ? [entry.seq] : []));
     const kept = new Set(messageSeqs);
     const lineOf = (cutSeq: number) => (cutSeq === 0 || kept.has(cutSeq) ? cutSeq : (messageSeqs.findLast((seq) => seq < cutSeq) ?? 0));
-    const log: JsonlLogEntry[] = [
-      ...snapshot.entries.map((entry): JsonlLogEntry => {
-        if (isEvent(entry)) {
-          const valueTypes = snapshot.eventValueTypes.get(entry.seq);
-          return { type: 'event', seq: entry.seq, event: { type: entry.type, data: entry.data }, createdAt: entry.createdAt, ...(valueTypes && { valueTypes }) };
-        }
-        const { seq, ...message } = entry;
-        return { type: 'message', seq, message };
-      }),
-      ...snapshot.boundaries.map((boundary) => logEntryOf(boundary, lineOf)),
-    ].sort((a, b) => a.seq - b.seq);
+    const log: JsonlLogEntry[] = [...snapshot.entries, ...snapshot.boundaries.map((boundary) => logEntryOf(boundary, lineOf))].sort((a, b) => a.seq - b.seq);
     for (const entry of log) yield logLine(entry);
     for (const child of snapshot.children) yield subsessionLine(child);
   }

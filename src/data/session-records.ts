@@ -1,6 +1,5 @@
 // SessionStore's data operations: one per store operation; the fast path or
 // the full transactional path is chosen here.
-import type { ValueTypes } from '../stored-values.js';
 import type { JsonObject, JsonValue, Message } from '../message.types.js';
 import type { JsonlLogEntry, JsonlSession } from '../session-jsonl.js';
 import type { SessionEntry, SessionMeta, SessionPage, SessionUpdate } from '../session.types.js';
@@ -28,15 +27,16 @@ export type EntryToAppend = { kind: 'message'; message: Message } | { kind: 'eve
 
 export type StoredBoundary = Awaited<ReturnType<typeof messages.boundariesOf>>[number];
 
+export type MessageOrEventEntry = Extract<JsonlLogEntry, { type: 'message' | 'event' }>;
+
 /** A log entry as read: a message or event as the JSONL log writes it, or a boundary as stored. */
-export type LogRow = Extract<JsonlLogEntry, { type: 'message' | 'event' }> | StoredBoundary;
+export type LogRow = MessageOrEventEntry | StoredBoundary;
 
 /** A session as exportJsonl writes it, read from one snapshot. */
 export interface SessionSnapshot {
   meta: SessionMeta;
-  entries: SessionEntry[];
-  /** Where events (adapters' items) hold non-JSON values, by seq. */
-  eventValueTypes: Map<number, ValueTypes>;
+  /** Messages and events, as the JSONL log writes them (events with the value types of adapters' items). */
+  entries: MessageOrEventEntry[];
   boundaries: StoredBoundary[];
   children: string[];
 }
@@ -128,8 +128,7 @@ export class SessionRecords {
       if (!meta) throw notFound(id);
       return {
         meta,
-        entries: await sessions.entriesOf(tx, id),
-        eventValueTypes: await sessions.eventValueTypesOf(tx, id),
+        entries: await sessions.logRowsAfter(tx, id, 0),
         boundaries: await messages.boundariesOf(tx, id),
         children: await childrenOf(tx, id),
       };

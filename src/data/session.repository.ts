@@ -109,8 +109,8 @@ export async function entriesOf(tx: StoreTx, threadId: string): Promise<SessionE
   );
 }
 
-/** The log's messages and events after `afterSeq`, at most `take`, in order, as the JSONL log writes them. */
-export async function logRowsAfter(tx: StoreTx, threadId: string, afterSeq: number, take: number): Promise<Extract<JsonlLogEntry, { type: 'message' | 'event' }>[]> {
+/** The log's messages and events after `afterSeq` (at most `take`), in order, as the JSONL log writes them. */
+export async function logRowsAfter(tx: StoreTx, threadId: string, afterSeq: number, take?: number): Promise<Extract<JsonlLogEntry, { type: 'message' | 'event' }>[]> {
   const rows = await tx.prisma.agentMessage.findMany({
     where: { threadId, seq: { gt: afterSeq } },
     orderBy: { seq: 'asc' },
@@ -155,10 +155,4 @@ export async function setHeader(
   header: { tenantId?: string | null; title?: string | null; metadata?: JsonObject | null; createdAt?: Date },
 ): Promise<void> {
   await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: jsonText(header.metadata) } });
-}
-
-/** The value types of the session's events that hold non-JSON values (adapters' items), by seq: a JSONL export writes them. */
-export async function eventValueTypesOf(tx: StoreTx, threadId: string): Promise<Map<number, ValueTypes>> {
-  const rows = await tx.prisma.agentMessage.findMany({ where: { threadId, eventType: { not: null }, valueTypes: { not: null } }, select: { seq: true, valueTypes: true } });
-  return new Map(rows.map((row) => [row.seq, JSON.parse(row.valueTypes!) as ValueTypes]));
 }
