@@ -15,7 +15,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
 import { mariadbConnection } from '../src/databases/mysql/index.js';
-import { startGalera, startMariaDb, stopCluster, stopServer, type RunningCluster, type RunningServer } from '../test/support/global-setup.js';
+import { startGalera, startMariaDb, stopCluster, stopServer, type RunningCluster, type RunningServer } from '../test/support/test-servers.js';
 
 export type { RunningCluster, RunningServer };
 export { stopCluster, stopServer };

@@ -2,13 +2,13 @@
 // was written since the date are deleted whole, in batches that commit one by one; a purge racing
 // appends leaves each session whole or gone, and does not stall appends to other sessions.
 import { StoreNotFoundError, StoreValidationError, type MessageStore, type SessionStore } from '../../src/index.js';
-import { storeOn, type StoreApp } from '../support/openers.js';
-import { eachUrlDatabase, maintenanceApp, type MaintenanceApp } from '../support/maintenance.js';
+import { maintenanceApp, type MaintenanceApp } from '../support/maintenance.js';
+import { eachDatabaseBackend, storeOn, type StoreApp } from '../support/openers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const user = (text: string) => ({ role: 'user' as const, content: text });
 
-eachUrlDatabase((backend) => {
+eachDatabaseBackend((backend) => {
   const store = storeOn(backend);
   let ops: MaintenanceApp;
   beforeAll(async () => {

@@ -9,8 +9,8 @@ import { StoreNotFoundError, StoreValidationError, type ChatStore, type MessageS
 import type { ClaudeSessionStore } from '../../src/integrations/claude-agent-sdk/index.js';
 import type { LangGraphCheckpointer } from '../../src/integrations/langgraph/index.js';
 import type { OpenAIAgentsSessions } from '../../src/integrations/openai-agents/index.js';
-import { storeOn } from '../support/openers.js';
-import { dumpOf, eachUrlDatabase, findIn, maintenanceApp, tablesOf, type Dump, type MaintenanceApp } from '../support/maintenance.js';
+import { dumpOf, findIn, maintenanceApp, tablesOf, type Dump, type MaintenanceApp } from '../support/maintenance.js';
+import { eachDatabaseBackend, storeOn } from '../support/openers.js';
 
 /** The digests LangGraphCheckpoints keys a tenant's thread by (see langgraph-checkpoints.ts). */
 const digest = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
@@ -65,7 +65,7 @@ async function seed(scope: Scope, mark: string, tenantId: string | null): Promis
   return digests;
 }
 
-eachUrlDatabase((backend) => {
+eachDatabaseBackend((backend) => {
   const store = storeOn(backend);
   let ops: MaintenanceApp;
   beforeAll(async () => {

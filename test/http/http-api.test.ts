@@ -6,8 +6,8 @@
 import { STATUS_CODES } from 'node:http';
 import pg from 'pg';
 import type { Response } from 'supertest';
-import { describeWith, freshPostgresUrl, postgresServerUrl } from '../support/databases.js';
-import { hasPostgresBinaries, startPostgres, stopServer } from '../support/global-setup.js';
+import { describeWith, freshPostgresUrl, POSTGRESQL, postgresServerUrl } from '../support/databases.js';
+import { hasPostgresBinaries, startPostgres, stopServer } from '../support/test-servers.js';
 import {
   bootHttpApp,
   caseName,
@@ -1141,10 +1141,10 @@ describe('415: a media type the API does not take', () => {
 });
 
 // 503 needs a database that can go away: PostgreSQL, a server of the test's own or a database of the shared one.
-describeWith(hasPostgresBinaries() && postgresServerUrl, 'PostgreSQL binaries missing')('503: the database is unavailable', () => {
+describeWith(hasPostgresBinaries() && POSTGRESQL.available, 'PostgreSQL binaries missing')('503: the database is unavailable', () => {
   const UNAVAILABLE = { statusCode: 503, error: STATUS_CODES[503], message: 'the database is unavailable; try again later' };
   const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: postgresServerUrl });
+    const client = new pg.Client({ connectionString: await postgresServerUrl() });
     await client.connect();
     try {
       await client.query(sql);

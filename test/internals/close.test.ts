@@ -2,7 +2,7 @@
 // every call took a fast path and Prisma's client never ran a query.
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { describeWith, mysqlServerUrl, postgresServerUrl, freshMysqlUrl, freshPostgresUrl } from '../support/databases.js';
+import { describeWith, MARIADB, mysqlServerUrl, POSTGRESQL, postgresServerUrl, freshMysqlUrl, freshPostgresUrl } from '../support/databases.js';
 import { storeApp } from '../support/store-app.js';
 
 const databaseOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
@@ -43,10 +43,10 @@ const fastOnly: [string, ((app: App) => Promise<unknown>) | undefined][] = [
   ['only appends', (app) => app.messages.append('t', { role: 'user', content: 'a' })],
 ];
 
-describeWith(postgresServerUrl, 'no PostgreSQL')('PostgreSQL', () => {
+describeWith(POSTGRESQL.available, 'no PostgreSQL')('PostgreSQL', () => {
   test.each(fastOnly)('after %s, no connection is left', async (_name, work) => {
     const url = await freshPostgresUrl();
-    const admin = new pg.Client({ connectionString: postgresServerUrl });
+    const admin = new pg.Client({ connectionString: await postgresServerUrl() });
     await admin.connect();
     try {
       const count = async () => Number((await admin.query('SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = $1', [databaseOf(url)])).rows[0].n);
@@ -57,10 +57,10 @@ describeWith(postgresServerUrl, 'no PostgreSQL')('PostgreSQL', () => {
   });
 });
 
-describeWith(mysqlServerUrl, 'no MariaDB')('MariaDB', () => {
+describeWith(MARIADB.available, 'no MariaDB')('MariaDB', () => {
   test.each(fastOnly)('after %s, no connection is left', async (_name, work) => {
     const url = await freshMysqlUrl();
-    const admin = await mariadb.createConnection(mysqlServerUrl!.replace(/^mysql:/, 'mariadb:'));
+    const admin = await mariadb.createConnection((await mysqlServerUrl()).replace(/^mysql:/, 'mariadb:'));
     try {
       const count = async () => Number(((await admin.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ?', [databaseOf(url)])) as { n: bigint }[])[0].n);
       expect(await connectionsLeftAfter(url, work, count)).toBe(0);

@@ -11,7 +11,7 @@ import { shippedMigrations } from '../../src/data/migration-files.js';
 import { migrateUrl as migrateOptions } from '../../src/data/open-database.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 import { mysqlCatalog, postgresCatalog } from '../support/catalog.js';
-import { describeWith, eachDatabase, freshPostgresUrl, postgresServerUrl, tempSqliteUrl } from '../support/databases.js';
+import { describeWith, eachDatabase, freshPostgresUrl, POSTGRESQL, tempSqliteUrl } from '../support/databases.js';
 import { runFixture } from '../support/processes.js';
 
 const migrateUrl = async (url: string) => {
@@ -63,7 +63,7 @@ describe('the migrated schema is what the Prisma schema requires', () => {
     expect(await diff(broken)).toMatch(/CREATE INDEX "agent_subsession_parent_id_id_idx"/);
   });
 
-  describeWith(postgresServerUrl, 'PostgreSQL unavailable')('against what Prisma itself deploys on PostgreSQL', () => {
+  describeWith(POSTGRESQL.available, 'PostgreSQL unavailable')('against what Prisma itself deploys on PostgreSQL', () => {
     let prismaDeployed: Awaited<ReturnType<typeof postgresCatalog>>;
     beforeAll(async () => {
       // Prisma's engine applies the shipped migrations itself, as `prisma migrate deploy` would.

@@ -4,7 +4,7 @@
 import mariadb from 'mariadb';
 import { StoreNotFoundError } from '../../src/index.js';
 import { describeWith } from '../support/databases.js';
-import { hasMariaDbBinaries, startMariaDb, stopServer, type RunningServer } from '../support/global-setup.js';
+import { hasMariaDbBinaries, startMariaDb, stopServer, type RunningServer } from '../support/test-servers.js';
 import { storeApp } from '../support/store-app.js';
 
 const connect = (url: string) => mariadb.createConnection(url.replace(/^mysql:/, 'mariadb:'));

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hasMariaDbBinaries, hasPostgresBinaries } from '../support/global-setup.js';
+import { hasMariaDbBinaries, hasPostgresBinaries } from '../support/test-servers.js';
 import { ROOT } from '../support/processes.js';
 
 const TIME_LIMIT_MS = 150_000;

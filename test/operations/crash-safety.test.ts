@@ -17,7 +17,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeWith, freshPostgresUrl, postgresServerUrl, tempSqliteUrl } from '../support/databases.js';
+import { describeWith, freshPostgresUrl, POSTGRESQL, tempSqliteUrl } from '../support/databases.js';
 import { ROOT } from '../support/processes.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
@@ -546,5 +546,5 @@ function crashSuite(target: Target) {
 
 describe('crash safety', () => {
   describe('[SQLite]', () => crashSuite({ label: 'SQLite', provider: 'sqlite', url: async () => tempSqliteUrl('crash.db') }));
-  describeWith(postgresServerUrl, 'PostgreSQL unavailable')('[PostgreSQL]', () => crashSuite({ label: 'PostgreSQL', provider: 'postgresql', url: freshPostgresUrl }));
+  describeWith(POSTGRESQL.available, 'PostgreSQL unavailable')('[PostgreSQL]', () => crashSuite({ label: 'PostgreSQL', provider: 'postgresql', url: () => freshPostgresUrl() }));
 });

@@ -9,12 +9,12 @@ import mariadb, { type PoolConnection } from 'mariadb';
 import { Test } from '@nestjs/testing';
 import { MessageStore, StoreModule, type MessageInput } from '../../src/index.js';
 import { shippedMigrations } from '../../src/data/migration-files.js';
-import { describeWith, freshGaleraUrls, GALERA } from '../support/databases.js';
+import { describeWith, freshGaleraUrls, GALERA, SERVER_START_MS } from '../support/databases.js';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import { appClient, dbMigrate } from '../support/openers.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 import { galeraAware } from '../../src/databases/mysql/galera.js';
-import { galeraSynced, launchGaleraNode, startGalera, stopCluster, stopKeepingData, type RunningCluster } from '../support/global-setup.js';
+import { galeraSynced, launchGaleraNode, startGalera, stopCluster, stopKeepingData, type RunningCluster } from '../support/test-servers.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
 const connect = (url: string) => mariadb.createConnection(url.replace(/^mysql:/, 'mariadb:'));
@@ -27,7 +27,7 @@ describeWith(GALERA.available, 'Galera unavailable')('[MariaDB Galera] three nod
     // Migrated through the first node; the others open it as it is.
     apps = [await storeApp({ url: urls[0] })];
     for (const url of urls.slice(1)) apps.push(await storeApp({ url, migrate: false }));
-  });
+  }, SERVER_START_MS);
   afterAll(() => Promise.all(apps.map((app) => app.close())));
 
   test('450 appends racing on one thread from three nodes: every one acknowledged, contiguous unique seqs, exactly the acknowledged messages', async () => {

@@ -5,7 +5,7 @@
 import mariadb from 'mariadb';
 import { StoreUnavailableError, type MessageInput } from '../../src/index.js';
 import { describeWith } from '../support/databases.js';
-import { hasGaleraBinaries, restartGaleraNode, startGalera, stopCluster, type RunningCluster } from '../support/global-setup.js';
+import { hasGaleraBinaries, restartGaleraNode, startGalera, stopCluster, type RunningCluster } from '../support/test-servers.js';
 import { dbMigrate } from '../support/openers.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 

@@ -9,7 +9,7 @@ import { deployWithPrisma, withSchemaEngine } from '../../scripts/schema-engine.
 import { shippedMigrations } from '../../src/data/migration-files.js';
 import { StoreUnavailableError } from '../../src/store.errors.js';
 import { describeWith, freshPgBouncerUrl, PGBOUNCER, postgresServerUrl } from '../support/databases.js';
-import { restartServer, startPgBouncer, startPostgres, stopKeepingData, stopServer, type RunningServer } from '../support/global-setup.js';
+import { restartServer, startPgBouncer, startPostgres, stopKeepingData, stopServer, type RunningServer } from '../support/test-servers.js';
 import { dbMigrate } from '../support/openers.js';
 import { storeApp } from '../support/store-app.js';
 
@@ -21,8 +21,8 @@ const named = (call: PromiseSettledResult<unknown>) =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The same database on the PostgreSQL server, not through PgBouncer. */
-function direct(url: string): string {
-  const server = new URL(postgresServerUrl!);
+async function direct(url: string): Promise<string> {
+  const server = new URL(await postgresServerUrl());
   server.pathname = new URL(url).pathname;
   return server.toString();
 }
@@ -44,7 +44,7 @@ describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind P
   test('three migrators through PgBouncer at once, on a new database: each migration applied once', async () => {
     const url = await freshPgBouncerUrl();
     await Promise.all([dbMigrate(url), dbMigrate(url), dbMigrate(url)]);
-    const rows = await appliedMigrations(direct(url));
+    const rows = await appliedMigrations(await direct(url));
     expect(rows.map((row) => row.migration_name)).toEqual(shippedMigrations('postgresql').map((file) => file.name));
     expect(rows.every((row) => row.finished_at !== null)).toBe(true);
     const app = await storeApp({ url, migrate: true });
@@ -58,7 +58,7 @@ describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind P
 
   test('a migration through PgBouncer waits while `prisma migrate deploy` holds its lock on a direct connection', async () => {
     const url = await freshPgBouncerUrl();
-    await withClient(direct(url), async (prismaMigrate) => {
+    await withClient(await direct(url), async (prismaMigrate) => {
       await prismaMigrate.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK]);
       let finished = false;
       const migrating = dbMigrate(url).then(() => (finished = true));
@@ -67,14 +67,14 @@ describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind P
       await prismaMigrate.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK]);
       await migrating;
     });
-    expect(await appliedMigrations(direct(url))).toHaveLength(shippedMigrations('postgresql').length);
+    expect(await appliedMigrations(await direct(url))).toHaveLength(shippedMigrations('postgresql').length);
   });
 
   test("why Prisma's CLI needs a direct connection: through PgBouncer, its session lock outlives it on a server connection", async () => {
     const url = await freshPgBouncerUrl();
     const applied = await withSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }), (engine) => deployWithPrisma(engine, 'postgresql'));
     expect(applied).toEqual(shippedMigrations('postgresql').map((file) => file.name));
-    const held = await withClient(direct(url), async (client) =>
+    const held = await withClient(await direct(url), async (client) =>
       (
         await client.query(
           "SELECT count(*)::int AS held FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND l.objid = $1 AND l.granted AND d.datname = current_database()",
@@ -87,7 +87,7 @@ describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind P
 
   test('a migration refuses, rather than waits for ever, a lock left behind by an idle session, saying to run Prisma\'s CLI on a direct connection', async () => {
     const url = await freshPgBouncerUrl();
-    await withClient(direct(url), async (leftBehind) => {
+    await withClient(await direct(url), async (leftBehind) => {
       await leftBehind.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK]);
       const started = Date.now();
       const refused = await Promise.race([dbMigrate(url).then(() => 'migrated', (error: Error) => error), sleep(20_000).then(() => 'still waiting after 20 s')]);
@@ -96,7 +96,7 @@ describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind P
       await leftBehind.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK]);
     });
     await dbMigrate(url);
-    expect(await appliedMigrations(direct(url))).toHaveLength(shippedMigrations('postgresql').length);
+    expect(await appliedMigrations(await direct(url))).toHaveLength(shippedMigrations('postgresql').length);
   });
 });
 

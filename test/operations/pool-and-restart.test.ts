@@ -18,7 +18,7 @@ import {
   stopKeepingData,
   stopServer,
   type RunningServer,
-} from '../support/global-setup.js';
+} from '../support/test-servers.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
 interface Engine {

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 import { StoreUnavailableError, type MessageInput } from '../../src/index.js';
 import { describeWith } from '../support/databases.js';
-import { hasPostgresBinaries, promoteStandby, startPostgresReplication, stopReplication, type RunningReplication } from '../support/global-setup.js';
+import { hasPostgresBinaries, promoteStandby, startPostgresReplication, stopReplication, type RunningReplication } from '../support/test-servers.js';
 import { loopbackServer, partitionableProxy, type Loopback } from '../support/loopback.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 

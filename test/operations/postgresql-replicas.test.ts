@@ -9,7 +9,7 @@ import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import type { MessageInput } from '../../src/index.js';
 import { describeWith, freshPostgresUrl } from '../support/databases.js';
-import { hasPostgresBinaries, restartServer, startPostgresReplication, stopKeepingData, stopReplication, type RunningReplication } from '../support/global-setup.js';
+import { hasPostgresBinaries, restartServer, startPostgresReplication, stopKeepingData, stopReplication, type RunningReplication } from '../support/test-servers.js';
 import { partitionableProxy } from '../support/loopback.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 

@@ -24,7 +24,7 @@ import { migrateUrl } from '../../src/data/open-database.js';
 import { MessageStore, SessionStore, StoreModule, StoreUnavailableError, type StoreModuleOptions } from '../../src/index.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 import { describeWith } from '../support/databases.js';
-import { hasMariaDbBinaries, hasPostgresBinaries, startMariaDb, startPostgres, stopServer, type RunningServer } from '../support/global-setup.js';
+import { hasMariaDbBinaries, hasPostgresBinaries, startMariaDb, startPostgres, stopServer, type RunningServer } from '../support/test-servers.js';
 
 // Taken before any test fakes the timers: the test's own waits are real.
 const realSetTimeout = globalThis.setTimeout;

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import mariadb, { type Connection } from 'mariadb';
 import { StoreUnavailableError } from '../../src/store.errors.js';
-import { describeWith, freshMysqlUrl, mysqlServerUrl } from '../support/databases.js';
-import { hasPostgresBinaries, startPostgres, stopServer, type RunningServer } from '../support/global-setup.js';
+import { describeWith, freshMysqlUrl, MARIADB, mysqlServerUrl } from '../support/databases.js';
+import { hasPostgresBinaries, startPostgres, stopServer, type RunningServer } from '../support/test-servers.js';
 import { runFixture, runTypeScript } from '../support/processes.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
@@ -117,16 +117,17 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
   );
 });
 
-describeWith(mysqlServerUrl, 'MariaDB unavailable')('[MariaDB] refusals', () => {
+describeWith(MARIADB.available, 'MariaDB unavailable')('[MariaDB] refusals', () => {
   const user = `app_${randomBytes(4).toString('hex')}`;
   let database = '';
   let root: Connection;
-  const server = () => new URL(mysqlServerUrl!);
-  const at = (userinfo: string, name: string, parameters = SECRET_PARAMETERS) => `mysql://${userinfo}@${server().host}/${name}?${parameters}`;
+  let server: URL;
+  const at = (userinfo: string, name: string, parameters = SECRET_PARAMETERS) => `mysql://${userinfo}@${server.host}/${name}?${parameters}`;
 
   beforeAll(async () => {
+    server = new URL(await mysqlServerUrl());
     database = new URL(await freshMysqlUrl()).pathname.slice(1);
-    root = await mariadb.createConnection({ host: server().hostname, port: Number(server().port), user: 'root' });
+    root = await mariadb.createConnection({ host: server.hostname, port: Number(server.port), user: 'root' });
     await root.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${RIGHT_PASSWORD}'`);
     await root.query(`GRANT ALL ON ${database}.* TO '${user}'@'%'`);
     await root.query(`CREATE USER '${user}_locked'@'%' IDENTIFIED BY '${RIGHT_PASSWORD}' ACCOUNT LOCK`);

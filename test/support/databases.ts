@@ -1,4 +1,4 @@
-// A fresh, empty database per test file on the servers the global setup provides.
+// A fresh, empty database per test file on the run's shared servers.
 // Nothing here imports the library: the conformance suite's openers build on it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -7,15 +7,26 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
+import { chosenBackend } from '../legs.js';
+import { sharedServerAvailable } from './shared-servers.js';
+import { sharedServer } from './servers.js';
 
-export const postgresServerUrl = process.env.TEST_POSTGRES_URL;
-export const mysqlServerUrl = process.env.TEST_MYSQL_URL;
-/** PgBouncer in transaction mode in front of TEST_POSTGRES_URL's server. */
-export const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL;
+/** How long a hook that may be the run's first to ask for a server may take: a Galera cluster can take a minute to start on a loaded machine. */
+export const SERVER_START_MS = 180_000;
+
+/** The shared PostgreSQL server's url (started for the run the first time a test asks). */
+export const postgresServerUrl = () => sharedServer('postgresql');
+/** The shared MariaDB server's url. */
+export const mysqlServerUrl = () => sharedServer('mariadb');
+/** PgBouncer in transaction mode in front of the shared PostgreSQL server. */
+export const pgbouncerUrl = () => sharedServer('pgbouncer');
 /** A PostgreSQL primary and a hot standby streaming from it. */
-export const [replicationPrimaryUrl, replicationReplicaUrl] = process.env.TEST_POSTGRES_REPLICATION_URLS ? process.env.TEST_POSTGRES_REPLICATION_URLS.split(',') : [];
+export const replicationUrls = async () => {
+  const [primary, replica] = (await sharedServer('replication')).split(',');
+  return { primary, replica };
+};
 /** The nodes of a MariaDB Galera cluster, a url each. */
-export const galeraNodeUrls = process.env.TEST_GALERA_URLS ? process.env.TEST_GALERA_URLS.split(',') : [];
+export const galeraNodeUrls = async () => (await sharedServer('galera')).split(',');
 
 /** A SQLite file in a new temporary directory (created on first open). */
 export const tempSqliteUrl = (name = 'store.db') => `file:${join(mkdtempSync(join(tmpdir(), 'agent-store-')), name)}`;
@@ -28,8 +39,8 @@ function withDatabase(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-export async function freshPostgresUrl(serverUrl = postgresServerUrl): Promise<string> {
-  if (!serverUrl) throw new Error('TEST_POSTGRES_URL is not set');
+export async function freshPostgresUrl(serverUrl?: string): Promise<string> {
+  serverUrl ??= await postgresServerUrl();
   const name = freshName();
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
@@ -41,8 +52,8 @@ export async function freshPostgresUrl(serverUrl = postgresServerUrl): Promise<s
   return withDatabase(serverUrl, name);
 }
 
-export async function freshMysqlUrl(serverUrl = mysqlServerUrl): Promise<string> {
-  if (!serverUrl) throw new Error('TEST_MYSQL_URL is not set');
+export async function freshMysqlUrl(serverUrl?: string): Promise<string> {
+  serverUrl ??= await mysqlServerUrl();
   const name = freshName();
   // The connector reads its own mariadb:// form of the url.
   const connection = await mariadb.createConnection(serverUrl.replace(/^mysql:/, 'mariadb:'));
@@ -56,25 +67,24 @@ export async function freshMysqlUrl(serverUrl = mysqlServerUrl): Promise<string>
 
 /** A new database on the Galera cluster, created through its first node (Galera creates it on every node): its url on each node. */
 export async function freshGaleraUrls(): Promise<string[]> {
-  if (galeraNodeUrls.length === 0) throw new Error('TEST_GALERA_URLS is not set');
-  const { pathname } = new URL(await freshMysqlUrl(galeraNodeUrls[0]));
-  return galeraNodeUrls.map((url) => withDatabase(url, pathname.slice(1)));
+  const nodes = await galeraNodeUrls();
+  const { pathname } = new URL(await freshMysqlUrl(nodes[0]));
+  return nodes.map((url) => withDatabase(url, pathname.slice(1)));
 }
 
 /** A new database on the replicated PostgreSQL, created on the primary (the standby replays it): its url on each. */
 export async function freshReplicatedUrls(): Promise<{ primary: string; replica: string }> {
-  if (!replicationPrimaryUrl || !replicationReplicaUrl) throw new Error('TEST_POSTGRES_REPLICATION_URLS is not set');
-  const primary = await freshPostgresUrl(replicationPrimaryUrl);
-  return { primary, replica: withDatabase(replicationReplicaUrl, new URL(primary).pathname.slice(1)) };
+  const servers = await replicationUrls();
+  const primary = await freshPostgresUrl(servers.primary);
+  return { primary, replica: withDatabase(servers.replica, new URL(primary).pathname.slice(1)) };
 }
 
 /** A new database, created on the PostgreSQL server directly (PgBouncer passes no CREATE DATABASE of its own): its url through PgBouncer. */
 export async function freshPgBouncerUrl(): Promise<string> {
-  if (!pgbouncerUrl) throw new Error('TEST_PGBOUNCER_URL is not set');
-  return withDatabase(pgbouncerUrl, new URL(await freshPostgresUrl()).pathname.slice(1));
+  return withDatabase(await pgbouncerUrl(), new URL(await freshPostgresUrl()).pathname.slice(1));
 }
 
-/** `describe` when what it needs is there; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
+/** `describe` when what it needs is installed; otherwise a skipped block whose name says why (the global setup already warned, and fails under CI). */
 export const describeWith = (available: unknown, why: string) =>
   available ? describe : (title: string, fn: () => void) => describe.skip(`${title} (${why}: skipped)`, fn);
 
@@ -87,17 +97,17 @@ export interface TestDatabase {
 }
 
 export const SQLITE: TestDatabase = { provider: 'sqlite', label: 'SQLite', available: true, freshUrl: async () => tempSqliteUrl() };
-export const POSTGRESQL: TestDatabase = { provider: 'postgresql', label: 'PostgreSQL', available: postgresServerUrl !== undefined, freshUrl: freshPostgresUrl };
-export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', available: mysqlServerUrl !== undefined, freshUrl: freshMysqlUrl };
+export const POSTGRESQL: TestDatabase = { provider: 'postgresql', label: 'PostgreSQL', available: sharedServerAvailable('postgresql'), freshUrl: () => freshPostgresUrl() };
+export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', available: sharedServerAvailable('mariadb'), freshUrl: () => freshMysqlUrl() };
 export const DATABASES: TestDatabase[] = [SQLITE, POSTGRESQL, MARIADB];
 /** A Galera cluster, through its first node. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts) with the nodes' urls. */
-export const GALERA: TestDatabase = { provider: 'mysql', label: 'MariaDB Galera', available: galeraNodeUrls.length > 0, freshUrl: async () => (await freshGaleraUrls())[0] };
+export const GALERA: TestDatabase = { provider: 'mysql', label: 'MariaDB Galera', available: sharedServerAvailable('galera'), freshUrl: async () => (await freshGaleraUrls())[0] };
 
 /** PostgreSQL through PgBouncer in transaction mode. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts). */
 export const PGBOUNCER: TestDatabase = {
   provider: 'postgresql',
   label: 'PostgreSQL behind PgBouncer',
-  available: postgresServerUrl !== undefined && pgbouncerUrl !== undefined,
+  available: sharedServerAvailable('pgbouncer'),
   freshUrl: freshPgBouncerUrl,
 };
 
@@ -105,13 +115,22 @@ export const PGBOUNCER: TestDatabase = {
 export const REPLICATED: TestDatabase = {
   provider: 'postgresql',
   label: 'PostgreSQL with a replica',
-  available: replicationReplicaUrl !== undefined,
+  available: sharedServerAvailable('replication'),
   freshUrl: async () => (await freshReplicatedUrls()).primary,
 };
 
+/** The backends a run registers blocks for (test/legs.js): TEST_BACKENDS, or a jest project's `globals.testBackends`. */
+const chosenWords: string | undefined = process.env.TEST_BACKENDS ?? (globalThis as { testBackends?: string }).testBackends;
+
+/** A describe block named [label] for one backend, if the run chose it: skipped, loudly, when its server is not installed. */
+export function describeBackend(label: string, available: boolean, suite: () => void): void {
+  if (!chosenBackend(chosenWords, label)) return;
+  describeWith(available, `${label} unavailable`)(`[${label}]`, suite);
+}
+
 /** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */
 export function eachDatabase(suite: (database: TestDatabase) => void): void {
-  for (const database of DATABASES) describeWith(database.available, `${database.label} unavailable`)(`[${database.label}]`, () => suite(database));
+  for (const database of DATABASES) describeBackend(database.label, database.available, () => suite(database));
 }
 
 /** Runs `statements` on `url`'s database, on a connection of its own, outside the code under test. */

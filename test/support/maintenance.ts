@@ -1,19 +1,12 @@
-// What the tests of purge and tenant erasure share: the three databases opened by url, a
-// maintenance app on a store's database (as an operator's job would run, with the adapters
-// beside it), and every table of the schema as the catalog lists it, dumped cell by cell.
+// What the tests of purge and tenant erasure share: a maintenance app on a store's
+// database (as an operator's job would run, with the adapters beside it), and every
+// table of the schema as the catalog lists it, dumped cell by cell.
 import { Test } from '@nestjs/testing';
 import { StoreMaintenance, StoreModule } from '../../src/index.js';
 import { StoreDatabase } from '../../src/data/database.js';
 import { ClaudeSessionStore } from '../../src/integrations/claude-agent-sdk/index.js';
 import { LangGraphCheckpointer } from '../../src/integrations/langgraph/index.js';
 import { OpenAIAgentsSessions } from '../../src/integrations/openai-agents/index.js';
-import { describeWith } from './databases.js';
-import { OPENERS, type Opener } from './openers.js';
-
-/** SQLite, PostgreSQL and MariaDB, each opened from its url. */
-export function eachUrlDatabase(suite: (backend: Opener) => void): void {
-  for (const backend of OPENERS.slice(0, 3)) describeWith(backend.available, `${backend.label} unavailable`)(`[${backend.label}]`, () => suite(backend));
-}
 
 export interface MaintenanceApp {
   maintenance: StoreMaintenance;

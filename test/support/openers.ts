@@ -22,7 +22,7 @@ import {
 import { migrateUrl } from '../../src/data/open-database.js';
 import type { StoreClient } from '../../src/data/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
-import { describeWith, freshGaleraUrls, freshReplicatedUrls, GALERA, MARIADB, PGBOUNCER, POSTGRESQL, REPLICATED, SQLITE, type TestDatabase } from './databases.js';
+import { describeBackend, freshGaleraUrls, SERVER_START_MS, freshReplicatedUrls, GALERA, MARIADB, PGBOUNCER, POSTGRESQL, REPLICATED, SQLITE, type TestDatabase } from './databases.js';
 
 /** A store as an application sees it. */
 export interface StoreApp {
@@ -162,12 +162,12 @@ export const OPENERS: Opener[] = [
 
 /** Runs `suite` once per opener, in a describe block named by its label. */
 export function eachBackend(suite: (backend: Opener) => void): void {
-  for (const backend of OPENERS) describeWith(backend.available, `${backend.label} unavailable`)(`[${backend.label}]`, () => suite(backend));
+  for (const backend of OPENERS) describeBackend(backend.label, backend.available, () => suite(backend));
 }
 
 /** Runs `suite` on the store's three databases, each opened from its url: the first three openers. */
 export function eachDatabaseBackend(suite: (backend: Opener) => void): void {
-  for (const backend of OPENERS.slice(0, 3)) describeWith(backend.available, `${backend.label} unavailable`)(`[${backend.label}]`, () => suite(backend));
+  for (const backend of OPENERS.slice(0, 3)) describeBackend(backend.label, backend.available, () => suite(backend));
 }
 
 /** The store of a describe block: opened on a fresh database before its tests, closed after them. */
@@ -175,7 +175,7 @@ export function storeOn(backend: Opener): StoreApp {
   let app: StoreApp | undefined;
   beforeAll(async () => {
     app = await backend.open();
-  });
+  }, SERVER_START_MS);
   afterAll(() => app?.close());
   return new Proxy({} as StoreApp, {
     get(_target, key) {

@@ -1,7 +1,10 @@
-// A jest reporter that prints, after the run, the test counts per backend (from
-// the describe blocks named [SQLite], [PostgreSQL, own PrismaClient], …: the
-// conformance suite's openers, and the databases of the other suites), then the
-// total as a plain closing line.
+// A jest reporter that prints, after the run, the slowest test files (where a
+// leg's time goes), the test counts per backend (from the describe blocks named
+// [SQLite], [PostgreSQL, own PrismaClient], …: the conformance suite's openers,
+// and the databases of the other suites), then the total as a plain closing line.
+import { relative } from 'node:path';
+
+const SLOWEST = 15;
 const BACKEND = /^\[([^\]]+)\]/;
 const DATABASES = ['SQLite', 'PostgreSQL', 'PostgreSQL behind PgBouncer (transaction mode)', 'MariaDB', 'MariaDB Galera'];
 
@@ -15,7 +18,15 @@ function byBackend(a, b) {
 }
 
 export default class DatabaseSummaryReporter {
+  constructor(globalConfig) {
+    this.rootDir = globalConfig.rootDir;
+  }
+
   onRunComplete(_contexts, results) {
+    const files = results.testResults.map((file) => ({ path: relative(this.rootDir, file.testFilePath), seconds: (file.perfStats.end - file.perfStats.start) / 1000 }));
+    const slowest = files.sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST);
+    const busy = files.reduce((sum, file) => sum + file.seconds, 0);
+    process.stdout.write(`\nSlowest test files (${files.length} files, ${busy.toFixed(0)} s in all, run over the workers):\n${slowest.map((file) => `  ${file.seconds.toFixed(1).padStart(6)} s  ${file.path}`).join('\n')}\n`);
     const counts = new Map();
     const count = (key, status) => {
       const entry = counts.get(key) ?? { passed: 0, failed: 0, skipped: 0 };

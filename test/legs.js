@@ -1,0 +1,109 @@
+// What each CI leg runs, and how a run is laid out, in one place (.ci/run picks
+// the leg, scripts/test.js runs the phases, jest.config.js reads this).
+//
+// The oldest Node we support (20) runs the whole suite: every file on every backend.
+// The newest Node (24, TEST_LEG=newest-node) runs what a Node version can change, as
+// the groups below: the framework integrations, which load their newest majors there
+// (ai 7, @openai/agents-core 0.20, see jest.config.js), on all three databases; the
+// native addon, better-sqlite3, built for that Node, through the conformance suite on
+// the SQLite openers and its own tests; the session viewer in Chromium; the CLI and
+// the package's entry points; and the demo and the README's walkthrough. The type
+// tests (test/types) are compiled by `npm test`'s tsc on both legs.
+// scripts/check-test-names.ts then checks that the legs together ran every listed test.
+
+/**
+ * Whether a per-backend block named `[label]` runs when `words` (TEST_BACKENDS, or a group's testBackends;
+ * comma-separated) choose backends: one of them, case aside, is a part of `[label]`. Unset, every backend.
+ * `sqlite` is [SQLite] and [SQLite, own PrismaClient], `[sqlite]` the first alone, `galera` the cluster.
+ */
+export function chosenBackend(words, label) {
+  const chosen = words?.split(',').map((word) => word.trim().toLowerCase()).filter(Boolean);
+  return !chosen?.length || chosen.some((word) => `[${label}]`.toLowerCase().includes(word));
+}
+
+/**
+ * A group: the test files (paths from the repository's root; a folder ends in /), files of those folders it leaves out
+ * (`except`), and, for some, the backends they run on (`testBackends`, see chosenBackend).
+ */
+export const NEWEST_NODE_LEG = [
+  {
+    name: 'frameworks, viewer, CLI and demo',
+    paths: [
+      'test/integrations/',
+      'test/browser/',
+      'test/internals/prisma-models-command.test.ts',
+      'test/internals/package-exports.test.ts',
+      'test/operations/demo.test.ts',
+      'test/operations/demo-chat.test.ts',
+      'test/http/readme-walkthrough.test.ts',
+    ],
+  },
+  {
+    name: 'better-sqlite3 through the conformance suite',
+    paths: ['test/conformance/', 'test/internals/sqlite-adapter.test.ts'],
+    // Its tests are of PostgreSQL's and MariaDB's READ COMMITTED: nothing runs on SQLite.
+    except: ['test/conformance/fork-in-host-transaction.test.ts'],
+    testBackends: 'sqlite',
+  },
+];
+
+/**
+ * `npm run test:quick`, the inner loop (about 2 minutes): files that need no server and take seconds, and
+ * the conformance suite on SQLite opened from its url.
+ */
+export const QUICK_LEG = [
+  {
+    name: 'unit tests',
+    paths: [
+      'test/internals/insert-runs.test.ts',
+      'test/internals/langgraph-deltas.test.ts',
+      'test/internals/migrations.test.ts',
+      'test/internals/optional-driver.test.ts',
+      'test/internals/query-plans.test.ts',
+      'test/internals/replica-reads.test.ts',
+      'test/internals/schema-drift.test.ts',
+      'test/internals/sqlite-adapter.test.ts',
+      'test/internals/store-health.test.ts',
+      'test/internals/store-module.test.ts',
+      'test/internals/tool-call-repair.test.ts',
+      'test/integrations/langgraph/stock-serde.test.ts',
+    ],
+  },
+  { name: 'SQLite conformance', paths: ['test/conformance/'], except: ['test/conformance/fork-in-host-transaction.test.ts'], testBackends: '[sqlite]' },
+];
+
+/**
+ * Files that bound wall-clock time tightly (a refusal within 500 ms, a lock wait of 150 ms to 2 s, a
+ * transaction's time per row, a failover's resume within 5 s): they run after the others, one at a time,
+ * on a quiet machine (scripts/test.js), since the suite's parallel phase loads both cores.
+ */
+export const ALONE = [
+  'test/http/http-hardening.test.ts',
+  'test/internals/write-time.test.ts',
+  'test/internals/sqlite-adapter.test.ts',
+  'test/internals/redact.test.ts',
+  'test/internals/migrations.test.ts',
+  'test/operations/refused-connections.test.ts',
+  'test/operations/pool-and-restart.test.ts',
+  'test/operations/postgresql-failover.test.ts',
+  'test/operations/sqlite-lock-waits.test.ts',
+];
+
+/**
+ * The slowest files (the summary's list at the end of a run), started first so that none of them is
+ * left running alone at the end of the parallel phase; the others follow, largest first.
+ */
+export const SLOWEST_FIRST = [
+  'test/conformance/big-batches.test.ts',
+  'test/conformance/session-jsonl.test.ts',
+  'test/operations/crash-safety.test.ts',
+  'test/conformance/message-pages.test.ts',
+  'test/conformance/tenant-stores.test.ts',
+  'test/conformance/exact-values.test.ts',
+  'test/conformance/message-store.test.ts',
+  'test/conformance/chat-store.test.ts',
+  'test/http/http-big-batches.test.ts',
+  'test/operations/bench-quick.test.ts',
+  'test/conformance/transcript-pruning.test.ts',
+  'test/internals/subtree-scale.test.ts',
+];
