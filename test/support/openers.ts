@@ -46,6 +46,8 @@ export interface StoreApp {
 export interface Opener {
   /** Names the describe block: [SQLite], [PostgreSQL, own PrismaClient], … */
   label: string;
+  /** The database under it. */
+  provider: TestDatabase['provider'];
   /** False when the database's server is missing: its blocks are skipped, loudly (and CI fails in the global setup). */
   available: boolean;
   /** A store on a fresh, empty, migrated database. */
@@ -58,7 +60,7 @@ function openUrl(label: string, url: string, migrate: boolean): Promise<StoreApp
 }
 
 function urlOpener(database: TestDatabase): Opener {
-  return { label: database.label, available: database.available, open: async () => openUrl(database.label, await database.freshUrl(), true) };
+  return { label: database.label, provider: database.provider, available: database.available, open: async () => openUrl(database.label, await database.freshUrl(), true) };
 }
 
 /** The driver adapter an application builds its own PrismaClient with, per database, as the README shows. */
@@ -114,7 +116,7 @@ function ownClientOpener(database: TestDatabase): Opener {
     const prisma = await appClient(database, url);
     return boot(label, url, { prisma }, () => prisma.$disconnect(), () => openClient(url));
   };
-  return { label, available: database.available, open: async () => openClient(await migratedUrl(database)) };
+  return { label, provider: database.provider, available: database.available, open: async () => openClient(await migratedUrl(database)) };
 }
 
 /**
@@ -125,7 +127,7 @@ function galeraOpener(): Opener {
   const label = 'MariaDB Galera, an app per node';
   const openOn = (urls: string[], node: number, migrate: boolean): Promise<StoreApp> =>
     boot(label, urls[node], { url: urls[node], migrate }, async () => undefined, () => openOn(urls, (node + 1) % urls.length, false));
-  return { label, available: GALERA.available, open: async () => openOn(await freshGaleraUrls(), 0, true) };
+  return { label, provider: GALERA.provider, available: GALERA.available, open: async () => openOn(await freshGaleraUrls(), 0, true) };
 }
 
 /**
@@ -134,7 +136,7 @@ function galeraOpener(): Opener {
  */
 function pgbouncerOpener(): Opener {
   const label = `${PGBOUNCER.label} (transaction mode)`;
-  return { label, available: PGBOUNCER.available, open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true) };
+  return { label, provider: PGBOUNCER.provider, available: PGBOUNCER.available, open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true) };
 }
 
 /**
@@ -145,7 +147,7 @@ function replicaOpener(): Opener {
   const label = 'PostgreSQL with a replica';
   const openOn = ({ primary, replica }: { primary: string; replica: string }, migrate: boolean): Promise<StoreApp> =>
     boot(label, primary, { url: primary, replicas: [replica], migrate }, async () => undefined, () => openOn({ primary, replica }, false));
-  return { label, available: REPLICATED.available, open: async () => openOn(await freshReplicatedUrls(), true) };
+  return { label, provider: REPLICATED.provider, available: REPLICATED.available, open: async () => openOn(await freshReplicatedUrls(), true) };
 }
 
 export const OPENERS: Opener[] = [
