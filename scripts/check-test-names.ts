@@ -7,12 +7,12 @@
 // TEST_NAMES_FILE=test/test-names.txt npm test) and the commit says why.
 //   tsx scripts/check-test-names.ts test/test-names.txt whole=<file> newest-node=<file>
 import { readFileSync } from 'node:fs';
-import { chosenBackend, NEWEST_NODE_LEG } from '../test/legs.js';
+import { chosenBackend, NEWEST_NODE_LEG, ONE_LEG_ONLY } from '../test/legs.js';
 // @ts-expect-error: a plain JavaScript module of the suite's (a jest reporter), without types
 import { parseTestNames } from '../test/support/test-names-reporter.js';
 
 /** A leg as what it selects: a file and a test's full name in, whether the leg runs it. */
-const LEGS: Record<string, (file: string, name: string) => boolean> = {
+const SELECTS: Record<string, (file: string, name: string) => boolean> = {
   whole: () => true,
   'newest-node': (file, name) =>
     NEWEST_NODE_LEG.some(
@@ -22,6 +22,14 @@ const LEGS: Record<string, (file: string, name: string) => boolean> = {
         backendOf(name, group.testBackends),
     ),
 };
+
+/** A leg's selection, less the names that run on another leg only (ONE_LEG_ONLY). */
+const LEGS = Object.fromEntries(
+  Object.entries(SELECTS).map(([leg, selects]) => {
+    const elsewhere = Object.entries(ONE_LEG_ONLY).flatMap(([other, patterns]) => (other === leg ? [] : patterns));
+    return [leg, (file: string, name: string) => selects(file, name) && !elsewhere.some((pattern) => pattern.test(name))];
+  }),
+);
 
 /** A name in a per-backend block ("[SQLite] …") runs where the group chose its backend; any other name wherever its file runs. */
 function backendOf(name: string, words: string | undefined): boolean {

@@ -13,3 +13,4 @@ export const NEWEST_NODE_LEG: LegGroup[];
 export const QUICK_LEG: LegGroup[];
 export const ALONE: string[];
 export const SLOWEST_FIRST: string[];
+export const ONE_LEG_ONLY: Record<string, RegExp[]>;

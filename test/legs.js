@@ -48,6 +48,16 @@ export const NEWEST_NODE_LEG = [
 ];
 
 /**
+ * Tests that exist in one shape per Node line (the OpenAI Agents SDK 0.14 on Node 20, 0.20 on Node 24): the
+ * list holds both; each leg is checked for its own (scripts/check-test-names.ts). A name matching a pattern runs
+ * on that leg only.
+ */
+export const ONE_LEG_ONLY = {
+  whole: [/\(SDK 0\.14, which passes no run context\)/],
+  'newest-node': [/\(SDK 0\.15 and later\)/],
+};
+
+/**
  * `npm run test:quick`, the inner loop (about 2 minutes): files that need no server and take seconds, and
  * the conformance suite on SQLite opened from its url.
  */
