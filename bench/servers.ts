@@ -10,12 +10,11 @@
 // standby cloned here, both with fsync on.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
 import { mariadbConnection } from '../src/databases/mysql/index.js';
-import { startGalera, startMariaDb, stopCluster, stopServer, type RunningCluster, type RunningServer } from '../test/support/test-servers.js';
+import { freePort, startGalera, startMariaDb, stopCluster, stopServer, type RunningCluster, type RunningServer } from '../test/support/test-servers.js';
 
 export type { RunningCluster, RunningServer };
 export { stopCluster, stopServer };
@@ -115,14 +114,3 @@ function run(bin: string, tool: string, args: string[]): void {
 }
 
 const idOf = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -2,9 +2,8 @@
 // PostgreSQL (alone, behind PgBouncer, or with a hot standby), a MariaDB and a
 // MariaDB Galera cluster, each with its own data directory, on free loopback
 // ports, stopped by pid. The broker (server-broker.ts) starts the shared ones
-// for a run; a test that must stop, kill or restart a server starts its own here.
-// (The global setup loads this file without the tests' module mapper, so it
-// imports no file of ours.)
+// for a run; a test that must stop, kill or restart a server starts its own
+// here, and the benchmarks (bench/servers.ts) theirs.
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -22,7 +21,7 @@ export interface RunningServer {
 
 const isRoot = userInfo().uid === 0;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
