@@ -94,14 +94,22 @@ export interface TestDatabase {
   available: boolean;
   /** A new, empty database (not yet migrated). */
   freshUrl(): Promise<string>;
+  /** Starts the run's shared server under it, if no test has yet (SQLite: nothing to start). */
+  server(): Promise<unknown>;
 }
 
-export const SQLITE: TestDatabase = { provider: 'sqlite', label: 'SQLite', available: true, freshUrl: async () => tempSqliteUrl() };
-export const POSTGRESQL: TestDatabase = { provider: 'postgresql', label: 'PostgreSQL', available: sharedServerAvailable('postgresql'), freshUrl: () => freshPostgresUrl() };
-export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', available: sharedServerAvailable('mariadb'), freshUrl: () => freshMysqlUrl() };
+export const SQLITE: TestDatabase = { provider: 'sqlite', label: 'SQLite', available: true, freshUrl: async () => tempSqliteUrl(), server: async () => undefined };
+export const POSTGRESQL: TestDatabase = { provider: 'postgresql', label: 'PostgreSQL', available: sharedServerAvailable('postgresql'), freshUrl: () => freshPostgresUrl(), server: postgresServerUrl };
+export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', available: sharedServerAvailable('mariadb'), freshUrl: () => freshMysqlUrl(), server: mysqlServerUrl };
 export const DATABASES: TestDatabase[] = [SQLITE, POSTGRESQL, MARIADB];
 /** A Galera cluster, through its first node. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts) with the nodes' urls. */
-export const GALERA: TestDatabase = { provider: 'mysql', label: 'MariaDB Galera', available: sharedServerAvailable('galera'), freshUrl: async () => (await freshGaleraUrls())[0] };
+export const GALERA: TestDatabase = {
+  provider: 'mysql',
+  label: 'MariaDB Galera',
+  available: sharedServerAvailable('galera'),
+  freshUrl: async () => (await freshGaleraUrls())[0],
+  server: galeraNodeUrls,
+};
 
 /** PostgreSQL through PgBouncer in transaction mode. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts). */
 export const PGBOUNCER: TestDatabase = {
@@ -109,6 +117,7 @@ export const PGBOUNCER: TestDatabase = {
   label: 'PostgreSQL behind PgBouncer',
   available: sharedServerAvailable('pgbouncer'),
   freshUrl: freshPgBouncerUrl,
+  server: pgbouncerUrl,
 };
 
 /** A PostgreSQL primary with a hot standby, through the primary. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts) with both urls. */
@@ -117,20 +126,28 @@ export const REPLICATED: TestDatabase = {
   label: 'PostgreSQL with a replica',
   available: sharedServerAvailable('replication'),
   freshUrl: async () => (await freshReplicatedUrls()).primary,
+  server: replicationUrls,
 };
 
 /** The backends a run registers blocks for (test/legs.js): TEST_BACKENDS, or a jest project's `globals.testBackends`. */
 const chosenWords: string | undefined = process.env.TEST_BACKENDS ?? (globalThis as { testBackends?: string }).testBackends;
 
-/** A describe block named [label] for one backend, if the run chose it: skipped, loudly, when its server is not installed. */
-export function describeBackend(label: string, available: boolean, suite: () => void): void {
+/**
+ * A describe block named [label] for one backend, if the run chose it: skipped, loudly, when its server is not
+ * installed. Its first hook waits for `server` (the block's database's), so that the block's own hooks and tests,
+ * with their shorter timeouts, never wait for a server or a cluster to start.
+ */
+export function describeBackend(label: string, available: boolean, suite: () => void, server: () => Promise<unknown>): void {
   if (!chosenBackend(chosenWords, label)) return;
-  describeWith(available, `${label} unavailable`)(`[${label}]`, suite);
+  describeWith(available, `${label} unavailable`)(`[${label}]`, () => {
+    beforeAll(server, SERVER_START_MS);
+    suite();
+  });
 }
 
 /** Runs `suite` once per database, in a describe block named [SQLite], [PostgreSQL] or [MariaDB]. */
 export function eachDatabase(suite: (database: TestDatabase) => void): void {
-  for (const database of DATABASES) describeBackend(database.label, database.available, () => suite(database));
+  for (const database of DATABASES) describeBackend(database.label, database.available, () => suite(database), database.server);
 }
 
 /** Runs `statements` on `url`'s database, on a connection of its own, outside the code under test. */

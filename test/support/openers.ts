@@ -50,6 +50,8 @@ export interface Opener {
   provider: TestDatabase['provider'];
   /** False when the database's server is missing: its blocks are skipped, loudly (and CI fails in the global setup). */
   available: boolean;
+  /** Starts the run's shared server under it, if no test has yet. */
+  server(): Promise<unknown>;
   /** A store on a fresh, empty, migrated database. */
   open(): Promise<StoreApp>;
 }
@@ -60,7 +62,7 @@ function openUrl(label: string, url: string, migrate: boolean): Promise<StoreApp
 }
 
 function urlOpener(database: TestDatabase): Opener {
-  return { label: database.label, provider: database.provider, available: database.available, open: async () => openUrl(database.label, await database.freshUrl(), true) };
+  return { label: database.label, provider: database.provider, available: database.available, server: database.server, open: async () => openUrl(database.label, await database.freshUrl(), true) };
 }
 
 /** The driver adapter an application builds its own PrismaClient with, per database, as the README shows. */
@@ -116,7 +118,7 @@ function ownClientOpener(database: TestDatabase): Opener {
     const prisma = await appClient(database, url);
     return boot(label, url, { prisma }, () => prisma.$disconnect(), () => openClient(url));
   };
-  return { label, provider: database.provider, available: database.available, open: async () => openClient(await migratedUrl(database)) };
+  return { label, provider: database.provider, available: database.available, server: database.server, open: async () => openClient(await migratedUrl(database)) };
 }
 
 /**
@@ -127,7 +129,7 @@ function galeraOpener(): Opener {
   const label = 'MariaDB Galera, an app per node';
   const openOn = (urls: string[], node: number, migrate: boolean): Promise<StoreApp> =>
     boot(label, urls[node], { url: urls[node], migrate }, async () => undefined, () => openOn(urls, (node + 1) % urls.length, false));
-  return { label, provider: GALERA.provider, available: GALERA.available, open: async () => openOn(await freshGaleraUrls(), 0, true) };
+  return { label, provider: GALERA.provider, available: GALERA.available, server: GALERA.server, open: async () => openOn(await freshGaleraUrls(), 0, true) };
 }
 
 /**
@@ -136,7 +138,7 @@ function galeraOpener(): Opener {
  */
 function pgbouncerOpener(): Opener {
   const label = `${PGBOUNCER.label} (transaction mode)`;
-  return { label, provider: PGBOUNCER.provider, available: PGBOUNCER.available, open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true) };
+  return { label, provider: PGBOUNCER.provider, available: PGBOUNCER.available, server: PGBOUNCER.server, open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true) };
 }
 
 /**
@@ -147,7 +149,7 @@ function replicaOpener(): Opener {
   const label = 'PostgreSQL with a replica';
   const openOn = ({ primary, replica }: { primary: string; replica: string }, migrate: boolean): Promise<StoreApp> =>
     boot(label, primary, { url: primary, replicas: [replica], migrate }, async () => undefined, () => openOn({ primary, replica }, false));
-  return { label, provider: REPLICATED.provider, available: REPLICATED.available, open: async () => openOn(await freshReplicatedUrls(), true) };
+  return { label, provider: REPLICATED.provider, available: REPLICATED.available, server: REPLICATED.server, open: async () => openOn(await freshReplicatedUrls(), true) };
 }
 
 export const OPENERS: Opener[] = [
@@ -164,12 +166,12 @@ export const OPENERS: Opener[] = [
 
 /** Runs `suite` once per opener, in a describe block named by its label. */
 export function eachBackend(suite: (backend: Opener) => void): void {
-  for (const backend of OPENERS) describeBackend(backend.label, backend.available, () => suite(backend));
+  for (const backend of OPENERS) describeBackend(backend.label, backend.available, () => suite(backend), backend.server);
 }
 
 /** Runs `suite` on the store's three databases, each opened from its url: the first three openers. */
 export function eachDatabaseBackend(suite: (backend: Opener) => void): void {
-  for (const backend of OPENERS.slice(0, 3)) describeBackend(backend.label, backend.available, () => suite(backend));
+  for (const backend of OPENERS.slice(0, 3)) describeBackend(backend.label, backend.available, () => suite(backend), backend.server);
 }
 
 /** The store of a describe block: opened on a fresh database before its tests, closed after them. */
