@@ -3,11 +3,10 @@
 // none (the history checked for tool calls is the history copied). The interleaving is forced by a proxy
 // over the application's transaction client that appends from outside it just before the fork reads.
 import type { HistoryMessage, MessageStore, SessionStore } from '../../src/index.js';
-import { eachDatabase } from '../support/databases.js';
+import { eachDatabase, MARIADB, POSTGRESQL } from '../support/databases.js';
 import { ownClientStores, type AppClient, type OwnClientStores } from '../support/openers.js';
 
 eachDatabase((database) => {
-  if (database.provider === 'sqlite') return;
   describe("a fork in the application's READ COMMITTED transaction", () => {
     let prisma: AppClient;
     let messages: MessageStore;
@@ -67,4 +66,4 @@ eachDatabase((database) => {
       expect(forkHistory).toEqual(shape(await messages.getHistory(source)));
     });
   });
-});
+}, [POSTGRESQL, MARIADB]);

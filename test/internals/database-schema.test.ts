@@ -11,7 +11,7 @@ import { shippedMigrations } from '../../src/data/migration-files.js';
 import { migrateUrl as migrateOptions } from '../../src/data/open-database.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 import { mysqlCatalog, postgresCatalog } from '../support/catalog.js';
-import { describeWith, eachDatabase, freshPostgresUrl, POSTGRESQL, tempSqliteUrl } from '../support/databases.js';
+import { describeWith, eachDatabase, freshPostgresUrl, MARIADB, POSTGRESQL, tempSqliteUrl } from '../support/databases.js';
 import { runFixture } from '../support/processes.js';
 
 const migrateUrl = async (url: string) => {
@@ -109,7 +109,6 @@ describe('the migrated schema is what the Prisma schema requires', () => {
     });
 
     eachDatabase((database) => {
-      if (database.provider !== 'mysql') return;
       test('MariaDB (which the engine cannot read): the same columns, nullability, defaults, indexes and foreign keys; VARCHAR(191) or TEXT as the schema says', async () => {
         const url = await database.freshUrl();
         await migrateUrl(url);
@@ -124,6 +123,6 @@ describe('the migrated schema is what the Prisma schema requires', () => {
         // No column is left with MariaDB's JSON check (it is LONGTEXT with one).
         expect(checks).toEqual([]);
       });
-    });
+    }, [MARIADB]);
   });
 });
