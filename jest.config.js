@@ -2,9 +2,9 @@
 // The AI SDK the suite imports as `ai` is ai 6 on Node 20 and ai 7 (which needs Node 22) on Node 22 and later;
 // `@openai/agents-core` is 0.14 on Node 20 and 0.20 (its `openai` 7 needs Node 22) on Node 22 and later,
 // and `@openai/agents-openai` (which pins its core's version) with it.
-// What runs (test/legs.js): TEST_LEG=newest-node or quick, that leg's groups; TEST_PHASE=parallel, all but the
+// What runs (test/legs.js): TEST_LEG=oldest-node or quick, that leg's groups; TEST_PHASE=parallel, all but the
 // files that run alone; TEST_PHASE=alone, only those, one at a time. `npm test` (scripts/test.js) runs both phases.
-import { ALONE, NEWEST_NODE_LEG, QUICK_LEG } from './test/legs.js';
+import { ALONE, OLDEST_NODE_LEG, QUICK_LEG } from './test/legs.js';
 
 const newestMajors = Number(process.versions.node.split('.')[0]) >= 22;
 
@@ -41,7 +41,7 @@ const groupProject = ({ name, paths, except = [], testBackends }) => ({
   ...(testBackends && { globals: { testBackends } }),
 });
 
-const legs = { 'newest-node': NEWEST_NODE_LEG, quick: QUICK_LEG };
+const legs = { 'oldest-node': OLDEST_NODE_LEG, quick: QUICK_LEG };
 const leg = process.env.TEST_LEG;
 if (leg !== undefined && !Object.hasOwn(legs, leg)) throw new Error(`TEST_LEG is '${leg}': it is one of ${Object.keys(legs).join(', ')}, or unset for the whole suite`);
 

@@ -1,21 +1,21 @@
 // Every test still runs: each CI leg must have run exactly the tests of the
 // committed list, test/test-names.txt, that the leg selects (test/legs.js):
-// the whole suite every one of them, the newest-node leg those of its groups'
+// the whole suite every one of them, the oldest-node leg those of its groups'
 // files, on its groups' backends. The legs' names come from the files that
 // test/support/test-names-reporter.js wrote. A test added, renamed or deleted
-// on purpose updates the list in the same commit (a full run writes it anew:
-// TEST_NAMES_FILE=test/test-names.txt npm test) and the commit says why.
-//   tsx scripts/check-test-names.ts test/test-names.txt whole=<file> newest-node=<file>
-import { readFileSync } from 'node:fs';
-import { chosenBackend, NEWEST_NODE_LEG, ONE_LEG_ONLY } from '../test/legs.js';
+// on purpose updates the list in the same commit, and the commit says why: with
+// --write, the legs' files of a CI run (test-artifacts/test-names/) make it anew.
+//   tsx scripts/check-test-names.ts [--write] test/test-names.txt whole=<file> oldest-node=<file>
+import { readFileSync, writeFileSync } from 'node:fs';
+import { chosenBackend, OLDEST_NODE_LEG, ONE_LEG_ONLY } from '../test/legs.js';
 // @ts-expect-error: a plain JavaScript module of the suite's (a jest reporter), without types
-import { parseTestNames } from '../test/support/test-names-reporter.js';
+import { formatTestNames, parseTestNames } from '../test/support/test-names-reporter.js';
 
 /** A leg as what it selects: a file and a test's full name in, whether the leg runs it. */
 const SELECTS: Record<string, (file: string, name: string) => boolean> = {
   whole: () => true,
-  'newest-node': (file, name) =>
-    NEWEST_NODE_LEG.some(
+  'oldest-node': (file, name) =>
+    OLDEST_NODE_LEG.some(
       (group) =>
         group.paths.some((path) => (path.endsWith('/') ? file.startsWith(path) : file === path)) &&
         !group.except?.includes(file) &&
@@ -53,12 +53,41 @@ function entries(path: string, selects: (file: string, name: string) => boolean 
 
 const show = (keys: string[]) => keys.slice(0, 50).map((key) => `  ${key}`).join('\n') + (keys.length > 50 ? `\n  … and ${keys.length - 50} more` : '');
 
-const [listPath, ...legArgs] = process.argv.slice(2);
-if (!listPath || legArgs.length === 0) throw new Error('usage: check-test-names.ts <list> <leg>=<names file>...');
+/** The legs' files as given on the command line (<leg>=<names file>). */
+function legFiles(args: string[]): [string, string][] {
+  return args.map((arg) => {
+    const [leg, path] = arg.split('=');
+    if (!Object.hasOwn(LEGS, leg) || !path) throw new Error(`'${arg}' is not <leg>=<names file>, with a leg among ${Object.keys(LEGS).join(', ')}`);
+    return [leg, path];
+  });
+}
+
+/** The list anew: every name some leg ran, as often as the leg that ran it most often. */
+function writeUnion(listPath: string, files: [string, string][]): void {
+  const union = new Map<string, string[]>();
+  for (const [, path] of files) {
+    for (const [file, names] of parseTestNames(readFileSync(path, 'utf8')) as Map<string, string[]>) {
+      const have = union.get(file) ?? [];
+      const counts = (list: string[]) => list.reduce((map, name) => map.set(name, (map.get(name) ?? 0) + 1), new Map<string, number>());
+      const mine = counts(have);
+      for (const [name, n] of counts(names)) for (let i = mine.get(name) ?? 0; i < n; i++) have.push(name);
+      union.set(file, have);
+    }
+  }
+  writeFileSync(listPath, formatTestNames(union));
+  console.log(`wrote ${listPath}: ${[...union.values()].reduce((sum, names) => sum + names.length, 0)} tests`);
+}
+
+const args = process.argv.slice(2);
+const write = args[0] === '--write';
+const [listPath, ...legArgs] = write ? args.slice(1) : args;
+if (!listPath || legArgs.length === 0) throw new Error('usage: check-test-names.ts [--write] <list> <leg>=<names file>...');
+if (write) {
+  writeUnion(listPath, legFiles(legArgs));
+  process.exit(0);
+}
 let wrong = false;
-for (const arg of legArgs) {
-  const [leg, path] = arg.split('=');
-  if (!Object.hasOwn(LEGS, leg) || !path) throw new Error(`'${arg}' is not <leg>=<names file>, with a leg among ${Object.keys(LEGS).join(', ')}`);
+for (const [leg, path] of legFiles(legArgs)) {
   const expected = entries(listPath, LEGS[leg]);
   const ran = entries(path);
   const missing = [...expected].filter((key) => !ran.has(key));
@@ -69,6 +98,9 @@ for (const arg of legArgs) {
   wrong ||= missing.length > 0 || unlisted.length > 0;
 }
 if (wrong) {
-  console.error(`\nA test that stops running fails CI. A test added, renamed or deleted on purpose updates ${listPath} in the same commit (a full run writes it: TEST_NAMES_FILE=${listPath} npm test), and the commit says why.`);
+  console.error(
+    `\nA test that stops running fails CI. A test added, renamed or deleted on purpose updates ${listPath} in the same commit, and the commit says why: ` +
+      `the legs' files of a CI run make it anew (tsx scripts/check-test-names.ts --write ${listPath} ${legArgs.join(' ')}).`,
+  );
   process.exit(1);
 }

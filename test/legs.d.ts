@@ -9,7 +9,7 @@ export interface LegGroup {
 }
 
 export function chosenBackend(words: string | undefined, label: string): boolean;
-export const NEWEST_NODE_LEG: LegGroup[];
+export const OLDEST_NODE_LEG: LegGroup[];
 export const QUICK_LEG: LegGroup[];
 export const ALONE: string[];
 export const SLOWEST_FIRST: string[];
