@@ -27,7 +27,7 @@ const SELECTS: Record<string, (file: string, name: string) => boolean> = {
 const LEGS = Object.fromEntries(
   Object.entries(SELECTS).map(([leg, selects]) => {
     const elsewhere = Object.entries(ONE_LEG_ONLY).flatMap(([other, patterns]) => (other === leg ? [] : patterns));
-    return [leg, (file: string, name: string) => selects(file, name) && !elsewhere.some((pattern) => pattern.test(name))];
+    return [leg, (file: string, name: string) => selects(file, name) && !elsewhere.some((only) => only.file === file && only.name.test(name))];
   }),
 );
 
@@ -53,17 +53,35 @@ function entries(path: string, selects: (file: string, name: string) => boolean 
 
 const show = (keys: string[]) => keys.slice(0, 50).map((key) => `  ${key}`).join('\n') + (keys.length > 50 ? `\n  … and ${keys.length - 50} more` : '');
 
-/** The legs' files as given on the command line (<leg>=<names file>). */
+/** The legs' files as given on the command line (<leg>=<names file>): every leg, once. */
 function legFiles(args: string[]): [string, string][] {
-  return args.map((arg) => {
+  const files = args.map((arg): [string, string] => {
     const [leg, path] = arg.split('=');
     if (!Object.hasOwn(LEGS, leg) || !path) throw new Error(`'${arg}' is not <leg>=<names file>, with a leg among ${Object.keys(LEGS).join(', ')}`);
     return [leg, path];
   });
+  const given = files.map(([leg]) => leg).sort();
+  if (given.join() !== Object.keys(LEGS).sort().join()) throw new Error(`give each leg's names file once: ${Object.keys(LEGS).join(', ')} (given: ${given.join(', ') || 'none'})`);
+  return files;
 }
 
-/** The list anew: every name some leg ran, as often as the leg that ran it most often. */
-function writeUnion(listPath: string, files: [string, string][]): void {
+/** What no leg can run: listed names that no leg selects, and ONE_LEG_ONLY patterns that match no listed name. */
+function uncovered(listPath: string): string[] {
+  const listed = [...(parseTestNames(readFileSync(listPath, 'utf8')) as Map<string, string[]>)].flatMap(([file, names]) => names.map((name) => ({ file, name })));
+  const problems = listed.filter(({ file, name }) => !Object.values(LEGS).some((selects) => selects(file, name))).map(({ file, name }) => `no leg runs ${file} › ${name}`);
+  for (const [leg, patterns] of Object.entries(ONE_LEG_ONLY)) {
+    for (const only of patterns) {
+      if (!listed.some(({ file, name }) => file === only.file && only.name.test(name))) problems.push(`ONE_LEG_ONLY['${leg}'] matches no listed test of ${only.file}: ${only.name}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The list anew: every name some leg ran, as often as the leg that ran it most often. The names it drops are
+ * printed; a whole file dropped (one that failed to load records nothing) is refused unless --allow-removed.
+ */
+function writeUnion(listPath: string, files: [string, string][], allowRemoved: boolean): void {
   const union = new Map<string, string[]>();
   for (const [, path] of files) {
     for (const [file, names] of parseTestNames(readFileSync(path, 'utf8')) as Map<string, string[]>) {
@@ -74,19 +92,34 @@ function writeUnion(listPath: string, files: [string, string][]): void {
       union.set(file, have);
     }
   }
+  const old = parseTestNames(readFileSync(listPath, 'utf8')) as Map<string, string[]>;
+  const goneFiles = [...old.keys()].filter((file) => !union.has(file));
+  if (goneFiles.length > 0 && !allowRemoved) {
+    throw new Error(`no leg ran a test of ${goneFiles.join(', ')}: a file that failed to load records nothing. If the file is gone on purpose, write again with --allow-removed`);
+  }
+  const kept = new Set(entries(listPath));
   writeFileSync(listPath, formatTestNames(union));
-  console.log(`wrote ${listPath}: ${[...union.values()].reduce((sum, names) => sum + names.length, 0)} tests`);
+  const now = entries(listPath);
+  const removed = [...kept].filter((key) => !now.has(key));
+  const added = [...now].filter((key) => !kept.has(key));
+  console.log(`wrote ${listPath}: ${now.size} tests, ${added.length} added, ${removed.length} removed`);
+  if (removed.length > 0) console.log(`removed:\n${show(removed)}`);
 }
 
 const args = process.argv.slice(2);
-const write = args[0] === '--write';
-const [listPath, ...legArgs] = write ? args.slice(1) : args;
-if (!listPath || legArgs.length === 0) throw new Error('usage: check-test-names.ts [--write] <list> <leg>=<names file>...');
-if (write) {
-  writeUnion(listPath, legFiles(legArgs));
+const flags = new Set(args.filter((arg) => arg.startsWith('--')));
+const [listPath, ...legArgs] = args.filter((arg) => !arg.startsWith('--'));
+const unknownFlags = [...flags].filter((flag) => flag !== '--write' && flag !== '--allow-removed');
+if (!listPath || unknownFlags.length > 0) throw new Error('usage: check-test-names.ts [--write [--allow-removed]] <list> whole=<names file> oldest-node=<names file>');
+if (flags.has('--write')) {
+  writeUnion(listPath, legFiles(legArgs), flags.has('--allow-removed'));
   process.exit(0);
 }
 let wrong = false;
+for (const problem of uncovered(listPath)) {
+  console.error(problem);
+  wrong = true;
+}
 for (const [leg, path] of legFiles(legArgs)) {
   const expected = entries(listPath, LEGS[leg]);
   const ran = entries(path);

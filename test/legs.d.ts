@@ -13,4 +13,4 @@ export const OLDEST_NODE_LEG: LegGroup[];
 export const QUICK_LEG: LegGroup[];
 export const ALONE: string[];
 export const SLOWEST_FIRST: string[];
-export const ONE_LEG_ONLY: Record<string, RegExp[]>;
+export const ONE_LEG_ONLY: Record<string, { file: string; name: RegExp }[]>;

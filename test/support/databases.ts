@@ -140,7 +140,7 @@ const chosenWords: string | undefined = process.env.TEST_BACKENDS ?? (globalThis
 export function describeBackend(label: string, available: boolean, suite: () => void, server: () => Promise<unknown>): void {
   if (!chosenBackend(chosenWords, label)) return;
   describeWith(available, `${label} unavailable`)(`[${label}]`, () => {
-    beforeAll(server, SERVER_START_MS);
+    beforeAll(() => server(), SERVER_START_MS);
     suite();
   });
 }

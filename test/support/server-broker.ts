@@ -13,8 +13,11 @@ import { SHARED_SERVERS, sharedServerAvailable, type SharedServerName, type Star
 
 const [socketPath, runDir] = process.argv.slice(2);
 const starts = new Map<SharedServerName, Promise<StartedServer>>();
+/** Set once the broker stops: no server starts after stopAll has listed what to stop. */
+let stopping = false;
 
 function get(name: SharedServerName): Promise<string> {
+  if (stopping) return Promise.reject(new Error(`the broker is stopping: no ${name} starts now`));
   const yours = process.env[SHARED_SERVERS[name].env];
   if (yours !== undefined) return Promise.resolve(yours);
   let start = starts.get(name);
@@ -54,7 +57,6 @@ const server = createServer((request, response) => {
   );
 });
 server.listen(socketPath, () => console.log('ready'));
-let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
