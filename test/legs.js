@@ -111,6 +111,7 @@ export const SLOWEST_FIRST = [
   'test/conformance/big-batches.test.ts',
   'test/conformance/session-jsonl.test.ts',
   'test/operations/crash-safety.test.ts',
+  'test/operations/overlapping-retries.test.ts',
   'test/conformance/message-pages.test.ts',
   'test/conformance/tenant-stores.test.ts',
   'test/conformance/exact-values.test.ts',

@@ -41,27 +41,58 @@ export class MessageLog {
    * sequence numbers, creating the thread when unscoped. A message whose id the
    * thread holds is not stored again: the batch comes back as stored, the held
    * ones as they were; the same id with other content is a StoreConflictError.
-   * The unique key on (thread, message id) settles a race: the losing write
-   * fails whole, and reading the ids again finds the winner's rows.
+   * The ids are read first and the new messages appended on the fast path; a
+   * writer that stored one of them in between makes that append fail whole on
+   * the unique key (thread, message id), and the batch is then appended again
+   * under the thread's lock, where the ids are read and the new messages
+   * inserted in one transaction: that cannot lose to another writer.
    */
   async append(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
     const ids = messages.flatMap((message) => (message.id === undefined ? [] : [message.id]));
     if (ids.length === 0) return this.#appendNew(threadId, messages);
-    for (let attempt = 1; ; attempt++) {
-      const held = await this.#heldMessages(threadId, ids);
-      for (const message of messages) {
-        const stored = message.id === undefined ? undefined : held.get(message.id);
-        if (stored && !repo.sameMessage(stored, message)) throw repo.otherContent(threadId, stored);
-      }
-      const fresh = messages.filter((message) => message.id === undefined || !held.has(message.id));
-      try {
-        const appended = fresh.length === 0 ? [] : await this.#appendNew(threadId, fresh);
-        return messages.map((message) => (message.id !== undefined && held.get(message.id)) || appended.shift()!);
-      } catch (error) {
-        // Another writer stored one of these ids after the read: read them again.
-        if (!(error instanceof StoreConflictError) || attempt === MAX_ID_RACES) throw error;
-      }
+    const held = await this.#heldMessages(threadId, ids);
+    const fresh = this.#freshOf(threadId, messages, held);
+    try {
+      return this.#asBatch(messages, held, fresh.length === 0 ? [] : await this.#appendNew(threadId, fresh));
+    } catch (error) {
+      if (!(error instanceof StoreConflictError)) throw error;
+      return this.#appendUnderLock(threadId, messages, ids);
     }
+  }
+
+  /** The batch's messages that `held` lacks; a StoreConflictError when a held id carries other content. */
+  #freshOf(threadId: string, messages: Message[], held: Map<string, StoredMessage>): Message[] {
+    for (const message of messages) {
+      const stored = message.id === undefined ? undefined : held.get(message.id);
+      if (stored && !repo.sameMessage(stored, message)) throw repo.otherContent(threadId, stored);
+    }
+    return messages.filter((message) => message.id === undefined || !held.has(message.id));
+  }
+
+  /** The batch as stored: each held message as it was, the others as `appended` (in order). */
+  #asBatch(messages: Message[], held: Map<string, StoredMessage>, appended: StoredMessage[]): StoredMessage[] {
+    const fresh = [...appended];
+    return messages.map((message) => (message.id !== undefined && held.get(message.id)) || fresh.shift()!);
+  }
+
+  /**
+   * The append in one transaction under the thread's lock (a lock that writes nothing; a new thread is
+   * created locked): the ids are read after every append that held the lock before, so none is missed.
+   */
+  #appendUnderLock(threadId: string, messages: Message[], ids: string[]): Promise<StoredMessage[]> {
+    return this.db.write(async (tx) => {
+      await tx.dialect.lockThreads(tx.prisma, [threadId]);
+      if (!(await repo.threadExists(tx, threadId, this.tenantId))) {
+        if (this.tenantId !== undefined) throw notFound(threadId);
+        await repo.reserveSeqs(tx, threadId, 0);
+      }
+      const held = new Map<string, StoredMessage>();
+      for (const message of await repo.messagesWithIds(tx, threadId, ids)) held.set(message.id!, message);
+      const fresh = this.#freshOf(threadId, messages, held);
+      if (fresh.length === 0) return this.#asBatch(messages, held, []);
+      const last = await repo.reserveSeqs(tx, threadId, fresh.length);
+      return this.#asBatch(messages, held, await repo.insertMessages(tx, threadId, last - fresh.length + 1, fresh));
+    }, messages.length);
   }
 
   async #appendNew(threadId: string, messages: Message[]): Promise<StoredMessage[]> {
@@ -260,9 +291,6 @@ export async function insertBoundaryAt(
   await repo.insertBoundary(tx, threadId, { seq, kind, ...boundary, sourceCount: source, retainedCount: retained, createdAt: new Date() });
   if (evidence) await repo.insertRepair(tx, threadId, seq, evidence);
 }
-
-/** How many times an append reads its ids again after losing a race for one of them. */
-const MAX_ID_RACES = 3;
 
 /**
  * Where the effective history starts in the log: the latest boundary's seq,

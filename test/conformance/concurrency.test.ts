@@ -29,6 +29,52 @@ eachBackend((backend) => {
     for (const ack of acks) expect(transcript[ack.seq - 1].content).toBe(ack.content);
   });
 
+  describe('retries of one batch that overlap: four appendMany at once with message ids m0..m19, m5..m24, m10..m29, m15..m34', () => {
+    const ROUNDS = 10;
+    const batch = (from: number): MessageInput[] => Array.from({ length: 20 }, (_, i) => ({ id: `m${from + i}`, role: 'user', content: `text of m${from + i}` }));
+    /** Four overlapping calls through two clients; each must return its batch as stored, and the thread hold each id once. */
+    async function overlap(thread: string, firstSeq: number) {
+      const calls = [0, 5, 10, 15].map((from, i) => both()[i % 2].messages.appendMany(thread, batch(from)));
+      const settled = await Promise.allSettled(calls);
+      expect(settled.filter((each) => each.status === 'rejected')).toEqual([]);
+      const transcript = await a.messages.getTranscript(thread);
+      const stored = transcript.filter((m) => m.seq >= firstSeq);
+      expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 35 }, (_, i) => firstSeq + i));
+      expect(stored.map((m) => m.id).sort()).toEqual(Array.from({ length: 35 }, (_, i) => `m${i}`).sort());
+      const seqOf = new Map(stored.map((m) => [m.id, m.seq]));
+      settled.forEach((each, i) => {
+        const returned = (each as PromiseFulfilledResult<Awaited<(typeof calls)[number]>>).value;
+        expect(returned.map((m) => m.id)).toEqual(batch([0, 5, 10, 15][i]).map((m) => m.id));
+        expect(returned.map((m) => m.content)).toEqual(batch([0, 5, 10, 15][i]).map((m) => m.content));
+        expect(returned.map((m) => m.seq)).toEqual(returned.map((m) => seqOf.get(m.id)));
+      });
+    }
+
+    test(`into a new thread, ${ROUNDS} rounds: every call stores exactly its new messages and returns its batch as stored`, async () => {
+      for (let round = 0; round < ROUNDS; round++) await overlap(`overlap-new-${round}`, 1);
+    });
+
+    test(`into a thread that holds messages, ${ROUNDS} rounds: the same`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const thread = `overlap-held-${round}`;
+        await a.messages.appendMany(thread, [user('before'), user('and before')]);
+        await overlap(thread, 3);
+      }
+    });
+
+    test('an id that really carries other content is a StoreConflictError for whichever call comes second, and nothing of that call is stored', async () => {
+      const thread = 'overlap-conflict';
+      const other = [...batch(10).map((m, i) => (i === 5 ? { ...m, content: 'other text' } : m)), { id: 'm99', role: 'user' as const, content: 'new' }];
+      const settled = await Promise.allSettled([a.messages.appendMany(thread, batch(0)), b.messages.appendMany(thread, other)]);
+      expect(settled.map((each) => each.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const winner = settled[0].status === 'fulfilled' ? batch(0) : other;
+      const loser = settled.find((each) => each.status === 'rejected') as PromiseRejectedResult;
+      expect(loser.reason).toBeInstanceOf(StoreConflictError);
+      const stored = await a.messages.getTranscript(thread);
+      expect(stored.map((m) => [m.id, m.content])).toEqual(winner.map((m) => [m.id, m.content]));
+    });
+  });
+
   test('50 concurrent addSubsession on one parent through two clients leave 50 edges', async () => {
     const children = Array.from({ length: 50 }, (_, i) => `child-${i}`);
     await Promise.all(children.map((child, i) => both()[i % 2].transcripts.addSubsession('parent', child)));

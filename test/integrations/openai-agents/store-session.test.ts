@@ -154,6 +154,14 @@ eachDatabase((database) => {
     await expect(store.sessions.importJsonl(forged.join(''), { sessionId: fresh('forged-import') })).rejects.toThrow(/openai-agents.history/);
   });
 
+  test('one operation id applied by eight calls at once, to a new session: each returns, and it is applied once', async () => {
+    const id = fresh('overlap');
+    const once = { operationId: 'turn-1', transaction: { type: 'append_items' as const, items: [user('a'), user('b')] } };
+    const settled = await Promise.allSettled(Array.from({ length: 8 }, () => sessions().forSession(id).applyHistoryTransaction(once)));
+    expect(settled.filter((each) => each.status === 'rejected')).toEqual([]);
+    expect(await sessions().forSession(id).getItems()).toEqual([user('a'), user('b')]);
+  });
+
   test('a JSONL export imports again whole: bytes stay bytes, and an operation applied before is not applied again', async () => {
     const source = sessions().forSession(fresh('round-trip'));
     const withBytes = { ...user('bytes'), providerData: { raw: new Uint8Array([1, 2, 255]) } } as AgentInputItem;
