@@ -11,10 +11,10 @@
 // adapter's events, listed in the event line's `valueTypes`.
 import type { JsonObject, JsonValue, Message } from './message.types.js';
 import { StoreValidationError } from './store.errors.js';
-import { fromJsonForm, type ValueTypes } from './stored-values.js';
+import { checkJsonText, fromJsonForm, type ValueTypes } from './stored-values.js';
 import { messageFromJson, serializeMessage } from './message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
-import { adapterKindOf, adapterMessageIdOf, isAdapterEvent } from './data/adapter-events.js';
+import { adapterKindOf, adapterMessageIdOf, isAdapterEvent, isJsonTextEvent } from './data/adapter-events.js';
 import { chatMessageOf } from './chat-store.service.js';
 import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, sessionIdOf, textOf } from './validation.js';
 
@@ -172,7 +172,9 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
       return { type: 'message', seq, message: messageFromJson(entry.message, 'message') };
     case 'event': {
       const event = record(entry.event);
-      assertJson(event.data ?? null, 'event.data');
+      // A Claude entry is whatever a JSON round trip keeps (a lone surrogate, a "__proto__" key), as its adapter stores it.
+      if (isJsonTextEvent(event.type)) checkJsonText(event.data ?? null, 'event.data');
+      else assertJson(event.data ?? null, 'event.data');
       // A chat's events are ChatStore's: loadChat reads them back as they are.
       if (event.type === CHAT_MESSAGE_EVENT) chatMessageOf(event.data, 'event.data');
       if (event.type === CHAT_ORDER_EVENT) chatOrderOf(event.data);

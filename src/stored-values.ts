@@ -13,11 +13,12 @@ export type ValuePath = (string | number)[];
 export type ValueTypes = [path: ValuePath, type: ValueType][];
 
 /**
- * How deeply arrays and objects may nest. MariaDB's JSON functions refuse more
- * than 32 levels, and a compaction stores its messages two levels down (an
- * array of message objects), so 28 fits everywhere.
+ * How deeply arrays and objects may nest: a bound on the recursion of every walk
+ * over a value (JSON.stringify's own included, which overflows the stack at about
+ * 2,500 levels), with room for the calls around it. The columns are text, so no
+ * database sets a bound of its own.
  */
-export const MAX_JSON_DEPTH = 28;
+export const MAX_JSON_DEPTH = 1000;
 
 // Values may come from another realm (a vm context; jest's structuredClone, which the
 // AI SDK calls on its messages): they are told by their internal slots, not instanceof.
@@ -74,9 +75,29 @@ function valueTypeOf(value: object): ValueType | undefined {
  * Throws StoreValidationError naming the first bad value.
  */
 export function checkValue(value: unknown, name: string, plainOnly = false): ValueTypes {
+  return checked(value, name, { plainOnly, asText: false });
+}
+
+/**
+ * Checks that `value` is JSON that a JSON round trip gives back equal, to be kept
+ * as its JSON text alone (as the framework adapters keep their entries): then a
+ * lone UTF-16 surrogate (escaped in the text) and a "__proto__" key (never
+ * assigned, only parsed back) are kept too. Throws StoreValidationError naming the first bad value.
+ */
+export function checkJsonText(value: unknown, name: string): void {
+  checked(value, name, { plainOnly: true, asText: true });
+}
+
+/** `plainOnly`: JSON alone. `asText`: the value is kept as its JSON text, never taken apart key by key. */
+interface Rules {
+  plainOnly: boolean;
+  asText: boolean;
+}
+
+function checked(value: unknown, name: string, rules: Rules): ValueTypes {
   const found: ValueTypes = [];
   try {
-    walk(value, name, [], found, plainOnly);
+    walk(value, name, [], found, rules);
   } catch (error) {
     // A getter or Proxy trap that throws, a revoked Proxy: the value cannot be read, so it is not stored.
     if (error instanceof StoreValidationError) throw error;
@@ -85,10 +106,10 @@ export function checkValue(value: unknown, name: string, plainOnly = false): Val
   return found;
 }
 
-function walk(value: unknown, name: string, path: ValuePath, found: ValueTypes, plainOnly: boolean): void {
+function walk(value: unknown, name: string, path: ValuePath, found: ValueTypes, rules: Rules): void {
   switch (typeof value) {
     case 'string':
-      if (!isWellFormed(value)) throw new StoreValidationError(`${name} contains a lone UTF-16 surrogate`);
+      if (!rules.asText && !isWellFormed(value)) throw new StoreValidationError(`${name} contains a lone UTF-16 surrogate`);
       return;
     case 'boolean':
       return;
@@ -102,15 +123,15 @@ function walk(value: unknown, name: string, path: ValuePath, found: ValueTypes, 
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
           path.push(i);
-          walk(value[i], `${name}[${i}]`, path, found, plainOnly);
+          walk(value[i], `${name}[${i}]`, path, found, rules);
           path.pop();
         }
         return;
       }
       if (!isPlainObject(value)) {
-        const type = plainOnly ? undefined : valueTypeOf(value);
+        const type = rules.plainOnly ? undefined : valueTypeOf(value);
         if (type === undefined) {
-          const kept = plainOnly ? '' : ' (URL, Uint8Array, Buffer, ArrayBuffer and Date are kept too)';
+          const kept = rules.plainOnly ? '' : ' (URL, Uint8Array, Buffer, ArrayBuffer and Date are kept too)';
           throw new StoreValidationError(`${name} must be plain JSON${kept}, got ${value.constructor?.name ?? 'an object'}`);
         }
         if (type === 'Date' && Number.isNaN(Date.prototype.getTime.call(value))) throw new StoreValidationError(`${name} is an invalid Date`);
@@ -119,13 +140,13 @@ function walk(value: unknown, name: string, path: ValuePath, found: ValueTypes, 
       }
       for (const key of Object.keys(value)) {
         const item = (value as Record<string, unknown>)[key];
-        if (!isWellFormed(key)) throw new StoreValidationError(`${name} has a key with a lone UTF-16 surrogate`);
+        if (!rules.asText && !isWellFormed(key)) throw new StoreValidationError(`${name} has a key with a lone UTF-16 surrogate`);
         // Assigning it would set the prototype of the object it is read into.
-        if (key === '__proto__') throw new StoreValidationError(`${name} has a "__proto__" key`);
+        if (!rules.asText && key === '__proto__') throw new StoreValidationError(`${name} has a "__proto__" key`);
         // Like JSON itself, an undefined property is absent.
         if (item === undefined) continue;
         path.push(key);
-        walk(item, `${name}.${key}`, path, found, plainOnly);
+        walk(item, `${name}.${key}`, path, found, rules);
         path.pop();
       }
       return;

@@ -23,6 +23,9 @@ const HOLDS: Record<string, (data: unknown) => boolean> = {
   'claude-agent-sdk.entry': (data) => isObject(data) && typeof data.type === 'string',
 };
 
+/** Whether the adapter keeps the event's data as its JSON text alone (see checkJsonText): a Claude entry. */
+export const isJsonTextEvent = (type: unknown): boolean => type === `${ADAPTER_KINDS.claudeAgentSdk}.entry`;
+
 /** Whether `data` is what the adapter event `type` holds; false for a type no adapter writes. */
 export const isAdapterEvent = (type: string, data: unknown): boolean => HOLDS[type]?.(data) ?? false;
 

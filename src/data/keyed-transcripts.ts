@@ -11,7 +11,7 @@ import { StoreConflictError, StoreNotFoundError } from '../store.errors.js';
 import type { StoreDatabase } from './database.js';
 import { entryMessageId } from './adapter-events.js';
 import { insertRuns, textLength } from './insert-runs.js';
-import { decodedRow, encodedValue } from './json-rows.js';
+import { decodedRow, jsonTextValue } from './json-rows.js';
 import { lockThread, reserveSeqs } from './message.repository.js';
 import { isDeleted, setHeader } from './session.repository.js';
 import type { StoreTx } from './store-client.js';
@@ -25,6 +25,12 @@ export interface TranscriptKey {
 
 /** An entry: a JSON object with a string `type`; `uuid`, when a string, is its idempotency key. */
 export type Entry = Record<string, unknown> & { type: string };
+
+/**
+ * The appends in flight per transcript id, by database door (each transaction an app's store joins
+ * has its own): the end of the last one called, which the next one waits for.
+ */
+const IN_FLIGHT = new WeakMap<StoreDatabase, Map<string, Promise<unknown>>>();
 
 export class KeyedTranscripts {
   readonly #entry: string;
@@ -45,8 +51,30 @@ export class KeyedTranscripts {
    * a retried batch is stored once. Nothing for an empty batch.
    */
   async append(key: TranscriptKey, entries: Entry[]): Promise<void> {
-    const rows = entries.map((entry, i) => ({ uuid: typeof entry.uuid === 'string' ? entry.uuid : null, ...encodedValue(entry, `entries[${i}]`) }));
+    const rows = entries.map((entry, i) => ({ uuid: typeof entry.uuid === 'string' ? entry.uuid : null, ...jsonTextValue(entry, `entries[${i}]`) }));
     if (rows.length === 0) return;
+    await this.#inCallOrder(this.#idOf(key), () => this.#write(key, rows));
+  }
+
+  /**
+   * Runs `work` once every append called before it on the same transcript, through the same
+   * database door, has ended: appends that overlap land in the order they were called (the
+   * SDK's contract), not in the order their transactions happened to commit.
+   */
+  async #inCallOrder(id: string, work: () => Promise<void>): Promise<void> {
+    let queues = IN_FLIGHT.get(this.db);
+    if (queues === undefined) IN_FLIGHT.set(this.db, (queues = new Map()));
+    const before = queues.get(id) ?? Promise.resolve();
+    const done = before.then(work);
+    // The queue only waits for the end: the caller of `done` gets its error.
+    const ended = done.catch(() => undefined);
+    queues.set(id, ended);
+    await ended;
+    if (queues.get(id) === ended) queues.delete(id);
+    return done;
+  }
+
+  async #write(key: TranscriptKey, rows: { uuid: string | null; content: string; valueTypes: string | null }[]): Promise<void> {
     await this.db.write(async (tx) => {
       const id = await this.#own(tx, key);
       const uuids = [...new Set(rows.flatMap((row) => (row.uuid === null ? [] : [entryMessageId(row.uuid)])))];

@@ -23,6 +23,7 @@ import {
   TENANT_A,
   type HttpApp,
 } from '../support/http-api.js';
+import { MAX_JSON_DEPTH } from '../../src/index.js';
 
 let h: HttpApp;
 let a: Client;
@@ -845,9 +846,7 @@ describe('400: bad input', () => {
     ['JSON with a trailing comma', text(session('/messages'), '{"role":"user","content":"x",}'), /not valid JSON/],
     ['JSON with single quotes', text(session('/messages'), "{'role':'user'}"), /not valid JSON/],
     // What the store refuses
-    ['content nested deeper than 28 levels', json('post', session('/messages'), { role: 'user', content: [{ type: 'deep', value: nest(27) }] }), /deeper than 28 levels/],
-    ['metadata nested deeper than 28 levels', json('post', () => '/sessions', { metadata: { deep: nest(28) } }), /deeper than 28 levels/],
-    ['event data nested deeper than 28 levels', json('post', session('/entries'), { type: 'deep', data: nest(29) }), /deeper than 28 levels/],
+    ['content in a JSONL file nested one level past the store\'s bound', () => a.postText('/sessions/import', `${jsonl({ type: 'session', version: 1, id: unique('deep-content'), createdAt: '2024-01-01T00:00:00Z' })}{"type":"message","seq":1,"message":{"role":"user","content":[{"type":"deep","value":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}]}}\n`, 'application/x-ndjson'), new RegExp(`deeper than ${MAX_JSON_DEPTH} levels`)],
     ['a NUL character in a title', json('post', () => '/sessions', { title: 'a\u0000b' }), /NUL/],
     ['a NUL character in a title', json('patch', session(), { title: 'a\u0000b' }), /NUL/],
     ['valueTypes naming a path the message does not have', json('post', session('/messages'), { role: 'user', content: 'a', valueTypes: [[['content', 0], 'URL']] }), /valueTypes name a path/],
@@ -880,7 +879,7 @@ describe('400: bad input', () => {
     // JSONL
     ['a JSONL line that is not JSON before the last', () => a.postText('/sessions/import', `${jsonl({ type: 'session', version: 1, id: unique('bad-jsonl'), createdAt: '2024-01-01T00:00:00Z' })}{oops\n`, 'application/x-ndjson'), /line 2 is not valid JSON/],
     ['a JSONL file without a header', () => a.postText('/sessions/import', jsonl({ type: 'message', seq: 1, message: { role: 'user', content: 'x' } }), 'application/x-ndjson'), /line 1/],
-    ['a JSONL line nested 10,000 deep', () => a.postText('/sessions/import', `${jsonl({ type: 'session', version: 1, id: unique('deep-jsonl'), createdAt: '2024-01-01T00:00:00Z' })}{"type":"event","seq":1,"event":{"type":"x","data":${'['.repeat(10_000)}${']'.repeat(10_000)}},"createdAt":"2024-01-01T00:00:00Z"}\n`, 'application/x-ndjson'), /deeper than 28/],
+    ['a JSONL line nested 10,000 deep', () => a.postText('/sessions/import', `${jsonl({ type: 'session', version: 1, id: unique('deep-jsonl'), createdAt: '2024-01-01T00:00:00Z' })}{"type":"event","seq":1,"event":{"type":"x","data":${'['.repeat(10_000)}${']'.repeat(10_000)}},"createdAt":"2024-01-01T00:00:00Z"}\n`, 'application/x-ndjson'), new RegExp(`deeper than ${MAX_JSON_DEPTH} levels`)],
     // Deep bodies
     ['a body of arrays nested 10,000 deep', text(() => '/sessions', '['.repeat(10_000) + ']'.repeat(10_000)), /deeper than 64 levels/],
     ['a body of objects nested 10,000 deep', text(session('/entries'), `{"type":"x","data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`), /deeper than 64 levels/],
@@ -894,11 +893,11 @@ describe('400: bad input', () => {
     expect((await ok(a.get(`/sessions/${id}/export`), 200)).text).toBe(before);
   });
 
-  test('the depth limits are exact: content 28 deep, and a body 64 deep, are taken', async () => {
-    await ok(a.post(`/sessions/${other}/messages`, { role: 'user', content: [{ type: 'deep', value: nest(26) }] }), 201);
-    await ok(a.post('/sessions', { metadata: { deep: nest(27) } }), 201);
-    // 64 levels in all: the body, then 63 of data; the store refuses past 28, but the body limit let it through.
-    expectError(await a.postText(`/sessions/${other}/entries`, `{"type":"x","data":${'['.repeat(63)}${']'.repeat(63)}}`), 400, /deeper than 28 levels/);
+  test('the body limit is exact: a body 64 deep is taken, whatever it holds (the store keeps values up to MAX_JSON_DEPTH levels)', async () => {
+    // The body, the content array, its part, then 61 arrays: 64 levels.
+    await ok(a.post(`/sessions/${other}/messages`, { role: 'user', content: [{ type: 'deep', value: nest(61) }] }), 201);
+    await ok(a.post('/sessions', { metadata: { deep: nest(62) } }), 201);
+    await ok(a.postText(`/sessions/${other}/entries`, `{"type":"x","data":${'['.repeat(63)}${']'.repeat(63)}}`), 201);
   });
 
   test("a page cursor of another session, or of the other kind of page: 400", async () => {

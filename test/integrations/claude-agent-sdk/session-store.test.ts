@@ -3,7 +3,7 @@
 // store per test. Then what the store adds: uuids stored once, atomic deletes, tenants, bad input.
 import { randomUUID } from 'node:crypto';
 import { ClaudeSessionStore, type ClaudeSessionEntry } from '../../../src/integrations/claude-agent-sdk/index.js';
-import { StoreNotFoundError, StoreValidationError } from '../../../src/index.js';
+import { MAX_JSON_DEPTH, StoreNotFoundError, StoreValidationError } from '../../../src/index.js';
 import { eachDatabase } from '../../support/databases.js';
 import { storeFor } from '../../support/store-app.js';
 import { runSessionStoreConformance } from './conformance.js';
@@ -34,12 +34,65 @@ eachDatabase((database) => {
     ]);
   });
 
+  test('eight batches at once with overlapping uuids (u(2w)..u(2w+9)), to a new transcript: none fails, each uuid is stored once', async () => {
+    const k = key();
+    const window = (w: number) => Array.from({ length: 10 }, (_, i) => entry('user', { uuid: `u${2 * w + i}` }));
+    const settled = await Promise.allSettled(Array.from({ length: 8 }, (_, w) => claude().append(k, window(w))));
+    expect(settled.filter((each) => each.status === 'rejected')).toEqual([]);
+    const uuids = (await claude().load(k))!.map((e) => e.uuid as string);
+    expect([...uuids].sort()).toEqual(Array.from({ length: 24 }, (_, i) => `u${i}`).sort());
+  });
+
   test('entries come back as given: nested JSON, unicode, long uuids; a session of the store that SessionStore reads', async () => {
     const k = { projectKey: 'p'.repeat(240), sessionId: 's'.repeat(200), subpath: 'subagents/agent-' + 'x'.repeat(150) };
     const given = [entry('assistant', { uuid: 'u'.repeat(300), message: { content: [{ type: 'text', text: 'héllo 🌍' }] }, n: 1.5, ok: null })];
     await claude().append(k, given);
     expect(await claude().load(k)).toEqual(given);
     expect(await claude().listSubkeys(k)).toEqual([k.subpath]);
+  });
+
+  test('every entry a JSON round trip keeps comes back equal to that round trip: a lone surrogate (text cut mid-emoji), a "__proto__" key from JSON.parse, nesting MAX_JSON_DEPTH levels deep', async () => {
+    const k = key();
+    let deep: unknown = 'leaf';
+    for (let level = 1; level < MAX_JSON_DEPTH; level++) deep = level % 2 ? [deep] : { d: deep };
+    const given = [
+      entry('assistant', { uuid: 'cut', message: { content: [{ type: 'text', text: '🌍'.slice(0, 1) }] }, ['\udc00 key']: '\ud800 and \udfff' }),
+      JSON.parse('{"type":"user","uuid":"proto","__proto__":{"polluted":true},"nested":{"__proto__":[1]}}') as ClaudeSessionEntry,
+      entry('attachment', { uuid: 'deep', deep }),
+    ];
+    const roundTrip = JSON.parse(JSON.stringify(given)) as ClaudeSessionEntry[];
+    await claude().append(k, given);
+    const loaded = (await claude().load(k))!;
+    expect(loaded).toEqual(roundTrip);
+    expect(JSON.stringify(loaded)).toBe(JSON.stringify(roundTrip));
+    expect(Object.hasOwn(loaded[1], '__proto__') && Object.getPrototypeOf(loaded[1]) === Object.prototype).toBe(true);
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+    // The same entries again are the same uuids: stored once.
+    await claude().append(k, given);
+    expect(await claude().load(k)).toHaveLength(3);
+    // A backup of the session restores them as they are: exportJsonl, then importJsonl under another id.
+    const { id: sessionId } = (await store.sessions.list()).sessions.find((meta) => JSON.stringify(meta.metadata).includes(k.projectKey))!;
+    let jsonl = '';
+    for await (const line of store.sessions.exportJsonl(sessionId)) jsonl += line;
+    const copy = `copy-${randomUUID()}`;
+    await store.sessions.importJsonl(jsonl, { sessionId: copy });
+    expect(JSON.stringify((await store.sessions.load(copy)).map((event) => (event as { data: unknown }).data))).toBe(JSON.stringify(roundTrip));
+  });
+
+  test('what a JSON round trip would change is a StoreValidationError for the whole batch: nesting past MAX_JSON_DEPTH, NaN, a Date, undefined in an array', async () => {
+    const k = key();
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < MAX_JSON_DEPTH; level++) deep = [deep];
+    for (const bad of [{ deep }, { n: NaN }, { at: new Date() }, { list: [undefined] }]) {
+      await expect(claude().append(k, [entry('user', { uuid: 'fine' }), entry('user', bad)])).rejects.toThrow(StoreValidationError);
+    }
+    expect(await claude().load(k)).toBeNull();
+  });
+
+  test('twenty appends to one key, called without waiting, are stored in call order (the contract: within a process, in append-call order)', async () => {
+    const k = key();
+    await Promise.all(Array.from({ length: 20 }, (_, n) => claude().append(k, [entry('user', { uuid: `u${n}`, n })])));
+    expect((await claude().load(k))!.map((e) => e.n)).toEqual(Array.from({ length: 20 }, (_, n) => n));
   });
 
   test("deleting a main transcript deletes its subpaths atomically, and its key is not written again", async () => {
