@@ -218,6 +218,23 @@ eachDatabase((database) => {
       expect((tuple?.metadata as Record<string, unknown>).custom).toBe('ünïcode');
     });
 
+    test('a thread id, namespace and task path of 70,000 characters each (past a 64 KiB TEXT column) are kept on every database', async () => {
+      const saver = checkpointer();
+      const threadId = `thread-${randomUUID()}-${'é'.repeat(70_000)}`;
+      const checkpoint_ns = `ns-${'n'.repeat(70_000)}`;
+      const taskPath = `~__pregel_pull, ${'p'.repeat(70_000)}`;
+      const config = await saver.put({ configurable: { thread_id: threadId, checkpoint_ns } }, emptyCheckpoint(), meta, {});
+      await saver.putWrites(config, [['a', 1]], 'task', taskPath);
+      const tuple = await saver.getTuple(config);
+      expect(tuple?.config.configurable).toMatchObject({ thread_id: threadId, checkpoint_ns });
+      expect(tuple?.pendingWrites).toEqual([['task', 'a', 1]]);
+      const listed = [];
+      for await (const each of saver.list({ configurable: { thread_id: threadId } })) listed.push(each.config.configurable?.thread_id);
+      expect(listed).toEqual([threadId]);
+      await saver.deleteThread(threadId);
+      expect(await saver.getTuple(config)).toBeUndefined();
+    });
+
     test('pending writes come back ordered by task path, task id and index; special channels replace, others are kept', async () => {
       const saver = checkpointer();
       const config = await saver.put({ configurable: { thread_id: `thread-${randomUUID()}` } }, emptyCheckpoint(), meta, {});

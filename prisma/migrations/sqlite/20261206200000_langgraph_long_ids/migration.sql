@@ -1,0 +1,2 @@
+-- This is an empty migration.
+-- MySQL's TEXT columns of LangGraph's ids become LONGTEXT there: these columns hold any length already.
