@@ -1,5 +1,5 @@
 // The JSONL session format: a header line, then one entry per line.
-//   {"type":"session","version":1,"id":…,"tenantId":…,"title":…,"metadata":…,"createdAt":…}
+//   {"type":"session","version":1,"id":…,"tenantId":…,"title":…,"metadata":…,"createdAt":…,"forkedFrom"?:{"sessionId":…,"seq":…}}
 //   {"type":"message","seq":1,"message":{"role":…,"content":…,"id"?,"metadata"?,"providerOptions"?,"createdAt":…,"valueTypes"?}}
 //   {"type":"event","seq":2,"event":{"type":…,"data":…},"createdAt":…,"valueTypes"?}
 //   {"type":"compaction","seq":3,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"retainedMessageCount":…,"createdAt":…}
@@ -8,8 +8,10 @@
 // Log entries come in seq order; subsession lines last, in registration order.
 // Messages are in their JSON form (message-json.ts): URL, bytes and Dates as
 // text, listed in the message's `valueTypes`; so are the items of a framework
-// adapter's events, listed in the event line's `valueTypes`.
+// adapter's events, listed in the event line's `valueTypes`. A fork's header
+// keeps where it came from (`forkedFrom`), so its lineage survives a move.
 import type { JsonObject, JsonValue, Message } from './message.types.js';
+import type { ForkOrigin } from './lifecycle.types.js';
 import { StoreValidationError } from './store.errors.js';
 import { checkJsonText, fromJsonForm, type ValueTypes } from './stored-values.js';
 import { messageFromJson, serializeMessage } from './message-json.js';
@@ -24,6 +26,8 @@ export interface JsonlHeader {
   title: string | null;
   metadata: JsonObject | null;
   createdAt: Date;
+  /** Where the session was forked from; absent (or null) when it is no fork. */
+  forkedFrom?: ForkOrigin | null;
 }
 
 export type JsonlLogEntry =
@@ -162,7 +166,15 @@ function headerOf(value: unknown): JsonlHeader {
     title: header.title == null ? null : textOf(header.title, 'title'),
     metadata: header.metadata == null ? null : jsonObjectOf(header.metadata, 'metadata'),
     createdAt: validDateOf(header.createdAt, 'createdAt'),
+    forkedFrom: header.forkedFrom == null ? null : forkOriginOf(header.forkedFrom),
   };
+}
+
+function forkOriginOf(value: unknown): ForkOrigin {
+  const origin = record(value);
+  const keys = Object.keys(origin).sort();
+  if (keys.length !== 2 || keys[0] !== 'seq' || keys[1] !== 'sessionId') throw new StoreValidationError('forkedFrom must be { sessionId, seq }');
+  return { sessionId: idOf(origin.sessionId, 'forkedFrom.sessionId'), seq: countOf(origin.seq, 'forkedFrom.seq') };
 }
 
 function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {

@@ -90,7 +90,8 @@ export class PrismaSessionStore implements SessionStore {
   async *exportJsonl(sessionId: string): AsyncIterable<string> {
     const snapshot = await this.#records.snapshot(idOf(sessionId, 'sessionId'));
     const { meta } = snapshot;
-    yield headerLine({ id: meta.id, tenantId: meta.tenantId, title: meta.title, metadata: meta.metadata, createdAt: meta.createdAt });
+    const { id, tenantId, title, metadata, createdAt, forkedFrom } = meta;
+    yield headerLine({ id, tenantId, title, metadata, createdAt, ...(forkedFrom && { forkedFrom }) });
     // A pruned thread's cuts name deleted messages. pruneTranscript deletes the highest first, so the
     // last message kept at or before a cut cuts the same history (0 when none is): the file names that one.
     const messageSeqs = snapshot.entries.flatMap((entry) => (entry.type === 'message' ? [entry.seq] : []));

@@ -153,8 +153,9 @@ export class SessionRecords {
       }
       // The file's header, over an empty session's too: a tree restored parent first created its children empty.
       // An existing session keeps its tenant (and its tree with it).
-      const { title, metadata, createdAt } = parsed.header;
-      await sessions.setHeader(tx, id, { ...(created && { tenantId: this.tenantId ?? parsed.header.tenantId }), title, metadata, createdAt });
+      const { title, metadata, createdAt, forkedFrom } = parsed.header;
+      const origin = { forkedFrom: forkedFrom?.sessionId ?? null, forkSeq: forkedFrom?.seq ?? null };
+      await sessions.setHeader(tx, id, { ...(created && { tenantId: this.tenantId ?? parsed.header.tenantId }), title, metadata, createdAt, ...origin });
       await writeLog(tx, id, log);
       for (const child of omitSubsessions ? [] : parsed.subsessions) {
         if (this.tenantId !== undefined) await this.#claim(tx, child);

@@ -152,7 +152,7 @@ export async function listSessions(tx: StoreTx, query: SessionListQuery): Promis
 export async function setHeader(
   tx: StoreTx,
   id: string,
-  header: { tenantId?: string | null; title?: string | null; metadata?: JsonObject | null; createdAt?: Date },
+  header: { tenantId?: string | null; title?: string | null; metadata?: JsonObject | null; createdAt?: Date; forkedFrom?: string | null; forkSeq?: number | null },
 ): Promise<void> {
   await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: jsonText(header.metadata) } });
 }

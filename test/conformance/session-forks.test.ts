@@ -195,6 +195,56 @@ eachBackend((backend) => {
     });
   });
 
+  describe('lineage through a JSONL export', () => {
+    const exported = async (id: string) => {
+      let text = '';
+      for await (const line of store.sessions.exportJsonl(id)) text += line;
+      return text;
+    };
+
+    test('a fork and a fork of the fork keep their forkedFrom through exportJsonl and importJsonl, also where their sources are not', async () => {
+      const source = await sourceWith([user('hi'), assistant('hello'), user('more')]);
+      const fork = await store.sessions.fork(source, { at: { seq: 2 } });
+      await store.messages.append(fork.id, user('branch'));
+      const forkOfFork = await store.sessions.fork(fork.id);
+      const [forkFile, forkOfForkFile] = [await exported(fork.id), await exported(forkOfFork.id)];
+      expect(JSON.parse(forkFile.split('\n')[0]).forkedFrom).toEqual({ sessionId: source, seq: 2 });
+      expect(JSON.parse(forkOfForkFile.split('\n')[0]).forkedFrom).toEqual({ sessionId: fork.id, seq: 3 });
+      // A move to a database that holds neither source: here, the sources deleted and the files imported under new ids.
+      await store.transcripts.deleteTranscript(source);
+      const [copy, copyOfCopy] = [unique('restored'), unique('restored')];
+      await store.sessions.importJsonl(forkFile, { sessionId: copy });
+      await store.sessions.importJsonl(forkOfForkFile, { sessionId: copyOfCopy });
+      expect((await store.sessions.get(copy))!.forkedFrom).toEqual({ sessionId: source, seq: 2 });
+      expect((await store.sessions.get(copyOfCopy))!.forkedFrom).toEqual({ sessionId: fork.id, seq: 3 });
+      expect((await store.sessions.list({ forkedFrom: source })).sessions.map((meta) => meta.id).sort()).toEqual([fork.id, copy].sort());
+      // A restore under the same ids: the export of the restored session is the file it came from.
+      await store.transcripts.deleteTranscript(forkOfFork.id);
+      const restored = unique('restored');
+      await store.sessions.importJsonl(forkOfForkFile.replace(JSON.stringify(forkOfFork.id), JSON.stringify(restored)));
+      expect(await exported(restored)).toBe(forkOfForkFile.replace(JSON.stringify(forkOfFork.id), JSON.stringify(restored)));
+    });
+
+    test("a session that is no fork exports no forkedFrom; a header's forkedFrom that is not { sessionId, seq } is refused and nothing is written", async () => {
+      const source = await sourceWith([user('hi')]);
+      const file = await exported(source);
+      const header = JSON.parse(file.split('\n')[0]);
+      expect(Object.hasOwn(header, 'forkedFrom')).toBe(false);
+      const body = file.slice(file.indexOf('\n'));
+      for (const forkedFrom of ['s', { sessionId: 's' }, { sessionId: '', seq: 1 }, { sessionId: 's', seq: -1 }, { sessionId: 's', seq: 1, more: 1 }]) {
+        const id = unique('bad-origin');
+        await expect(store.sessions.importJsonl(JSON.stringify({ ...header, id, forkedFrom }) + body)).rejects.toThrow(StoreValidationError);
+        expect(await store.sessions.get(id)).toBeNull();
+      }
+      // Without it, or null, a file imports as no fork.
+      for (const forkedFrom of [undefined, null]) {
+        const id = unique('no-origin');
+        await store.sessions.importJsonl(JSON.stringify({ ...header, id, forkedFrom }) + body);
+        expect((await store.sessions.get(id))!.forkedFrom).toBeNull();
+      }
+    });
+  });
+
   describe('afterwards', () => {
     test('appends to the fork and to the source never affect each other', async () => {
       const source = await sourceWith([user('a', 'a'), assistant('b')]);
