@@ -1,4 +1,5 @@
 // ChatStore on every backend: UI-message chats as the AI SDK's recipe saves and loads them.
+import { isDeepStrictEqual } from 'node:util';
 import { convertToModelMessages, simulateReadableStream, streamText, validateUIMessages, type UIMessage } from 'ai';
 import { validateUIMessages as validateUIMessages7 } from 'ai-7';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -79,6 +80,20 @@ eachBackend((backend) => {
       expect(loaded).toStrictEqual(chat);
       // Key order too: the events keep the JSON as it was given.
       expect(JSON.stringify(loaded)).toBe(JSON.stringify(chat));
+    });
+
+    test('a key whose value is undefined is not kept, as in JSON: loadChat gives the message without it (toEqual and JSON equal, isDeepStrictEqual not)', async () => {
+      const id = unique();
+      const chat = [
+        { id: 'u1', role: 'user', metadata: undefined, parts: [{ type: 'text', text: 'hi', providerMetadata: undefined }] },
+        { id: 'a1', role: 'assistant', parts: [{ type: 'source-url', sourceId: 's', url: 'https://example.com', title: undefined }] },
+      ] as unknown as ChatMessage[];
+      await store.chats.saveChat(id, chat);
+      const loaded = await store.chats.loadChat(id);
+      expect(loaded).toEqual(chat);
+      expect(JSON.stringify(loaded)).toBe(JSON.stringify(chat));
+      expect(isDeepStrictEqual(loaded, chat)).toBe(false);
+      expect(['metadata' in loaded[0], 'providerMetadata' in loaded[0].parts[0], 'title' in loaded[1].parts[0]]).toEqual([false, false, false]);
     });
 
     test('the output passes the SDK’s validateUIMessages (ai 6 and ai 7)', async () => {
