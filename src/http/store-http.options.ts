@@ -98,12 +98,16 @@ export function resolveHttpOptions(options: StoreHttpOptions): ResolvedHttpOptio
   };
 }
 
+/** The prefix without its outer slashes: segments a URL keeps as they are (no "." or "..", which browsers, curl and proxies resolve away). */
 function prefixOf(value: unknown): string {
   const segments = typeof value === 'string' ? value.replace(/^\/+|\/+$/g, '').split('/') : [];
-  if (segments.length === 0 || !segments.every((segment) => PATH_SEGMENT.test(segment))) {
-    throw new StoreConfigurationError(`StoreModule option "http.prefix" must be a path such as "agent-store" or "api/agent-store", got ${JSON.stringify(value)}`);
+  const path = segments.join('/');
+  if (segments.length === 0 || !segments.every((segment) => PATH_SEGMENT.test(segment)) || new URL(`/${path}/`, 'http://host').pathname !== `/${path}/`) {
+    throw new StoreConfigurationError(
+      `StoreModule option "http.prefix" must be a path such as "agent-store" or "api/agent-store": segments of letters, digits and . _ ~ -, none of them "." or ".." (a URL resolves those away), got ${JSON.stringify(value)}`,
+    );
   }
-  return segments.join('/');
+  return path;
 }
 
 // Keys are secrets: errors name a key by its position, never by its value.
