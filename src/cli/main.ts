@@ -19,11 +19,16 @@ function main(argv: string[]): void {
       args: argv,
       options: { provider: { type: 'string' }, merge: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
+      tokens: true,
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
+  // parseArgs keeps the last of a repeated option: a second --provider or --merge is a mistake to say, not to guess.
+  const given = tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+  const repeated = given.find((name, i) => given.indexOf(name) !== i);
+  if (repeated !== undefined) throw new UsageError(`--${repeated} is given more than once`);
   if (values.help) {
     console.log(USAGE);
     return;

@@ -3,7 +3,7 @@
 // idempotent: a model already there with the same content (spacing and
 // comments aside, so `prisma format` changes nothing) is left as it is, and one
 // of the same name with other content refuses the whole file, unwritten.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import type { Provider } from '../databases/provider-kit.js';
 import { schemaBlocks, storeModels, type SchemaBlock } from '../data/store-models.js';
 
@@ -35,23 +35,51 @@ export function mergeModels(schema: string, provider: Provider, name = 'the sche
         'or rename yours (the store needs these names)',
     );
   }
+  const clashes = nameClashes(schemaBlocks(schema), blocks);
+  if (clashes.length > 0) {
+    throw new Error(
+      `${name} has ${clashes.join(', ')}: a name of the store's tables, or of their indexes and keys (which begin with a table's name and _), so two models would share it. ` +
+        'Nothing written: give yours another name (@@map, map:)',
+    );
+  }
   const missing = blocks.filter((block) => !present.has(block.name));
   if (missing.length === 0) return { schema, added: [] };
   const separator = schema.trim() === '' ? '' : schema.endsWith('\n') ? '\n' : '\n\n';
   return { schema: `${schema}${separator}${printedModels(provider, missing)}`, added: missing.map((block) => block.name) };
 }
 
+/** The name a block takes in the database: its @@map, else its own. */
+const databaseNameOf = (block: SchemaBlock) => /^[ \t]*@@map\([ \t]*(?:name:[ \t]*)?"([^"]*)"/m.exec(block.text)?.[1] ?? block.name;
+
+/**
+ * The application's blocks (not the store's models) that take a name of the store's in the database: a
+ * table's, or one its indexes and keys take (Prisma names them after the table: `agent_thread_tenant_id_idx`).
+ */
+function nameClashes(schema: SchemaBlock[], store: SchemaBlock[]): string[] {
+  const tables = store.map((block) => databaseNameOf(block).toLowerCase());
+  const taken = (name: string, isTable: boolean) => tables.some((table) => name === table || (!isTable && name.startsWith(`${table}_`)));
+  return schema
+    .filter((block) => !store.some((model) => model.name === block.name))
+    .flatMap((block) => {
+      const own = databaseNameOf(block).toLowerCase();
+      const mapped = [...block.text.matchAll(/\bmap:[ \t]*"([^"]*)"/g)].map((match) => match[1].toLowerCase());
+      return [...(taken(own, true) ? [own] : []), ...mapped.filter((name) => taken(name, false))].map((name) => `${block.keyword} ${block.name} on "${name}"`);
+    });
+}
+
 /**
  * Adds the store's models the schema file lacks; returns their names (none: the
  * file is not written). A file that is not a schema's text is refused, unwritten;
- * the new text replaces the file whole (written beside it, then renamed).
+ * the new text replaces the file whole (written beside it, then renamed). A
+ * symbolic link is written through: its target gets the text, the link stays.
  */
 export function mergeIntoFile(path: string, provider: Provider): string[] {
   const merged = mergeModels(schemaText(path), provider, path);
   if (merged.added.length > 0) {
-    const written = `${path}.${process.pid}.tmp`;
+    const target = realpathSync(path);
+    const written = `${target}.${process.pid}.tmp`;
     writeFileSync(written, merged.schema);
-    renameSync(written, path);
+    renameSync(written, target);
   }
   return merged.added;
 }
@@ -59,12 +87,22 @@ export function mergeIntoFile(path: string, provider: Provider): string[] {
 /** The text of the schema file at `path`, or an error that says why it is not one. */
 function schemaText(path: string): string {
   let bytes: Buffer;
+  let fd: number | undefined;
   try {
-    bytes = readFileSync(path);
+    // Not blocking: a FIFO is opened, then refused, not waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    // A device (/dev/zero), a pipe or a socket could be read without end: only a regular file is read.
+    if (!stat.isFile()) throw Object.assign(new Error(), { code: 'ENOTREG' });
+    bytes = readFileSync(fd);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    const why =
+      code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'ENOTREG' ? 'it is not a regular file (a device, a pipe or a socket)' : (error as Error).message;
     throw new Error(`cannot read ${path}: ${why}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   let text: string;
   try {

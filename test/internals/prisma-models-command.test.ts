@@ -4,8 +4,8 @@
 // own schema holds them, and merges them into a schema file once: a second run,
 // or one after `prisma format`, writes nothing; a model of the same name with
 // other content is refused and nothing is written.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
@@ -146,6 +146,59 @@ test('a schema with a model of the same name and other content is refused, the m
   expect(readFileSync(app.schemaPath, 'utf8')).toBe(before);
 });
 
+test.each([
+  ['a model on a store table (@@map)', 'model Conversation {\n  id String @id\n\n  @@map("agent_thread")\n}\n', 'model Conversation on "agent_thread"'],
+  ['a model named as a store table', 'model agent_message {\n  id String @id\n}\n', 'model agent_message on "agent_message"'],
+  ['a model on a store table in other case', 'model Gone {\n  id String @id\n\n  @@map(name: "AGENT_TOMBSTONE")\n}\n', 'model Gone on "agent_tombstone"'],
+  ['an index named as the store names its own', 'model Note {\n  id     Int    @id\n  tenant String\n\n  @@index([tenant], map: "agent_thread_tenant_id_idx")\n}\n', 'model Note on "agent_thread_tenant_id_idx"'],
+  ['a key named as the store names its own', 'model Note {\n  id Int @id(map: "agent_lg_blob_pkey")\n}\n', 'model Note on "agent_lg_blob_pkey"'],
+  ['an enum on a store table (a type of that name on PostgreSQL)', 'enum Kind {\n  A\n\n  @@map("agent_subsession")\n}\n', 'enum Kind on "agent_subsession"'],
+])("a schema with %s, where the store's would go too, is refused, the block named, nothing written", (_name, block, named) => {
+  const app = project('postgresql', `${ORDER}\n${block}`);
+  const before = readFileSync(app.schemaPath, 'utf8');
+  const { status, stdout, stderr } = run('prisma-models', '--provider', 'postgresql', '--merge', app.schemaPath);
+  expect({ status, stdout }).toEqual({ status: 1, stdout: '' });
+  expect(stderr).toBe(
+    `nestjs-agent-store: ${app.schemaPath} has ${named}: a name of the store's tables, or of their indexes and keys (which begin with a table's name and _), so two models would share it. ` +
+      'Nothing written: give yours another name (@@map, map:)\n',
+  );
+  expect(readFileSync(app.schemaPath, 'utf8')).toBe(before);
+});
+
+test("names that only resemble the store's are kept: a table agent_thread_note, an index of another table", () => {
+  const app = project('postgresql', `${ORDER}\nmodel ThreadNote {\n  id     Int    @id\n  thread String\n\n  @@index([thread], map: "note_agent_thread_idx")\n  @@map("agent_thread_note")\n}\n`);
+  expect(run('prisma-models', '--provider', 'postgresql', '--merge', app.schemaPath).status).toBe(0);
+  expect(schemaBlocks(readFileSync(app.schemaPath, 'utf8')).map((block) => block.name)).toEqual(expect.arrayContaining(['ThreadNote', 'AgentThread']));
+});
+
+test('a schema file that is a symbolic link is written through: the link stays, its target gets the models', () => {
+  const app = project('sqlite');
+  const target = join(dirname(app.schemaPath), 'real.prisma');
+  renameSync(app.schemaPath, target);
+  symlinkSync('real.prisma', app.schemaPath);
+  expect(run('prisma-models', '--provider', 'sqlite', '--merge', app.schemaPath).status).toBe(0);
+  expect(lstatSync(app.schemaPath).isSymbolicLink()).toBe(true);
+  expect(readlinkSync(app.schemaPath)).toBe('real.prisma');
+  expect(schemaBlocks(readFileSync(target, 'utf8')).map((block) => block.name)).toEqual(expect.arrayContaining(['Order', 'AgentThread']));
+  expect(readdirSync(dirname(app.schemaPath)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+});
+
+test('--merge of what is not a regular file (a device that never ends, a FIFO no one writes) is refused before it is read, exit 1', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-store-cli-fifo-'));
+  try {
+    const fifo = join(dir, 'schema.prisma');
+    execFileSync('mkfifo', [fifo]);
+    for (const path of ['/dev/zero', fifo]) {
+      const started = Date.now();
+      const { status, stdout, stderr } = spawnSync(process.execPath, [command, 'prisma-models', '--provider', 'sqlite', '--merge', path], { encoding: 'utf8', timeout: 20_000 });
+      expect({ path, status, stdout, stderr }).toEqual({ path, status: 1, stdout: '', stderr: `nestjs-agent-store: cannot read ${path}: it is not a regular file (a device, a pipe or a socket)\n` });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a schema whose datasource is another provider's is refused, nothing written", () => {
   const app = project('sqlite');
   const before = readFileSync(app.schemaPath, 'utf8');
@@ -197,6 +250,9 @@ test.each([
   [['prisma-models', '--provider', 'mongodb'], '--provider must be sqlite, postgresql, mysql; got mongodb'],
   [['models', '--provider', 'sqlite'], 'unknown command "models"'],
   [['prisma-models', '--provider', 'sqlite', '--schema', 'x'], "Unknown option '--schema'"],
+  [['prisma-models', '--provider', 'sqlite', '--provider', 'mysql'], '--provider is given more than once'],
+  [['prisma-models', '--provider=sqlite', '--provider', 'sqlite'], '--provider is given more than once'],
+  [['prisma-models', '--provider', 'sqlite', '--merge', 'a.prisma', '--merge', 'b.prisma'], '--merge is given more than once'],
 ])('%j is a usage error: exit 2, the usage printed, nothing on stdout', (args, message) => {
   const { status, stdout, stderr } = run(...args);
   expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
