@@ -171,9 +171,9 @@ function headerOf(value: unknown): JsonlHeader {
 }
 
 function forkOriginOf(value: unknown): ForkOrigin {
-  const origin = record(value);
-  const keys = Object.keys(origin).sort();
+  const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).sort() : [];
   if (keys.length !== 2 || keys[0] !== 'seq' || keys[1] !== 'sessionId') throw new StoreValidationError('forkedFrom must be { sessionId, seq }');
+  const origin = value as Record<string, unknown>;
   return { sessionId: idOf(origin.sessionId, 'forkedFrom.sessionId'), seq: countOf(origin.seq, 'forkedFrom.seq') };
 }
 
@@ -230,7 +230,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
 
 /** An adapter event's value types: only theirs hold non-JSON values, and each must name a text of its data. */
 function adapterValueTypesOf(type: string, data: unknown, valueTypes: unknown): ValueTypes {
-  if (adapterKindOf(type) === undefined) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
+  if (adapterKindOf(type) === undefined || isJsonTextEvent(type)) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
   fromJsonForm(structuredClone(data), valueTypes, 'event');
   // An event's own fields (its type, uuid, role, operation id) are text: only what an item holds inside may be bytes, dates or URLs.
   if ((valueTypes as [unknown[], string][]).some(([path]) => path.length < 2)) throw new StoreValidationError("an adapter event's valueTypes name only values inside its items");

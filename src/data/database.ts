@@ -76,6 +76,12 @@ export class StoreDatabase {
     this.#replicas = options.replicas;
   }
 
+  /** What call-order queues key on: the host transaction open now (its calls run in it, in order), else this door. */
+  callOrderKey(): object {
+    const host = this.#hostTransaction?.();
+    return host ? transactionKey(host) : this;
+  }
+
   /** Throws StoreConfigurationError, naming them, when the database lacks `part`'s tables (see schema-check.ts). */
   async checkTables(part: TablePart): Promise<void> {
     await this.#checkTables?.(part);

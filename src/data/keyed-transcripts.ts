@@ -30,7 +30,7 @@ export type Entry = Record<string, unknown> & { type: string };
  * The appends in flight per transcript id, by database door (each transaction an app's store joins
  * has its own): the end of the last one called, which the next one waits for.
  */
-const IN_FLIGHT = new WeakMap<StoreDatabase, Map<string, Promise<unknown>>>();
+const IN_FLIGHT = new WeakMap<object, Map<string, Promise<unknown>>>();
 
 export class KeyedTranscripts {
   readonly #entry: string;
@@ -62,8 +62,9 @@ export class KeyedTranscripts {
    * SDK's contract), not in the order their transactions happened to commit.
    */
   async #inCallOrder(id: string, work: () => Promise<void>): Promise<void> {
-    let queues = IN_FLIGHT.get(this.db);
-    if (queues === undefined) IN_FLIGHT.set(this.db, (queues = new Map()));
+    const door = this.db.callOrderKey();
+    let queues = IN_FLIGHT.get(door);
+    if (queues === undefined) IN_FLIGHT.set(door, (queues = new Map()));
     const before = queues.get(id) ?? Promise.resolve();
     const done = before.then(work);
     // The queue only waits for the end: the caller of `done` gets its error.

@@ -513,8 +513,12 @@ eachBackend((backend) => {
       const nest = (levels: number): JsonValue => (levels === 0 ? 'leaf' : [nest(levels - 1)]);
       // content (an array) and its part (an object) are two of the levels.
       const deepest = [{ type: 'data', value: nest(MAX_JSON_DEPTH - 2) }];
-      const stored = await store.messages.append('deep', { role: 'tool', content: deepest });
+      const stored = await store.messages.append('deep', { role: 'tool', content: deepest, id: 'deep-1' });
       expect((await store.messages.getTranscript('deep'))[0]).toEqual(stored);
+      // A retry of it is compared with the stored message whole (Node's deep equality, the deepest walk): the same, stored once.
+      expect(await store.messages.append('deep', { role: 'tool', content: deepest, id: 'deep-1' })).toEqual(stored);
+      await expect(store.messages.append('deep', { role: 'tool', content: [{ type: 'data', value: nest(MAX_JSON_DEPTH - 3) }], id: 'deep-1' })).rejects.toThrow(StoreConflictError);
+      expect(await store.messages.count('deep')).toBe(1);
       // A JSONL export reads back in: the file's line holds two levels more (the line, its message).
       let jsonl = '';
       for await (const line of store.sessions.exportJsonl('deep')) jsonl += line;

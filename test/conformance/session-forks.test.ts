@@ -231,9 +231,10 @@ eachBackend((backend) => {
       const header = JSON.parse(file.split('\n')[0]);
       expect(Object.hasOwn(header, 'forkedFrom')).toBe(false);
       const body = file.slice(file.indexOf('\n'));
-      for (const forkedFrom of ['s', { sessionId: 's' }, { sessionId: '', seq: 1 }, { sessionId: 's', seq: -1 }, { sessionId: 's', seq: 1, more: 1 }]) {
+      for (const forkedFrom of ['s', false, 0, '', [], { sessionId: 's' }, { sessionId: '', seq: 1 }, { sessionId: 's', seq: -1 }, { sessionId: 's', seq: 1, more: 1 }]) {
         const id = unique('bad-origin');
         await expect(store.sessions.importJsonl(JSON.stringify({ ...header, id, forkedFrom }) + body)).rejects.toThrow(StoreValidationError);
+        await expect(store.sessions.importJsonl(JSON.stringify({ ...header, id, forkedFrom }) + body)).rejects.toThrow(/line 1: forkedFrom/);
         expect(await store.sessions.get(id)).toBeNull();
       }
       // Without it, or null, a file imports as no fork.

@@ -77,6 +77,12 @@ eachDatabase((database) => {
     const copy = `copy-${randomUUID()}`;
     await store.sessions.importJsonl(jsonl, { sessionId: copy });
     expect(JSON.stringify((await store.sessions.load(copy)).map((event) => (event as { data: unknown }).data))).toBe(JSON.stringify(roundTrip));
+    // Its entries are JSON text alone: a line that gives one value types (a Date, say) is refused, and nothing is written.
+    const [header, first] = jsonl.split('\n');
+    const typed = { ...JSON.parse(first), valueTypes: [[['message', 'content'], 'Date']] };
+    const refused = `copy-${randomUUID()}`;
+    await expect(store.sessions.importJsonl(`${header}\n${JSON.stringify(typed)}\n`, { sessionId: refused })).rejects.toThrow(/holds JSON only: it has no valueTypes/);
+    expect(await store.sessions.get(refused)).toBeNull();
   });
 
   test('what a JSON round trip would change is a StoreValidationError for the whole batch: nesting past MAX_JSON_DEPTH, NaN, a Date, undefined in an array', async () => {
