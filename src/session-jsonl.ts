@@ -18,6 +18,7 @@ import { messageFromJson, serializeMessage } from './message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from './chat-store.js';
 import { adapterKindOf, adapterMessageIdOf, isAdapterEvent, isJsonTextEvent } from './data/adapter-events.js';
 import { chatMessageOf } from './chat-store.service.js';
+import { giveWay } from './data/give-way.js';
 import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, sessionIdOf, textOf } from './validation.js';
 
 export interface JsonlHeader {
@@ -76,23 +77,25 @@ function line(value: object): string {
  * parse was cut short by a crash: it is reported in `warnings` and skipped.
  * Any other bad line fails the import with its line number.
  */
-export function parseJsonl(text: string): JsonlSession {
+export async function parseJsonl(text: string): Promise<JsonlSession> {
   // A byte-order mark is not part of the header: bytes lose it in decoding, a string must too.
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   const complete = text.endsWith('\n');
   if (complete) lines.pop();
   const warnings: string[] = [];
   const values: { value: unknown; number: number }[] = [];
-  lines.forEach((raw, i) => {
+  for (let i = 0; i < lines.length; i++) {
+    // A large file is many lines: the rest of the process gets its turns meanwhile.
+    await giveWay();
     const number = i + 1;
-    if (raw.trim() === '') return;
+    if (lines[i].trim() === '') continue;
     try {
-      values.push({ value: JSON.parse(raw), number });
+      values.push({ value: JSON.parse(lines[i]), number });
     } catch {
       if (!complete && i === lines.length - 1) warnings.push(`line ${number} has no newline and is not complete JSON (a write cut short): skipped`);
       else throw new StoreValidationError(`line ${number} is not valid JSON`);
     }
-  });
+  }
   if (values.length === 0) throw new StoreValidationError('line 1: the file has no session header');
   const [first, ...rest] = values;
   const header = at(first.number, () => headerOf(first.value));
@@ -103,6 +106,7 @@ export function parseJsonl(text: string): JsonlSession {
   // The ids of the chat's UI messages so far: an order names only those.
   const chatIds = new Set<string>();
   for (const { value, number } of rest) {
+    await giveWay();
     at(number, () => {
       const entry = record(value);
       if (entry.type === 'subsession') {

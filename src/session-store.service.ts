@@ -14,6 +14,7 @@ import { type JsonlImport, type JsonlImportOptions, type LogPageOptions, type Ne
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from './store.errors.js';
 import { isWellFormed } from './stored-values.js';
+import { giveWay } from './data/give-way.js';
 import { assertJson, dateOf, idOf, MAX_INTEGER, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from './validation.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
@@ -98,13 +99,17 @@ export class PrismaSessionStore implements SessionStore {
     const kept = new Set(messageSeqs);
     const lineOf = (cutSeq: number) => (cutSeq === 0 || kept.has(cutSeq) ? cutSeq : (messageSeqs.findLast((seq) => seq < cutSeq) ?? 0));
     const log: JsonlLogEntry[] = [...snapshot.entries, ...snapshot.boundaries.map((boundary) => logEntryOf(boundary, lineOf))].sort((a, b) => a.seq - b.seq);
-    for (const entry of log) yield logLine(entry);
+    for (const entry of log) {
+      // A large session's lines are many: the rest of the process gets its turns meanwhile.
+      await giveWay();
+      yield logLine(entry);
+    }
     for (const child of snapshot.children) yield subsessionLine(child);
   }
 
   async importJsonl(input: string | AsyncIterable<string | Uint8Array>, options: JsonlImportOptions = {}): Promise<JsonlImport> {
     const { sessionId, subsessions } = importOptionsOf(options);
-    const parsed = parseJsonl(await textOf(input));
+    const parsed = await parseJsonl(await textOf(input));
     const id = sessionId ?? sessionIdOf(parsed.header.id, 'the header id');
     await this.#records.import(id, parsed, subsessions === 'omit');
     return { sessionId: id, entries: parsed.log.length, warnings: parsed.warnings };

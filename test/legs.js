@@ -88,7 +88,7 @@ export const QUICK_LEG = [
 
 /**
  * Files that bound wall-clock time tightly (a refusal within 500 ms, a lock wait of 150 ms to 2 s, a
- * transaction's time per row, a failover's resume within 5 s): they run after the others, one at a time,
+ * transaction's time per row, a failover's resume within 5 s, the event loop's longest wait within 50 ms): they run after the others, one at a time,
  * on a quiet machine (scripts/test.js), since the suite's parallel phase loads both cores.
  */
 export const ALONE = [
@@ -101,6 +101,7 @@ export const ALONE = [
   'test/operations/pool-and-restart.test.ts',
   'test/operations/postgresql-failover.test.ts',
   'test/operations/sqlite-lock-waits.test.ts',
+  'test/operations/sqlite-responsiveness.test.ts',
 ];
 
 /**

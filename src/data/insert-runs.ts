@@ -11,27 +11,30 @@ export const MAX_INSERT_ROWS = 1000;
 export const MAX_INSERT_CHARS = 1024 * 1024;
 
 /**
- * `rows` in order, in runs of at most MAX_INSERT_ROWS rows and MAX_INSERT_CHARS
+ * `rows` in order, in runs of at most `maxRows` (MAX_INSERT_ROWS) rows and MAX_INSERT_CHARS
  * characters (`charsOf` a row); a row longer than that on its own is a run of
  * its own. A batch of normal size is one run: one statement.
  */
-export function insertRuns<T>(rows: T[], charsOf: (row: T) => number): T[][] {
+export function insertRuns<T>(rows: T[], charsOf: (row: T) => number, maxRows = MAX_INSERT_ROWS): T[][] {
   if (rows.length <= 1) return [rows];
-  const runs: T[][] = [];
+  return [...runsOf(rows, charsOf, maxRows)];
+}
+
+/** The same runs, each made when it is taken: rows made one by one (a generator) are made a run at a time. */
+export function* runsOf<T>(rows: Iterable<T>, charsOf: (row: T) => number, maxRows = MAX_INSERT_ROWS): Generator<T[]> {
   let run: T[] = [];
   let chars = 0;
   for (const row of rows) {
     const size = charsOf(row);
-    if (run.length === MAX_INSERT_ROWS || (run.length > 0 && chars + size > MAX_INSERT_CHARS)) {
-      runs.push(run);
+    if (run.length === maxRows || (run.length > 0 && chars + size > MAX_INSERT_CHARS)) {
+      yield run;
       run = [];
       chars = 0;
     }
     run.push(row);
     chars += size;
   }
-  runs.push(run);
-  return runs;
+  if (run.length > 0) yield run;
 }
 
 /** The characters of a row's text values (its numbers, dates and nulls are a few bytes each). */

@@ -4,9 +4,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Message, RepairRecord, StoredMessage } from '../message.types.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../store.errors.js';
 import { MAX_INTEGER } from '../validation.js';
-import { insertRuns, MAX_INSERT_ROWS, textLength } from './insert-runs.js';
+import { MAX_INSERT_ROWS } from './insert-runs.js';
 import { deserializeMessage, serializeMessage } from '../message-json.js';
-import { asStored, boundaryMessages, boundaryText, messageFields, toStoredMessage } from './row-codec.js';
+import { asStored, boundaryMessages, boundaryText, MESSAGE_COLUMNS, messageColumns, messageFields, toStoredMessage } from './row-codec.js';
+import { insertRaw } from './raw-inserts.js';
 import type { StoreTx } from './store-client.js';
 
 /** The columns of a message row (see MessageFields). */
@@ -52,13 +53,12 @@ export async function insertStoredMessages(tx: StoreTx, threadId: string, messag
   await insertRows(tx, threadId, messages.map((message) => ({ seq: message.seq, message })));
 }
 
-/** One statement, or several for a long batch (see insertRuns). */
+const MESSAGE_ROW = ['thread_id', 'seq', ...MESSAGE_COLUMNS.split(', ')];
+
+/** One statement, or several for a long batch (see insertRaw). */
 async function insertRows(tx: StoreTx, threadId: string, messages: { seq: number; message: Message }[]): Promise<void> {
   if (messages.length === 0) return;
-  const rows = messages.map(({ seq, message }) => ({ threadId, seq, ...messageFields(message) }));
-  for (const run of insertRuns(rows, (row) => textLength([row.role, row.messageId, row.content, row.metadata, row.providerOptions, row.valueTypes]))) {
-    await tx.prisma.agentMessage.createMany({ data: run });
-  }
+  await insertRaw(tx, 'agent_message', MESSAGE_ROW, messages, ({ seq, message }) => [threadId, seq, ...messageColumns(message)]);
 }
 
 export async function latestBoundary(tx: StoreTx, threadId: string): Promise<Boundary | null> {

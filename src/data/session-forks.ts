@@ -23,6 +23,7 @@ import * as sessions from './session.repository.js';
 import { assertIdFree, assertNotDeletedSince } from './session-ids.js';
 import type { StoreTx } from './store-client.js';
 import { notFound } from './tenancy.js';
+import { readPaged } from './paged-reads.js';
 
 /** The source's latest boundary as its row holds it. */
 interface BoundaryRow {
@@ -129,13 +130,18 @@ async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & {
   return (await sessions.metaOf(tx, forkId))!;
 }
 
-/** The source's log after the cut up to its last seq, messages and events, in one statement. */
+/** The source's log after the cut up to its last seq, messages and events, a page at a time (see readPaged). */
 async function logAfter(tx: StoreTx, threadId: string, cutSeq: number, lastSeq: number) {
-  return tx.prisma.agentMessage.findMany({
-    where: { threadId, seq: { gt: cutSeq, lte: lastSeq } },
-    orderBy: { seq: 'asc' },
-    select: { ...MESSAGE_SELECT, eventType: true },
-  });
+  return readPaged(
+    (after, take) =>
+      tx.prisma.agentMessage.findMany({
+        where: { threadId, seq: { gt: after, lte: lastSeq } },
+        orderBy: { seq: 'asc' },
+        take,
+        select: { ...MESSAGE_SELECT, eventType: true },
+      }),
+    cutSeq,
+  );
 }
 
 /** The thread's rows after the cut up to endSeq: seq and event type only. */

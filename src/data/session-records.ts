@@ -128,7 +128,7 @@ export class SessionRecords {
       if (!meta) throw notFound(id);
       return {
         meta,
-        entries: await sessions.logRowsAfter(tx, id, 0),
+        entries: await sessions.allLogRows(tx, id),
         boundaries: await messages.boundariesOf(tx, id),
         children: await childrenOf(tx, id),
       };

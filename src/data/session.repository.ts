@@ -5,12 +5,13 @@ import type { ValueTypes } from '../stored-values.js';
 import type { JsonObject, JsonValue } from '../message.types.js';
 import type { JsonlLogEntry } from '../session-jsonl.js';
 import type { SessionEntry, SessionMeta, StoredSessionEvent } from '../session.types.js';
-import { insertRuns, textLength } from './insert-runs.js';
+import { insertRaw } from './raw-inserts.js';
 import { MESSAGE_SELECT } from './message.repository.js';
 import { toStoredMessage } from './row-codec.js';
 import { sessionOf, type SessionListQuery } from './session-list.js';
 import { listSessionsSql } from '../databases/portable-sql.js';
 import type { StoreTx } from './store-client.js';
+import { readPaged } from './paged-reads.js';
 
 const META_SELECT = {
   id: true,
@@ -77,22 +78,23 @@ export async function updateHeader(tx: StoreTx, id: string, changes: { title?: s
   await tx.prisma.agentThread.update({ where: { id }, data: { title: changes.title, metadata: jsonText(changes.metadata) } });
 }
 
-/** Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRuns). */
-/** Events as SessionStore, ChatStore and an import write them; an adapter's event gets the message id its adapter keys it by. */
+const EVENT_ROW = ['thread_id', 'seq', 'event_type', 'message_id', 'content', 'value_types', 'created_at'];
+
+/**
+ * Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRaw).
+ * Events as SessionStore, ChatStore and an import write them; an adapter's event gets the message id its adapter keys it by.
+ */
 export async function insertEvents(tx: StoreTx, threadId: string, events: { seq: number; type: string; data: JsonValue; valueTypes?: ValueTypes; createdAt: Date }[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((event) => ({
+  await insertRaw(tx, 'agent_message', EVENT_ROW, events, (event) => [
     threadId,
-    seq: event.seq,
-    eventType: event.type,
-    messageId: adapterMessageIdOf(event.type, event.data),
-    content: JSON.stringify(event.data),
-    valueTypes: event.valueTypes && event.valueTypes.length > 0 ? JSON.stringify(event.valueTypes) : null,
-    createdAt: event.createdAt,
-  }));
-  for (const run of insertRuns(rows, (row) => textLength([row.eventType, row.messageId, row.content, row.valueTypes]))) {
-    await tx.prisma.agentMessage.createMany({ data: run });
-  }
+    event.seq,
+    event.type,
+    adapterMessageIdOf(event.type, event.data),
+    JSON.stringify(event.data),
+    event.valueTypes && event.valueTypes.length > 0 ? JSON.stringify(event.valueTypes) : null,
+    event.createdAt,
+  ]);
 }
 
 /** Every message and event of the session's log, in append order. */
@@ -126,6 +128,9 @@ export async function logRowsAfter(tx: StoreTx, threadId: string, afterSeq: numb
     return { type: 'event', seq: row.seq, event: { type: row.eventType, data: JSON.parse(row.content) as JsonValue }, createdAt: row.createdAt, ...(valueTypes && { valueTypes }) };
   });
 }
+
+/** The whole log, a page at a time in the transaction's snapshot (see readPaged). */
+export const allLogRows = (tx: StoreTx, threadId: string) => readPaged((after, take) => logRowsAfter(tx, threadId, after, take), 0);
 
 /**
  * Deletes sessions and everything they own (messages, boundaries, repairs and

@@ -27,6 +27,7 @@ import type {
   SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
+import { giveWay } from '../../data/give-way.js';
 import { isBusy, whenNotBusy } from './busy-wait.js';
 
 export interface SqliteOptions {
@@ -110,6 +111,8 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
    * for another process's lock changed nothing and it can run again.
    */
   direct<T>(work: DirectWork<T>): Promise<T> {
+    const turn = giveWay();
+    if (turn) return turn.then(() => this.direct(work));
     const run = () => {
       const db = (this.#direct ??= this.#openDirect());
       return work(db, preparerOf(db));
@@ -139,6 +142,7 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    await giveWay();
     const begin = statement(isolationLevel === 'SERIALIZABLE' ? 'BEGIN IMMEDIATE' : 'BEGIN');
     const release = await whenNotBusy(async () => {
       const release = await this.#lock.acquire();
@@ -154,7 +158,8 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
   }
 
   /** `work` behind the lock; refused for another process's lock, it queues again after a pause, leaving the lock to the rest of the process meanwhile. */
-  #queued<T>(work: () => Promise<T>): Promise<T> {
+  async #queued<T>(work: () => Promise<T>): Promise<T> {
+    await giveWay();
     return whenNotBusy(() => this.#lock.run(work), this.#busyTimeoutMs);
   }
 
@@ -257,6 +262,8 @@ export class SqliteTransaction implements Transaction {
   // lock, and for COMMIT. A later write refused busy found another writer after this transaction read: its snapshot
   // will be stale, only the whole transaction can run again (the store's retries do), and SQLite does not wait either.
   async #run<T>(query: SqlQuery, statement: () => Promise<T>): Promise<T> {
+    // A long transaction gives way too: the process's other store calls wait for its lock, its timers and sockets do not.
+    await giveWay();
     const waits = !this.#locked || query.sql === 'COMMIT';
     const result = await (waits ? whenNotBusy(statement, this.#busyTimeoutMs) : statement());
     this.#locked = true;
