@@ -28,8 +28,8 @@ export interface BenchDatabase {
 
 export const LABELS: Record<Engine, string> = { sqlite: 'SQLite', postgresql: 'PostgreSQL', mysql: 'MariaDB' };
 
-/** The SQLite settings of the store's own adapter (src/data/sqlite-adapter.ts), given to every SQLite target. */
-export const SQLITE_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;';
+/** The SQLite settings of the store's own adapter (src/databases/sqlite/sqlite-adapter.ts), given to every SQLite target. */
+export const SQLITE_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA secure_delete = ON;';
 
 const migrationSql = (engine: Engine) => shippedMigrations(engine).map((migration) => migration.sql).join('\n');
 
@@ -74,7 +74,7 @@ function sqliteDatabase(): BenchDatabase {
     engine: 'sqlite',
     label: LABELS.sqlite,
     version: `SQLite ${version.v} (better-sqlite3)`,
-    settings: 'WAL, synchronous=NORMAL, foreign_keys=ON (the store adapter\'s pragmas, set on every target\'s connection)',
+    settings: 'WAL, synchronous=NORMAL, foreign_keys=ON, secure_delete=ON (the store adapter\'s pragmas, set on every target\'s connection)',
     fresh: async (name) => `file:${join(dir, `${name}.db`)}`,
     async applyStoreSchema(url) {
       const db = new Database(url.slice('file:'.length));

@@ -21,7 +21,7 @@ export async function openMastra(engine: Engine, url: string): Promise<Target> {
   if (engine === 'sqlite') {
     const client = createClient({ url });
     // LibSQLStore sets WAL and a busy timeout itself when given a url; given a client, it gets the store's settings.
-    for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 10000']) await client.execute(`PRAGMA ${pragma}`);
+    for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 10000', 'secure_delete = ON']) await client.execute(`PRAGMA ${pragma}`);
     store = new LibSQLStore({ client });
     notes = async () => {
       const value = async (sql: string) => String((await client.execute(sql)).rows[0][0]);

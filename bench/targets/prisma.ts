@@ -44,6 +44,8 @@ async function connect(engine: Engine, url: string): Promise<Client> {
     // The stock adapter has one connection per client: these hold for every query (WAL is the file's already).
     await client.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
     await client.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+    // It answers with its new value: a query.
+    await client.$queryRawUnsafe('PRAGMA secure_delete = ON');
   }
   return client;
 }

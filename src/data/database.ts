@@ -82,6 +82,21 @@ export class StoreDatabase {
     return host ? transactionKey(host) : this;
   }
 
+  /**
+   * Runs a job that erases so that what it deletes leaves the database's files, where its kit sees to
+   * that (SQLite: erasure.ts). In a host transaction the job just runs: its deletes are not committed
+   * when it returns, so they leave the files with the database's next checkpoint after the commit.
+   */
+  async erasing<T>(job: () => Promise<T>): Promise<T> {
+    const erasure = this.kit.erasure;
+    if (!erasure || this.#hostTransaction?.()) return job();
+    const query = (sql: string) => this.#retrying(() => this.client.$queryRawUnsafe<Record<string, unknown>[]>(sql));
+    await erasure.before(query);
+    const result = await job();
+    await erasure.after(query);
+    return result;
+  }
+
   /** Throws StoreConfigurationError, naming them, when the database lacks `part`'s tables (see schema-check.ts). */
   async checkTables(part: TablePart): Promise<void> {
     await this.#checkTables?.(part);

@@ -16,7 +16,11 @@ import type { StoreDatabase } from './database.js';
 import type { StoreTx } from './store-client.js';
 import { deleteSubtree } from './subsession-graph.js';
 
-export async function purgeSessions(db: StoreDatabase, options: CheckedPurge): Promise<PurgeReport> {
+export function purgeSessions(db: StoreDatabase, options: CheckedPurge): Promise<PurgeReport> {
+  return db.erasing(() => purgeBatches(db, options));
+}
+
+async function purgeBatches(db: StoreDatabase, options: CheckedPurge): Promise<PurgeReport> {
   const report: PurgeReport = { sessions: 0, batches: 0 };
   let after: string | undefined;
   for (;;) {

@@ -118,16 +118,18 @@ const tombstones: Eraser = {
 /** Every kind of row a tenant owns, in the order erased. A new table holding a tenant's rows adds its eraser here. */
 const ERASERS: readonly Eraser[] = [sessions, langGraphThreads, pendingWrites, tombstones];
 
-export async function eraseTenantRows(db: StoreDatabase, tenantId: string, options: { batchSize: number }): Promise<TenantErasure> {
-  const report: TenantErasure = { sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 };
-  for (let found = true; found; ) {
-    found = false;
-    for (const eraser of ERASERS) {
-      for (let deleted = await eraser.batch(db, tenantId, options.batchSize); deleted > 0; deleted = await eraser.batch(db, tenantId, options.batchSize)) {
-        report[eraser.counts] += deleted;
-        found = true;
+export function eraseTenantRows(db: StoreDatabase, tenantId: string, options: { batchSize: number }): Promise<TenantErasure> {
+  return db.erasing(async () => {
+    const report: TenantErasure = { sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 };
+    for (let found = true; found; ) {
+      found = false;
+      for (const eraser of ERASERS) {
+        for (let deleted = await eraser.batch(db, tenantId, options.batchSize); deleted > 0; deleted = await eraser.batch(db, tenantId, options.batchSize)) {
+          report[eraser.counts] += deleted;
+          found = true;
+        }
       }
     }
-  }
-  return report;
+    return report;
+  });
 }

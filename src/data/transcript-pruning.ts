@@ -30,7 +30,11 @@ interface Pruned extends PruneReport {
 }
 
 /** Prunes one thread (scoped: only the tenant's; another's, or a missing one, is StoreNotFoundError). */
-export async function pruneThread(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<PruneReport> {
+export function pruneThread(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<PruneReport> {
+  return db.erasing(() => pruneOne(db, threadId, options, tenantId));
+}
+
+async function pruneOne(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<PruneReport> {
   const latest = await readOwned(db, threadId, tenantId, (tx) =>
     tx.prisma.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { seq: true, cutSeq: true } }),
   );
@@ -45,7 +49,11 @@ export async function pruneThread(db: StoreDatabase, threadId: string, options: 
  * in one read, then each thread as pruneThread prunes it. A thread written meanwhile is pruned up
  * to the boundary that was its latest when its page was read.
  */
-export async function pruneThreads(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {
+export function pruneThreads(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {
+  return db.erasing(() => pruneAll(db, options));
+}
+
+async function pruneAll(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {
   const report: PruneAllReport = { threads: 0, messages: 0, boundaries: 0 };
   for (let after = ''; ; ) {
     const ids = await db.readOne(async (tx) =>

@@ -42,12 +42,14 @@ export class TranscriptRecords {
 
   /** Deletes one session, no cascade; false when there was none. */
   remove(id: string): Promise<boolean> {
-    return this.db.write(async (tx) => {
-      const now = new Date();
-      if (!(await messages.lockThread(tx, id, now, this.tenantId))) return false;
-      await sessions.deleteSessions(tx, [id], now);
-      return true;
-    });
+    return this.db.erasing(() =>
+      this.db.write(async (tx) => {
+        const now = new Date();
+        if (!(await messages.lockThread(tx, id, now, this.tenantId))) return false;
+        await sessions.deleteSessions(tx, [id], now);
+        return true;
+      }),
+    );
   }
 
   async attach(parent: string, child: string): Promise<void> {
@@ -64,6 +66,10 @@ export class TranscriptRecords {
 
   /** Deletes `id` and its whole subtree; how many sessions went. */
   deleteTree(id: string): Promise<number> {
+    return this.db.erasing(() => this.#deleteTree(id));
+  }
+
+  #deleteTree(id: string): Promise<number> {
     return this.db.write(async (tx) => {
       const now = new Date();
       // Locking the root first makes attachments below it wait for this delete.

@@ -161,6 +161,14 @@ export interface ReplicaPositions {
   identity(query: Query): Promise<string>;
 }
 
+/** Statements on the store's client, outside any transaction: what a kit's erasure runs. */
+export type ClientQuery = (sql: string) => Promise<Record<string, unknown>[]>;
+
+export interface Erasure {
+  before(query: ClientQuery): Promise<void>;
+  after(query: ClientQuery): Promise<void>;
+}
+
 export interface ProviderKit {
   readonly provider: Provider;
   /** The database's name in messages. */
@@ -185,6 +193,12 @@ export interface ProviderKit {
   /** How long a transaction may wait for a connection (on SQLite, for the file's write lock). */
   maxWaitMs(options: UrlOptions): number;
   readonly dialect: Dialect;
+  /**
+   * Around a job that erases (eraseTenant, purge, prune, deleteTranscript), where the database keeps
+   * deleted bytes in its files: `before` makes its deletes overwrite them, `after` moves them out of its
+   * log. Absent: none the store can remove (see the README on erasure and VACUUM).
+   */
+  readonly erasure?: Erasure;
   /**
    * The fast paths on a connected adapter: one this kit's factory made, or the
    * one an application's own client runs on. Undefined when they cannot run on

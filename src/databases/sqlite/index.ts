@@ -6,6 +6,7 @@ import { adapterFailureOf } from '../../data/db-errors.js';
 import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.js';
 import { insertIfMissing, onConflictDo, tombstoneExists, upsertReturning } from '../portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import { sqliteErasure } from './erasure.js';
 import { directStatements, sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
 import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory, SqliteTransaction } from './sqlite-adapter.js';
 
@@ -53,6 +54,8 @@ export const sqlite: ProviderKit = {
     onConflict: onConflictDo,
     placeholder: () => '?',
   },
+
+  erasure: sqliteErasure,
 
   // Prisma's stock better-sqlite3 adapter has no connection of its own to run them on.
   fastPaths: (adapter) => (adapter instanceof SerializedSqliteAdapter ? sqliteFastPaths(adapter) : undefined),

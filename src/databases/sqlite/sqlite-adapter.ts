@@ -82,8 +82,11 @@ export class SerializedSqliteAdapterFactory implements SqlMigrationAwareDriverAd
   }
 }
 
-/** Every connection to the file runs with these. busy_timeout = 0: SQLite never sleeps inside a call, whenNotBusy waits. */
-const PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 0;';
+/**
+ * Every connection to the file runs with these. busy_timeout = 0: SQLite never sleeps inside a call, whenNotBusy waits.
+ * secure_delete: a delete overwrites what it deleted with zeros (see erasure.ts).
+ */
+const PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 0; PRAGMA secure_delete = ON;';
 
 const pathOf = (url: string) => url.replace(/^file:/, '');
 

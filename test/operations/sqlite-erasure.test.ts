@@ -1,0 +1,130 @@
+// Erased means gone from the SQLite file: after eraseTenant, purge, pruneTranscript and
+// deleteTranscript return, no byte of what they deleted is in the database file or its
+// write-ahead log, on the store's own file and on an application's own PrismaClient.
+// Where another connection's open read holds the checkpoint back, the call waits a
+// bounded time, then fails with a StoreBusyError that says what is left and how to finish.
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { StoreBusyError, StoreMaintenance, type MessageInput } from '../../src/index.js';
+import { ERASURE_CHECKPOINT_WAIT_MS } from '../../src/databases/sqlite/erasure.js';
+import { SQLITE } from '../support/databases.js';
+import { storeApp, storeThroughPrisma, type InternalStoreApp } from '../support/store-app.js';
+
+/** How often `marker` occurs in the database file and its write-ahead log, as bytes (UTF-8 and, for safety, UTF-16). */
+function occurrences(store: InternalStoreApp, marker: string): number {
+  const path = store.url.replace(/^file:/, '');
+  let count = 0;
+  for (const file of [path, `${path}-wal`]) {
+    if (!existsSync(file)) continue;
+    const bytes = readFileSync(file);
+    for (const needle of [Buffer.from(marker, 'utf8'), Buffer.from(marker, 'utf16le')]) {
+      for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) count++;
+    }
+  }
+  return count;
+}
+
+const said = (marker: string, what: string): MessageInput => ({ role: 'user', content: `${what} ${marker} ${'said at length '.repeat(20)}`, metadata: { note: marker } });
+
+describe.each([
+  ['the store on its own file', () => storeApp()],
+  ['the store on your own PrismaClient', () => storeThroughPrisma(SQLITE)],
+])('%s', (_name, open) => {
+  let store: InternalStoreApp;
+  let maintenance: StoreMaintenance;
+  beforeAll(async () => {
+    store = await open();
+    maintenance = store.app.get(StoreMaintenance);
+  });
+  afterAll(() => store.close());
+
+  /** Writes what `write` writes under a fresh marker, checks the files hold it, runs `erase`, and expects none of it left. */
+  async function expectErased(write: (marker: string) => Promise<void>, erase: (marker: string) => Promise<unknown>): Promise<void> {
+    const marker = `secret-${randomUUID()}`;
+    await write(marker);
+    expect(occurrences(store, marker)).toBeGreaterThan(0);
+    await erase(marker);
+    expect(occurrences(store, marker)).toBe(0);
+  }
+
+  test("eraseTenant: none of the tenant's ids, titles, metadata or messages is left", async () => {
+    await expectErased(
+      async (marker) => {
+        const tenant = store.tenants.forTenant(`tenant-${marker}`);
+        for (let i = 0; i < 20; i++) {
+          await tenant.sessions.create({ id: `${marker}-${i}`, title: `Title ${marker}`, metadata: { owner: marker } });
+          await tenant.messages.appendMany(`${marker}-${i}`, [said(marker, 'one'), said(marker, 'two')]);
+        }
+        await tenant.transcripts.addSubsession(`${marker}-0`, `${marker}-1`);
+        await tenant.transcripts.deleteTranscript(`${marker}-2`);
+      },
+      (marker) => maintenance.eraseTenant(`tenant-${marker}`),
+    );
+  });
+
+  test('purge: none of the purged trees’ titles, metadata or messages is left', async () => {
+    await expectErased(
+      async (marker) => {
+        for (let i = 0; i < 10; i++) {
+          await store.sessions.create({ id: `purged-${i}-${randomUUID()}`, tenantId: 'purged', title: `Title ${marker}`, metadata: { owner: marker } });
+        }
+        for (const { id } of (await store.sessions.list({ tenantId: 'purged' })).sessions) await store.messages.appendMany(id, [said(marker, 'one')]);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+      () => maintenance.purge({ updatedBefore: new Date(), tenantId: 'purged', batchSize: 3 }),
+    );
+  });
+
+  test('pruneTranscript: none of the pruned messages is left, what stays is read as before', async () => {
+    const id = `pruned-${randomUUID()}`;
+    await expectErased(
+      async (marker) => {
+        await store.messages.appendMany(id, Array.from({ length: 50 }, (_, i) => said(marker, `m${i}`)));
+        await store.messages.appendCompaction(id, [{ role: 'user', content: 'the summary' }], 50, 0);
+      },
+      () => store.messages.pruneTranscript(id),
+    );
+    expect((await store.messages.getHistory(id)).map((message) => message.content)).toEqual(['the summary']);
+  });
+
+  test('deleteTranscript: none of the tree’s titles, metadata or messages is left', async () => {
+    // The ids stay, in the tombstones that keep them from being written again: the marker is not in them.
+    const root = `deleted-${randomUUID()}`;
+    await expectErased(
+      async (marker) => {
+        await store.sessions.create({ id: root, title: `Title ${marker}`, metadata: { owner: marker } });
+        await store.messages.appendMany(root, [said(marker, 'root')]);
+        await store.sessions.create({ id: `${root}/child`, parentId: root, title: `Child ${marker}` });
+        await store.messages.appendMany(`${root}/child`, [said(marker, 'child')]);
+      },
+      () => store.transcripts.deleteTranscript(root),
+    );
+    expect(await store.sessions.get(`${root}/child`)).toBeNull();
+  });
+
+  test("another connection's open read holds the checkpoint back: a StoreBusyError after the wait, the rows deleted; run again once the read ends, nothing is left", async () => {
+    const marker = `secret-${randomUUID()}`;
+    const tenant = store.tenants.forTenant(`held-${marker}`);
+    await tenant.sessions.create({ id: marker, title: `Title ${marker}` });
+    await tenant.messages.appendMany(marker, [said(marker, 'one')]);
+    const reader = new Database(store.url.replace(/^file:/, ''), { readonly: true });
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT COUNT(*) FROM agent_message').get();
+      const started = Date.now();
+      const failed = await maintenance.eraseTenant(`held-${marker}`).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(StoreBusyError);
+      expect((failed as Error).message).toMatch(/the erased rows are deleted, but their bytes stay in the SQLite file's write-ahead log .* run the same call again/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(ERASURE_CHECKPOINT_WAIT_MS - 100);
+      expect(Date.now() - started).toBeLessThan(ERASURE_CHECKPOINT_WAIT_MS + 5_000);
+      expect(await tenant.sessions.get(marker)).toBeNull();
+      expect(occurrences(store, marker)).toBeGreaterThan(0);
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+    }
+    expect(await maintenance.eraseTenant(`held-${marker}`)).toEqual({ sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 });
+    expect(occurrences(store, marker)).toBe(0);
+  }, 30_000);
+});
