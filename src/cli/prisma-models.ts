@@ -48,8 +48,11 @@ export function mergeModels(schema: string, provider: Provider, name = 'the sche
   return { schema: `${schema}${separator}${printedModels(provider, missing)}`, added: missing.map((block) => block.name) };
 }
 
-/** The name a block takes in the database: its @@map, else its own. */
-const databaseNameOf = (block: SchemaBlock) => /^[ \t]*@@map\([ \t]*(?:name:[ \t]*)?"([^"]*)"/m.exec(block.text)?.[1] ?? block.name;
+/** A block's text without its comments (`//` to the end of a line, outside quotes). */
+const uncommented = (text: string) => text.replace(/"(?:[^"\\\n]|\\.)*"|\/\/[^\n]*/g, (match) => (match.startsWith('"') ? match : ''));
+
+/** The name a block takes in the database: its @@map (spaces and line breaks allowed), else its own. */
+const databaseNameOf = (block: SchemaBlock) => /@@map\s*\(\s*(?:name\s*:\s*)?"([^"]*)"/.exec(uncommented(block.text))?.[1] ?? block.name;
 
 /**
  * The application's blocks (not the store's models) that take a name of the store's in the database: a
@@ -62,7 +65,7 @@ function nameClashes(schema: SchemaBlock[], store: SchemaBlock[]): string[] {
     .filter((block) => !store.some((model) => model.name === block.name))
     .flatMap((block) => {
       const own = databaseNameOf(block).toLowerCase();
-      const mapped = [...block.text.matchAll(/\bmap:[ \t]*"([^"]*)"/g)].map((match) => match[1].toLowerCase());
+      const mapped = [...uncommented(block.text).matchAll(/\bmap\s*:\s*"([^"]*)"/g)].map((match) => match[1].toLowerCase());
       return [...(taken(own, true) ? [own] : []), ...mapped.filter((name) => taken(name, false))].map((name) => `${block.keyword} ${block.name} on "${name}"`);
     });
 }

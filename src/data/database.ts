@@ -84,16 +84,16 @@ export class StoreDatabase {
 
   /**
    * Runs a job that erases so that what it deletes leaves the database's files, where its kit sees to
-   * that (SQLite: erasure.ts). In a host transaction the job just runs: its deletes are not committed
-   * when it returns, so they leave the files with the database's next checkpoint after the commit.
+   * that (SQLite: erasure.ts); `bulk` for a maintenance job, after which the files may be rebuilt whole.
+   * In a host transaction the job just runs: its deletes are not committed when it returns.
    */
-  async erasing<T>(job: () => Promise<T>): Promise<T> {
+  async erasing<T>(job: () => Promise<T>, bulk = false): Promise<T> {
     const erasure = this.kit.erasure;
     if (!erasure || this.#hostTransaction?.()) return job();
     const query = (sql: string) => this.#retrying(() => this.client.$queryRawUnsafe<Record<string, unknown>[]>(sql));
     await erasure.before(query);
     const result = await job();
-    await erasure.after(query);
+    await erasure.after(query, bulk);
     return result;
   }
 

@@ -50,7 +50,7 @@ async function pruneOne(db: StoreDatabase, threadId: string, options: { keepRepa
  * to the boundary that was its latest when its page was read.
  */
 export function pruneThreads(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {
-  return db.erasing(() => pruneAll(db, options));
+  return db.erasing(() => pruneAll(db, options), true);
 }
 
 async function pruneAll(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {

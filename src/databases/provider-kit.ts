@@ -166,7 +166,8 @@ export type ClientQuery = (sql: string) => Promise<Record<string, unknown>[]>;
 
 export interface Erasure {
   before(query: ClientQuery): Promise<void>;
-  after(query: ClientQuery): Promise<void>;
+  /** `rebuild`: a bulk job, after which the database's files are rewritten whole where that is what removes every byte. */
+  after(query: ClientQuery, rebuild: boolean): Promise<void>;
 }
 
 export interface ProviderKit {

@@ -148,6 +148,7 @@ test('a schema with a model of the same name and other content is refused, the m
 
 test.each([
   ['a model on a store table (@@map)', 'model Conversation {\n  id String @id\n\n  @@map("agent_thread")\n}\n', 'model Conversation on "agent_thread"'],
+  ['a model on a store table, written with spaces and line breaks', 'model Spaced {\n  id String @id\n\n  @@map (\n    name : "agent_thread"\n  )\n}\n', 'model Spaced on "agent_thread"'],
   ['a model named as a store table', 'model agent_message {\n  id String @id\n}\n', 'model agent_message on "agent_message"'],
   ['a model on a store table in other case', 'model Gone {\n  id String @id\n\n  @@map(name: "AGENT_TOMBSTONE")\n}\n', 'model Gone on "agent_tombstone"'],
   ['an index named as the store names its own', 'model Note {\n  id     Int    @id\n  tenant String\n\n  @@index([tenant], map: "agent_thread_tenant_id_idx")\n}\n', 'model Note on "agent_thread_tenant_id_idx"'],
@@ -165,8 +166,11 @@ test.each([
   expect(readFileSync(app.schemaPath, 'utf8')).toBe(before);
 });
 
-test("names that only resemble the store's are kept: a table agent_thread_note, an index of another table", () => {
-  const app = project('postgresql', `${ORDER}\nmodel ThreadNote {\n  id     Int    @id\n  thread String\n\n  @@index([thread], map: "note_agent_thread_idx")\n  @@map("agent_thread_note")\n}\n`);
+test("names that only resemble the store's are kept: a table agent_thread_note, an index of another table, a comment that names the store's", () => {
+  const app = project(
+    'postgresql',
+    `${ORDER}\n/// Not map: "agent_thread_x", a comment.\nmodel ThreadNote {\n  id     Int    @id\n  thread String // was @@map("agent_thread")\n\n  @@index([thread], map: "note_agent_thread_idx")\n  @@map("agent_thread_note")\n}\n`,
+  );
   expect(run('prisma-models', '--provider', 'postgresql', '--merge', app.schemaPath).status).toBe(0);
   expect(schemaBlocks(readFileSync(app.schemaPath, 'utf8')).map((block) => block.name)).toEqual(expect.arrayContaining(['ThreadNote', 'AgentThread']));
 });
