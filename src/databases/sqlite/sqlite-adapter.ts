@@ -114,8 +114,12 @@ export class SerializedSqliteAdapter implements SqlDriverAdapter {
    * for another process's lock changed nothing and it can run again.
    */
   direct<T>(work: DirectWork<T>): Promise<T> {
+    // After its turn the work runs: checking again could find the slice spent by another caller, every time.
     const turn = giveWay();
-    if (turn) return turn.then(() => this.direct(work));
+    return turn ? turn.then(() => this.#directNow(work)) : this.#directNow(work);
+  }
+
+  #directNow<T>(work: DirectWork<T>): Promise<T> {
     const run = () => {
       const db = (this.#direct ??= this.#openDirect());
       return work(db, preparerOf(db));
