@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 
 /** How long store work runs before the rest of the process gets a turn. */
-export const SLICE_MS = 10;
+export const SLICE_MS = 5;
 
 /** When this turn's store work began, if it is still this turn (a check of `turned` is pending). */
 let began: number | undefined;

@@ -6,7 +6,7 @@
 import { runsOf, textLength } from './insert-runs.js';
 import type { StoreTx } from './store-client.js';
 
-/** Rows per raw INSERT: about 10 ms of work on SQLite. */
+/** Rows per raw INSERT: a few milliseconds of work on SQLite. */
 export const RAW_INSERT_ROWS = 100;
 
 /**
