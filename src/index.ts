@@ -1,6 +1,6 @@
 // The public API of nestjs-agent-store.
 export { StoreModule } from './store.module.js';
-export type { StoreModuleOptions } from './store.options.js';
+export type { SqliteVacuum, StoreModuleOptions } from './store.options.js';
 export { MessageStore } from './message-store.js';
 export { TranscriptStore } from './transcript-store.js';
 export { SessionStore } from './session-store.js';

@@ -50,7 +50,20 @@ export interface StoreModuleOptions {
   };
   /** SQLite: how long a write waits for another process's lock. Default 10 000 ms. */
   sqliteBusyTimeoutMs?: number;
+  /**
+   * SQLite: which erasing calls end by rebuilding the file (VACUUM), the one way to remove every
+   * earlier copy of what they deleted (see the README's "Erased from the files").
+   * `'every-erasing-call'` (the default): `pruneTranscript` and `deleteTranscript` too, so no byte
+   * of what any erasing call deleted is left when it returns. `'bulk-jobs'`: only `eraseTenant`,
+   * `purge` and `pruneTranscripts`, for a file large enough that a rewrite per deleted session
+   * costs too much (about 8 ms a MB, while writes wait for its lock).
+   */
+  sqliteVacuum?: SqliteVacuum;
 }
+
+/** When SQLite's file is rebuilt after an erasing call (see StoreModuleOptions.sqliteVacuum). */
+export type SqliteVacuum = 'every-erasing-call' | 'bulk-jobs';
+const SQLITE_VACUUM: readonly SqliteVacuum[] = ['every-erasing-call', 'bulk-jobs'];
 
 /** What the store reads of nestjs-cls's TransactionHost (typed by shape: nestjs-cls is never imported). */
 export interface TransactionHostLike {
@@ -60,9 +73,15 @@ export interface TransactionHostLike {
 
 export const DEFAULT_URL = 'file:./data/agent-store.db';
 
-export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit } & UrlOptions) | { source: 'client'; client: object; kit: ProviderKit; transactionHost?: TransactionHostLike };
+export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit; sqliteVacuum: SqliteVacuum } & UrlOptions) | {
+  source: 'client';
+  client: object;
+  kit: ProviderKit;
+  transactionHost?: TransactionHostLike;
+  sqliteVacuum: SqliteVacuum;
+};
 
-const KNOWN_OPTIONS = new Set(['url', 'failover', 'replicas', 'maxReplicaLagMs', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs']);
+const KNOWN_OPTIONS = new Set(['url', 'failover', 'replicas', 'maxReplicaLagMs', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs', 'sqliteVacuum']);
 // The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.
 const STATIC_OPTIONS = new Set(['isGlobal', 'http']);
 
@@ -79,7 +98,8 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
   if (options.migrate !== undefined && typeof options.migrate !== 'boolean') {
     throw new StoreConfigurationError('StoreModule option "migrate" must be true or false');
   }
-  if (options.prisma !== undefined) return resolveClient(options);
+  const sqliteVacuum = sqliteVacuumOf(options.sqliteVacuum);
+  if (options.prisma !== undefined) return resolveClient(options, sqliteVacuum);
   if (options.transactionHost !== undefined) {
     throw new StoreConfigurationError(
       'StoreModule option "transactionHost" needs "prisma": the store joins transactions of your own PrismaClient, the one your TransactionHost\'s adapter uses',
@@ -105,7 +125,16 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
       connectionTimeoutMs: positiveInteger(options.pool?.connectionTimeoutMs ?? 10_000, 'pool.connectionTimeoutMs'),
     },
     sqliteBusyTimeoutMs: positiveInteger(options.sqliteBusyTimeoutMs ?? 10_000, 'sqliteBusyTimeoutMs'),
+    sqliteVacuum,
   };
+}
+
+function sqliteVacuumOf(value: unknown): SqliteVacuum {
+  if (value === undefined) return 'every-erasing-call';
+  if (!SQLITE_VACUUM.includes(value as SqliteVacuum)) {
+    throw new StoreConfigurationError(`StoreModule option "sqliteVacuum" must be ${listed(SQLITE_VACUUM.map((each) => `'${each}'`))}, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+  return value as SqliteVacuum;
 }
 
 /** The failover urls: other servers of `kit`'s database, where its kit can take them. */
@@ -138,7 +167,7 @@ function replicasOf(replicas: unknown, kit: ProviderKit, primary: string): strin
   return [...replicas];
 }
 
-function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
+function resolveClient(options: StoreModuleOptions, sqliteVacuum: SqliteVacuum): ResolvedStoreOptions {
   const client = options.prisma as Record<string, unknown> & { _activeProvider?: unknown };
   if (options.url !== undefined) throw new StoreConfigurationError('pass either "url" or "prisma" to StoreModule, not both');
   if (options.failover !== undefined) throw new StoreConfigurationError('StoreModule option "failover" is for the store\'s own pools: on your own PrismaClient, give its adapter a pool that fails over');
@@ -163,7 +192,7 @@ function resolveClient(options: StoreModuleOptions): ResolvedStoreOptions {
       'StoreModule option "transactionHost" must be the TransactionHost of @nestjs-cls/transactional (inject it in forRootAsync: inject: [PrismaService, TransactionHost])',
     );
   }
-  return { source: 'client', client, kit, transactionHost: options.transactionHost };
+  return { source: 'client', client, kit, transactionHost: options.transactionHost, sqliteVacuum };
 }
 
 function kitOf(url: unknown): ProviderKit {

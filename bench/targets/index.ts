@@ -72,7 +72,7 @@ export const TARGET_KINDS: TargetKind[] = [
       'better-sqlite3, pg or mariadb (pools of 10) on the store\'s tables doing the same atomic work: BEGIN (IMMEDIATE on SQLite); UPDATE the thread\'s last_seq by n (RETURNING, or LAST_INSERT_ID on MariaDB); one INSERT of the rows; COMMIT. ' +
       'Its thread row exists beforehand and it checks no tombstone (the store creates the thread on the first append and refuses deleted ones); ' +
       'on the first-append rows it inserts the thread row instead, in the same transaction (BEGIN; INSERT thread; INSERT message; COMMIT). ' +
-      'Reads send the store\'s statements in one snapshot (repeatable read; a deferred transaction on SQLite) and build the same objects; deleteTranscript sends the store\'s statements; a fork reads the source\'s latest boundary, then inserts the thread row and copies that boundary and the log rows after its cut by INSERT … SELECT, in one transaction (the store also reads the source\'s history and checks what it copied).',
+      'Reads send the store\'s statements in one snapshot (repeatable read; a deferred transaction on SQLite) and build the same objects; deleteTranscript sends the store\'s statements; on SQLite, deleteTranscript and pruneTranscript end as the store\'s erasing calls do, by rebuilding the file (VACUUM, on the process\'s own thread) and checkpointing its log (wal_checkpoint(TRUNCATE)); a fork reads the source\'s latest boundary, then inserts the thread row and copies that boundary and the log rows after its cut by INSERT … SELECT, in one transaction (the store also reads the source\'s history and checks what it copied).',
     engines: ALL,
     usesStoreSchema: true,
     open: async (engine, url) => openRaw(engine, url, 'atomic'),

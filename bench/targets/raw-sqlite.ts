@@ -127,11 +127,12 @@ export class RawSqlite implements Target {
       this.#sql('ROLLBACK').run();
       throw error;
     }
+    this.#erased();
   }
 
   /** The rows the store's prune deletes, in one transaction: no batches. */
   async pruneTranscript(threadId: string): Promise<{ messages: number; boundaries: number }> {
-    return this.#db.transaction(() => {
+    const report = this.#db.transaction(() => {
       const latest = this.#sql(LATEST_CUT()).get(threadId) as { seq: number; cut_seq: number } | undefined;
       if (!latest) return { messages: 0, boundaries: 0 };
       const messages = this.#sql(PRUNE_MESSAGES()).run(threadId, latest.cut_seq).changes;
@@ -139,6 +140,14 @@ export class RawSqlite implements Target {
       this.#sql(EMPTY_REPAIRS()).run(threadId, latest.seq);
       return { messages, boundaries };
     }).immediate();
+    this.#erased();
+    return report;
+  }
+
+  /** What the store's erasing calls end with by default (sqliteVacuum): the file rebuilt, its log checkpointed and truncated. */
+  #erased(): void {
+    this.#db.exec('VACUUM');
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** The rows SessionStore.fork copies, by INSERT … SELECT in one transaction, after reading the source's latest boundary. */

@@ -35,6 +35,8 @@ export interface DatabaseOptions {
   checkTables?: (part: TablePart) => Promise<void>;
   /** Replicas for the reads that tolerate one (see onReplica), told of every write. */
   replicas?: ReplicaReads;
+  /** Whether every erasing call rebuilds the database's files where its kit can (SQLite's VACUUM), or only the bulk jobs. Default: every call. */
+  rebuildAfter?: 'every-erasing-call' | 'bulk-jobs';
 }
 
 /** The last store call in each host transaction, which the next one waits for. */
@@ -60,6 +62,7 @@ export class StoreDatabase {
   readonly #hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
   readonly #checkTables?: (part: TablePart) => Promise<void>;
   readonly #replicas?: ReplicaReads;
+  readonly #rebuildEveryErasure: boolean;
 
   constructor(
     readonly client: StoreClient,
@@ -74,6 +77,7 @@ export class StoreDatabase {
     this.#hostFast = options.hostFast;
     this.#checkTables = options.checkTables;
     this.#replicas = options.replicas;
+    this.#rebuildEveryErasure = options.rebuildAfter !== 'bulk-jobs';
   }
 
   /** What call-order queues key on: the host transaction open now (its calls run in it, in order), else this door. */
@@ -84,7 +88,8 @@ export class StoreDatabase {
 
   /**
    * Runs a job that erases so that what it deletes leaves the database's files, where its kit sees to
-   * that (SQLite: erasure.ts); `bulk` for a maintenance job, after which the files may be rebuilt whole.
+   * that (SQLite: erasure.ts); `bulk` for a maintenance job, which rebuilds the files whole even where
+   * single calls are told not to (`rebuildAfter: 'bulk-jobs'`).
    * In a host transaction the job just runs: its deletes are not committed when it returns.
    */
   async erasing<T>(job: () => Promise<T>, bulk = false): Promise<T> {
@@ -93,7 +98,7 @@ export class StoreDatabase {
     const query = (sql: string) => this.#retrying(() => this.client.$queryRawUnsafe<Record<string, unknown>[]>(sql));
     await erasure.before(query);
     const result = await job();
-    await erasure.after(query, bulk);
+    await erasure.after(query, bulk || this.#rebuildEveryErasure);
     return result;
   }
 

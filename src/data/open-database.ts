@@ -71,6 +71,7 @@ async function openPool(factory: SqlDriverAdapterFactory, options: Extract<Resol
         limits: { maxWait, timeout: Math.max(30_000, maxWait) },
         fast: () => fast,
         replicas,
+        rebuildAfter: options.sqliteVacuum,
         close: async () => {
           try {
             await close();
@@ -127,7 +128,14 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     return hostFastOf.get(transaction);
   });
   const retry = await retryPolicyOf(kit, async (statement) => (await client.$queryRawUnsafe<Record<string, unknown>[]>(statement)).map(Object.values), logger);
-  return new StoreDatabase(client, kit, { retry, fast, hostTransaction, hostFast, checkTables: (part) => checkStoreSchema(client, kit, part) });
+  return new StoreDatabase(client, kit, {
+    retry,
+    fast,
+    hostTransaction,
+    hostFast,
+    checkTables: (part) => checkStoreSchema(client, kit, part),
+    rebuildAfter: options.sqliteVacuum,
+  });
 }
 
 /** The kit's retries for the database `query` reaches (see ProviderKit.retryPolicy); a failure to ask is a StoreError. */

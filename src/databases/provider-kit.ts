@@ -166,7 +166,7 @@ export type ClientQuery = (sql: string) => Promise<Record<string, unknown>[]>;
 
 export interface Erasure {
   before(query: ClientQuery): Promise<void>;
-  /** `rebuild`: a bulk job, after which the database's files are rewritten whole where that is what removes every byte. */
+  /** `rebuild`: rewrite the database's files whole where that is what removes every byte (a bulk job, or each call unless told otherwise). */
   after(query: ClientQuery, rebuild: boolean): Promise<void>;
 }
 

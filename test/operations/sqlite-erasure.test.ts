@@ -31,6 +31,26 @@ function occurrences(store: InternalStoreApp, marker: string): number {
 
 const said = (marker: string, what: string): MessageInput => ({ role: 'user', content: `${what} ${marker} ${'said at length '.repeat(20)}`, metadata: { note: marker } });
 
+/**
+ * Appends `count` messages that say `marker` to `threadId`, interleaved with another thread's, then deletes the
+ * other thread's with secure_delete off: SQLite merges the pages they shared and frees the rest, with copies of
+ * `threadId`'s messages on them, as in a file an earlier release wrote (or your own client before its first erasing call).
+ */
+async function copiesOnFreedPages(store: InternalStoreApp, threadId: string, marker: string, count: number): Promise<void> {
+  const other = `interleaved-${randomUUID()}`;
+  for (let i = 0; i < count; i++) {
+    await store.messages.appendMany(threadId, [said(marker, `m${i}`)]);
+    await store.messages.appendMany(other, [{ role: 'user', content: `other ${'o'.repeat(1_500)}` }]);
+  }
+  const db = new Database(store.url.replace(/^file:/, ''));
+  try {
+    db.pragma('secure_delete = OFF');
+    expect(db.prepare('DELETE FROM agent_message WHERE thread_id = ?').run(other).changes).toBe(count);
+  } finally {
+    db.close();
+  }
+}
+
 /** The store on an app's own PrismaClient on Prisma's stock adapter, whose connection waits in SQLite's busy handler (busy_timeout 5000). */
 async function storeOnStockAdapter(): Promise<InternalStoreApp> {
   const url = await migratedUrl(SQLITE);
@@ -148,6 +168,42 @@ describe.each([
     expect(await store.sessions.get(`${root}/child`)).toBeNull();
   });
 
+  /** Runs `statements` on a connection of its own with secure_delete off, as an earlier release (or your own client before its first erasing call) wrote. */
+  function writtenWithoutSecureDelete(statements: (db: Database.Database) => void): void {
+    const db = new Database(store.url.replace(/^file:/, ''));
+    try {
+      db.pragma('secure_delete = OFF');
+      statements(db);
+    } finally {
+      db.close();
+    }
+  }
+
+  test('pruneTranscript: no copy of the pruned messages is left either on pages freed without secure_delete (a file of an earlier release)', async () => {
+    const id = `pruned-old-${randomUUID()}`;
+    await expectErased(
+      async (marker) => {
+        await copiesOnFreedPages(store, id, marker, 200);
+        await store.messages.appendCompaction(id, [{ role: 'user', content: 'the summary' }], 200, 0);
+      },
+      () => store.messages.pruneTranscript(id),
+    );
+    expect((await store.messages.getHistory(id)).map((message) => message.content)).toEqual(['the summary']);
+  });
+
+  test('deleteTranscript: no copy of the tree’s messages is left either on pages freed without secure_delete (a file of an earlier release)', async () => {
+    const root = `deleted-old-${randomUUID()}`;
+    await expectErased(
+      async (marker) => {
+        await store.sessions.create({ id: root, title: `Title ${marker}` });
+        await store.sessions.create({ id: `${root}/child`, parentId: root });
+        await copiesOnFreedPages(store, `${root}/child`, marker, 200);
+      },
+      () => store.transcripts.deleteTranscript(root),
+    );
+    expect(await store.sessions.get(`${root}/child`)).toBeNull();
+  });
+
   test("another connection's open read holds the checkpoint back: a StoreBusyError after the wait, the rows deleted; run again once the read ends, nothing is left", async () => {
     const marker = `secret-${randomUUID()}`;
     const tenant = store.tenants.forTenant(`held-${marker}`);
@@ -180,4 +236,59 @@ describe.each([
     expect(await maintenance.eraseTenant(`held-${marker}`)).toEqual({ sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 });
     expect(occurrences(store, marker)).toBe(0);
   }, 30_000);
+});
+
+describe("sqliteVacuum: 'bulk-jobs'", () => {
+  let store: InternalStoreApp;
+  beforeAll(async () => {
+    store = await storeApp({ sqliteVacuum: 'bulk-jobs' });
+  });
+  afterAll(() => store.close());
+
+  test('deleteTranscript of one session leaves the copies a connection without secure_delete made until the next bulk job, which removes them', async () => {
+    const marker = `secret-${randomUUID()}`;
+    const root = `deferred-${randomUUID()}`;
+    await store.sessions.create({ id: root });
+    await copiesOnFreedPages(store, root, marker, 200);
+    await store.transcripts.deleteTranscript(root);
+    expect(await store.sessions.get(root)).toBeNull();
+    expect(occurrences(store, marker)).toBeGreaterThan(0);
+    await store.app.get(StoreMaintenance).purge({ updatedBefore: new Date(0) });
+    expect(occurrences(store, marker)).toBe(0);
+  });
+});
+
+describe('erasing calls that end together', () => {
+  let store: InternalStoreApp;
+  beforeAll(async () => {
+    store = await storeApp();
+  });
+  afterAll(() => store.close());
+
+  test('share a rebuild of the file: six deletes at once take less than three times one delete, and none of them is left', async () => {
+    // 60 MB of other data, so that a rebuild takes long enough to count.
+    const db = new Database(store.url.replace(/^file:/, ''));
+    db.exec('CREATE TABLE filler (b BLOB)');
+    const insert = db.prepare('INSERT INTO filler VALUES (randomblob(1000000))');
+    for (let i = 0; i < 60; i++) insert.run();
+    db.close();
+    const tree = async (marker: string) => {
+      const root = `together-${randomUUID()}`;
+      await store.sessions.create({ id: root, title: marker });
+      await store.messages.appendMany(root, [said(marker, 'one')]);
+      return root;
+    };
+    const timed = async (job: () => Promise<unknown>) => {
+      const started = performance.now();
+      await job();
+      return performance.now() - started;
+    };
+    const one = await tree(`secret-${randomUUID()}`);
+    const single = await timed(() => store.transcripts.deleteTranscript(one));
+    const markers = Array.from({ length: 6 }, () => `secret-${randomUUID()}`);
+    const roots = await Promise.all(markers.map(tree));
+    const together = await timed(() => Promise.all(roots.map((root) => store.transcripts.deleteTranscript(root))));
+    expect(together).toBeLessThan(3 * single);
+    for (const marker of markers) expect(occurrences(store, marker)).toBe(0);
+  }, 60_000);
 });

@@ -2,18 +2,18 @@
 // on its page, or on a free page, in the database file, and every earlier
 // version of a page stays in the write-ahead log until a checkpoint. An erasing
 // call runs with secure_delete on (deletes overwrite with zeros; the store's own
-// connections have it on always), then checkpoints the log into the file and
-// truncates it. secure_delete does not reach the stale copies of cells that
-// SQLite's page rebuilds leave in a page's unused space: the bulk jobs
-// (eraseTenant, purge, pruneTranscripts) rebuild the file (VACUUM) first, so
-// nothing of what they deleted is left; a single session's delete or prune
-// does not, as a VACUUM per call would rewrite the whole file.
-// The VACUUM runs off the event loop (vacuum-worker.ts). Another connection's
-// open read holds a checkpoint back: the store waits for it on timers, a
-// bounded time, then says what is left.
+// connections have it on always), then rebuilds the file (VACUUM), which is what
+// removes the copies secure_delete cannot reach: those that SQLite's page
+// rebuilds leave in a page's unused space, and those a connection without it
+// left (a file of an earlier release, your own client before its first erasing
+// call). With `sqliteVacuum: 'bulk-jobs'` only the bulk jobs rebuild; a single
+// session's delete or prune then only checkpoints the log into the file and
+// truncates it. The VACUUM runs off the event loop (vacuum-worker.ts). Another
+// connection's open read holds a checkpoint back: the store waits for it on
+// timers, a bounded time, then says what is left.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreBusyError } from '../../store.errors.js';
-import { vacuumOffThread } from './vacuum-worker.js';
+import { rebuildAfterNow } from './vacuum-worker.js';
 import type { ClientQuery, Erasure } from '../provider-kit.js';
 
 /** How long an erasing call waits for other connections' reads to let its VACUUM and checkpoint finish. */
@@ -33,7 +33,7 @@ export const sqliteErasure: Erasure = {
     try {
       const deadline = Date.now() + ERASURE_CHECKPOINT_WAIT_MS;
       const path = rebuild ? await fileOf(query) : undefined;
-      if (path) await untilFree(deadline, async () => (await vacuumOffThread(path)) === 'done');
+      if (path) await untilFree(deadline, async () => (await rebuildAfterNow(path)) === 'done');
       else await untilFree(deadline, async () => Number((await query('PRAGMA wal_checkpoint(TRUNCATE)'))[0]?.busy) === 0);
     } finally {
       if (timeout !== 0) await query(`PRAGMA busy_timeout = ${timeout}`);
@@ -52,8 +52,8 @@ async function untilFree(deadline: number, attempt: () => Promise<boolean>): Pro
   for (let pause = 1; !(await attempt()); pause = Math.min(pause * 2, 100)) {
     if (Date.now() + pause > deadline) {
       throw new StoreBusyError(
-        `the erased rows are deleted, but their bytes stay in the SQLite file and its write-ahead log until it is rebuilt and checkpointed, which another connection's open read ` +
-          `held back for ${ERASURE_CHECKPOINT_WAIT_MS / 1000} s: end that read (another process's open transaction or statement), then run the same call again, ` +
+        `the erased rows are deleted, but their bytes stay in the SQLite file and its write-ahead log until it is rebuilt and checkpointed, which another connection ` +
+          `held back for ${ERASURE_CHECKPOINT_WAIT_MS / 1000} s: end its open read (another process's open transaction or statement, or a backup tool's) or wait for its write, then run the same call again, ` +
           'which deletes nothing more and finishes',
       );
     }
