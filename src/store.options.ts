@@ -132,7 +132,7 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
 function sqliteVacuumOf(value: unknown): SqliteVacuum {
   if (value === undefined) return 'every-erasing-call';
   if (!SQLITE_VACUUM.includes(value as SqliteVacuum)) {
-    throw new StoreConfigurationError(`StoreModule option "sqliteVacuum" must be ${listed(SQLITE_VACUUM.map((each) => `'${each}'`))}, got ${JSON.stringify(value) ?? String(value)}`);
+    throw new StoreConfigurationError(`StoreModule option "sqliteVacuum" must be ${listed(SQLITE_VACUUM.map((each) => `'${each}'`))}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
   }
   return value as SqliteVacuum;
 }

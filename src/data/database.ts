@@ -88,17 +88,20 @@ export class StoreDatabase {
 
   /**
    * Runs a job that erases so that what it deletes leaves the database's files, where its kit sees to
-   * that (SQLite: erasure.ts); `bulk` for a maintenance job, which rebuilds the files whole even where
-   * single calls are told not to (`rebuildAfter: 'bulk-jobs'`).
+   * that (SQLite: erasure.ts). A bulk job (`'bulk'`) always ends by rebuilding the files whole; a single
+   * call, by rebuilding them (or, with `rebuildAfter: 'bulk-jobs'`, by checkpointing the log) when
+   * `erased` says its result deleted something, or an earlier call's end is unfinished: a call that
+   * deletes nothing costs nothing more.
    * In a host transaction the job just runs: its deletes are not committed when it returns.
    */
-  async erasing<T>(job: () => Promise<T>, bulk = false): Promise<T> {
+  async erasing<T>(job: () => Promise<T>, scope: 'bulk' | { erased(result: T): boolean }): Promise<T> {
     const erasure = this.kit.erasure;
     if (!erasure || this.#hostTransaction?.()) return job();
     const query = (sql: string) => this.#retrying(() => this.client.$queryRawUnsafe<Record<string, unknown>[]>(sql));
     await erasure.before(query);
     const result = await job();
-    await erasure.after(query, bulk || this.#rebuildEveryErasure);
+    const bulk = scope === 'bulk';
+    await erasure.after(query, { rebuild: bulk || this.#rebuildEveryErasure, erased: scope === 'bulk' || scope.erased(result) });
     return result;
   }
 

@@ -17,7 +17,7 @@ import type { StoreTx } from './store-client.js';
 import { deleteSubtree } from './subsession-graph.js';
 
 export function purgeSessions(db: StoreDatabase, options: CheckedPurge): Promise<PurgeReport> {
-  return db.erasing(() => purgeBatches(db, options), true);
+  return db.erasing(() => purgeBatches(db, options), 'bulk');
 }
 
 async function purgeBatches(db: StoreDatabase, options: CheckedPurge): Promise<PurgeReport> {

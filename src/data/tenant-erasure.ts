@@ -131,5 +131,5 @@ export function eraseTenantRows(db: StoreDatabase, tenantId: string, options: { 
       }
     }
     return report;
-  }, true);
+  }, 'bulk');
 }

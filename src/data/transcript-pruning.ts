@@ -30,17 +30,19 @@ interface Pruned extends PruneReport {
 }
 
 /** Prunes one thread (scoped: only the tenant's; another's, or a missing one, is StoreNotFoundError). */
-export function pruneThread(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<PruneReport> {
-  return db.erasing(() => pruneOne(db, threadId, options, tenantId));
+export async function pruneThread(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<PruneReport> {
+  const { messages, boundaries } = await db.erasing(() => pruneOne(db, threadId, options, tenantId), { erased: (pruned) => changed(pruned) });
+  return { messages, boundaries };
 }
 
-async function pruneOne(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<PruneReport> {
+const changed = (pruned: Pruned) => pruned.messages + pruned.boundaries + pruned.emptied > 0;
+
+async function pruneOne(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<Pruned> {
   const latest = await readOwned(db, threadId, tenantId, (tx) =>
     tx.prisma.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { seq: true, cutSeq: true } }),
   );
-  if (!latest) return { messages: 0, boundaries: 0 };
-  const { messages, boundaries } = await pruneLog(db, threadId, latest, options.keepRepairs);
-  return { messages, boundaries };
+  if (!latest) return { messages: 0, boundaries: 0, emptied: 0 };
+  return pruneLog(db, threadId, latest, options.keepRepairs);
 }
 
 /**
@@ -50,7 +52,7 @@ async function pruneOne(db: StoreDatabase, threadId: string, options: { keepRepa
  * to the boundary that was its latest when its page was read.
  */
 export function pruneThreads(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {
-  return db.erasing(() => pruneAll(db, options), true);
+  return db.erasing(() => pruneAll(db, options), 'bulk');
 }
 
 async function pruneAll(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {
@@ -71,7 +73,7 @@ async function pruneAll(db: StoreDatabase, options: { compactedBefore: Date; ten
     for (const { threadId, seq, cutSeq, createdAt } of await db.read((tx) => latestBoundaries(tx, ids))) {
       if (createdAt >= options.compactedBefore) continue;
       const pruned = await pruneLog(db, threadId, { seq, cutSeq }, options.keepRepairs);
-      if (pruned.messages + pruned.boundaries + pruned.emptied === 0) continue;
+      if (!changed(pruned)) continue;
       report.threads += 1;
       report.messages += pruned.messages;
       report.boundaries += pruned.boundaries;

@@ -49,6 +49,7 @@ export class TranscriptRecords {
         await sessions.deleteSessions(tx, [id], now);
         return true;
       }),
+      { erased: (removed) => removed },
     );
   }
 
@@ -66,7 +67,7 @@ export class TranscriptRecords {
 
   /** Deletes `id` and its whole subtree; how many sessions went. */
   deleteTree(id: string): Promise<number> {
-    return this.db.erasing(() => this.#deleteTree(id));
+    return this.db.erasing(() => this.#deleteTree(id), { erased: (deleted) => deleted > 0 });
   }
 
   #deleteTree(id: string): Promise<number> {

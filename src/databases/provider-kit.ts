@@ -166,8 +166,11 @@ export type ClientQuery = (sql: string) => Promise<Record<string, unknown>[]>;
 
 export interface Erasure {
   before(query: ClientQuery): Promise<void>;
-  /** `rebuild`: rewrite the database's files whole where that is what removes every byte (a bulk job, or each call unless told otherwise). */
-  after(query: ClientQuery, rebuild: boolean): Promise<void>;
+  /**
+   * After the job committed. `erased`: it deleted something (else only an earlier call's unfinished end
+   * is finished); `rebuild`: rewrite the database's files whole where that is what removes every byte.
+   */
+  after(query: ClientQuery, job: { rebuild: boolean; erased: boolean }): Promise<void>;
 }
 
 export interface ProviderKit {

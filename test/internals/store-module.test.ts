@@ -125,6 +125,7 @@ describe('options are validated when the module starts', () => {
     ['a replica lag bound of zero', { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d'], maxReplicaLagMs: 0 }, /"maxReplicaLagMs" must be a positive integer/],
     ['an unknown sqliteVacuum', { url: 'file:./a.db', sqliteVacuum: 'never' as never }, /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got "never"/],
     ['an sqliteVacuum that is not a string, with your own client', { prisma: {}, sqliteVacuum: true as never }, /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got true/],
+    ['an sqliteVacuum that JSON cannot write', { url: 'file:./a.db', sqliteVacuum: 1n as never }, /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got 1/],
     ['a replica lag bound without replicas', { url: 'postgresql://u@h/d', maxReplicaLagMs: 1000 }, /"maxReplicaLagMs" bounds the lag of "replicas", and none are given/],
   ];
   test.each(cases)('%s fails with a StoreConfigurationError that says what to fix', async (_name, options, message) => {

@@ -4,13 +4,14 @@
 // Where another connection's open read holds the checkpoint back, the call waits a
 // bounded time, then fails with a StoreBusyError that says what is left and how to finish.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { Test } from '@nestjs/testing';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import Database from 'better-sqlite3';
-import { HistoryProviders, MessageStore, SessionStore, StoreBusyError, StoreMaintenance, StoreModule, TenantStores, TranscriptStore, type MessageInput } from '../../src/index.js';
+import { HistoryProviders, MessageStore, SessionStore, StoreBusyError, StoreMaintenance, StoreDatabaseError, StoreModule, TenantStores, TranscriptStore, type MessageInput, type StoreModuleOptions } from '../../src/index.js';
 import { StoreDatabase } from '../../src/data/database.js';
 import { ERASURE_CHECKPOINT_WAIT_MS } from '../../src/databases/sqlite/erasure.js';
+import { finishedAfterNow } from '../../src/databases/sqlite/vacuum-worker.js';
 import { SQLITE } from '../support/databases.js';
 import { appClient, migratedUrl } from '../support/openers.js';
 import { storeApp, storeThroughPrisma, type InternalStoreApp } from '../support/store-app.js';
@@ -51,11 +52,61 @@ async function copiesOnFreedPages(store: InternalStoreApp, threadId: string, mar
   }
 }
 
+/** What `job` does while another connection holds a read open on the store's file: how it failed, how long it took, the longest wait of a 5 ms timer meanwhile. */
+async function whileReadHeld(store: InternalStoreApp, job: () => Promise<unknown>): Promise<{ failed: unknown; took: number; longestGap: number }> {
+  const reader = new Database(store.url.replace(/^file:/, ''), { readonly: true });
+  try {
+    reader.exec('BEGIN');
+    reader.prepare('SELECT COUNT(*) FROM agent_message').get();
+    const started = Date.now();
+    let [last, longest] = [performance.now(), 0];
+    const timer = setInterval(() => {
+      longest = Math.max(longest, performance.now() - last);
+      last = performance.now();
+    }, 5);
+    const failed = await job().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    clearInterval(timer);
+    return { failed, took: Date.now() - started, longestGap: Math.max(longest, performance.now() - last) };
+  } finally {
+    reader.exec('COMMIT');
+    reader.close();
+  }
+}
+
+/** Expects what whileReadHeld saw of an erasing call: a StoreBusyError after the bounded wait, which ran on timers (the process went on). */
+function expectHeldBack({ failed, took, longestGap }: { failed: unknown; took: number; longestGap: number }): void {
+  expect(longestGap).toBeLessThan(500);
+  expect(failed).toBeInstanceOf(StoreBusyError);
+  expect((failed as Error).message).toMatch(/the erased rows are deleted, but their bytes stay in the SQLite file and its write-ahead log .* held back for \d+\.\d s: .* run the same call again/);
+  expect(took).toBeGreaterThanOrEqual(ERASURE_CHECKPOINT_WAIT_MS - 100);
+  expect(took).toBeLessThan(ERASURE_CHECKPOINT_WAIT_MS + 5_000);
+}
+
+/** Adds `megabytes` of other data to the store's file, so that a rebuild of it takes long enough to count. */
+function addFiller(store: InternalStoreApp, megabytes: number): void {
+  const db = new Database(store.url.replace(/^file:/, ''));
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS filler (b BLOB)');
+    const insert = db.prepare('INSERT INTO filler VALUES (randomblob(1000000))');
+    for (let i = 0; i < megabytes; i++) insert.run();
+  } finally {
+    db.close();
+  }
+}
+
+const fileSize = (store: InternalStoreApp, suffix = '') => {
+  const path = `${store.url.replace(/^file:/, '')}${suffix}`;
+  return existsSync(path) ? statSync(path).size : 0;
+};
+
 /** The store on an app's own PrismaClient on Prisma's stock adapter, whose connection waits in SQLite's busy handler (busy_timeout 5000). */
-async function storeOnStockAdapter(): Promise<InternalStoreApp> {
+async function storeOnStockAdapter(options: Omit<StoreModuleOptions, 'prisma'> = {}): Promise<InternalStoreApp> {
   const url = await migratedUrl(SQLITE);
   const prisma = await appClient(SQLITE, url, { adapter: new PrismaBetterSqlite3({ url }) });
-  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
+  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ ...options, prisma })] }).compile();
   await app.init();
   const messages = app.get(MessageStore);
   return {
@@ -204,44 +255,64 @@ describe.each([
     expect(await store.sessions.get(`${root}/child`)).toBeNull();
   });
 
-  test("another connection's open read holds the checkpoint back: a StoreBusyError after the wait, the rows deleted; run again once the read ends, nothing is left", async () => {
+  test('a call that deletes nothing rebuilds nothing: a delete or prune of what is not there costs no rewrite of the file', async () => {
+    const db = new Database(store.url.replace(/^file:/, ''));
+    const freePages = () => Number(db.pragma('freelist_count', { simple: true }));
+    try {
+      db.exec('CREATE TABLE scratch (b BLOB)');
+      db.prepare('INSERT INTO scratch VALUES (randomblob(2000000))').run();
+      db.exec('DROP TABLE scratch');
+      const id = `nothing-${randomUUID()}`;
+      await store.messages.appendMany(id, [said('kept', 'one')]);
+      const free = freePages();
+      expect(free).toBeGreaterThan(0);
+      expect(await store.transcripts.deleteTranscript(`missing-${randomUUID()}`)).toBe(0);
+      expect(await store.transcripts.removeTranscript(`missing-${randomUUID()}`)).toBe(false);
+      expect(await store.messages.pruneTranscript(id)).toEqual({ messages: 0, boundaries: 0 });
+      // The free pages a rebuild would have dropped are all still there.
+      expect(freePages()).toBeGreaterThanOrEqual(free);
+      await store.transcripts.deleteTranscript(id);
+      expect(freePages()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("another connection's open read holds the checkpoint back: eraseTenant fails with a StoreBusyError after the wait, the rows deleted; run again once the read ends, nothing is left", async () => {
     const marker = `secret-${randomUUID()}`;
     const tenant = store.tenants.forTenant(`held-${marker}`);
     await tenant.sessions.create({ id: marker, title: `Title ${marker}` });
     await tenant.messages.appendMany(marker, [said(marker, 'one')]);
-    const reader = new Database(store.url.replace(/^file:/, ''), { readonly: true });
-    try {
-      reader.exec('BEGIN');
-      reader.prepare('SELECT COUNT(*) FROM agent_message').get();
-      const started = Date.now();
-      // The wait is on timers: the process goes on meanwhile (a 5 ms timer's longest wait stays short).
-      let [last, longest] = [performance.now(), 0];
-      const timer = setInterval(() => {
-        longest = Math.max(longest, performance.now() - last);
-        last = performance.now();
-      }, 5);
-      const failed = await maintenance.eraseTenant(`held-${marker}`).catch((error: unknown) => error);
-      clearInterval(timer);
-      expect(Math.max(longest, performance.now() - last)).toBeLessThan(500);
-      expect(failed).toBeInstanceOf(StoreBusyError);
-      expect((failed as Error).message).toMatch(/the erased rows are deleted, but their bytes stay in the SQLite file and its write-ahead log .* run the same call again/);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(ERASURE_CHECKPOINT_WAIT_MS - 100);
-      expect(Date.now() - started).toBeLessThan(ERASURE_CHECKPOINT_WAIT_MS + 5_000);
-      expect(await tenant.sessions.get(marker)).toBeNull();
-      expect(occurrences(store, marker)).toBeGreaterThan(0);
-    } finally {
-      reader.exec('COMMIT');
-      reader.close();
-    }
+    expectHeldBack(await whileReadHeld(store, () => maintenance.eraseTenant(`held-${marker}`)));
+    expect(await tenant.sessions.get(marker)).toBeNull();
+    expect(occurrences(store, marker)).toBeGreaterThan(0);
     expect(await maintenance.eraseTenant(`held-${marker}`)).toEqual({ sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 });
+    expect(occurrences(store, marker)).toBe(0);
+  }, 30_000);
+
+  test('a read held open: deleteTranscript rebuilds the file once, not at each try (the log grows by one copy of the file at most), fails with a StoreBusyError, and the same call again, deleting nothing, finishes', async () => {
+    addFiller(store, 10);
+    const marker = `secret-${randomUUID()}`;
+    const root = `held-tree-${randomUUID()}`;
+    await store.sessions.create({ id: root, title: `Title ${marker}` });
+    await store.messages.appendMany(root, [said(marker, 'one')]);
+    expectHeldBack(await whileReadHeld(store, () => store.transcripts.deleteTranscript(root)));
+    expect(fileSize(store, '-wal')).toBeLessThan(1.5 * fileSize(store) + 1_000_000);
+    expect(await store.sessions.get(root)).toBeNull();
+    expect(occurrences(store, marker)).toBeGreaterThan(0);
+    expect(await store.transcripts.deleteTranscript(root)).toBe(0);
     expect(occurrences(store, marker)).toBe(0);
   }, 30_000);
 });
 
-describe("sqliteVacuum: 'bulk-jobs'", () => {
+describe.each([
+  ['the store on its own file', () => storeApp({ sqliteVacuum: 'bulk-jobs' })],
+  ['the store on your own PrismaClient', () => storeThroughPrisma(SQLITE, { sqliteVacuum: 'bulk-jobs' })],
+  ["the store on your own PrismaClient on Prisma's stock adapter", () => storeOnStockAdapter({ sqliteVacuum: 'bulk-jobs' })],
+])("sqliteVacuum: 'bulk-jobs', %s", (_name, open) => {
   let store: InternalStoreApp;
   beforeAll(async () => {
-    store = await storeApp({ sqliteVacuum: 'bulk-jobs' });
+    store = await open();
   });
   afterAll(() => store.close());
 
@@ -256,6 +327,46 @@ describe("sqliteVacuum: 'bulk-jobs'", () => {
     await store.app.get(StoreMaintenance).purge({ updatedBefore: new Date(0) });
     expect(occurrences(store, marker)).toBe(0);
   });
+
+  test('pruneTranscript leaves them too until the next bulk job, which removes them', async () => {
+    const marker = `secret-${randomUUID()}`;
+    const id = `deferred-prune-${randomUUID()}`;
+    await copiesOnFreedPages(store, id, marker, 200);
+    await store.messages.appendCompaction(id, [{ role: 'user', content: 'the summary' }], 200, 0);
+    expect(await store.messages.pruneTranscript(id)).toEqual({ messages: 200, boundaries: 0 });
+    expect(occurrences(store, marker)).toBeGreaterThan(0);
+    await store.app.get(StoreMaintenance).pruneTranscripts({ compactedBefore: new Date(0) });
+    expect(occurrences(store, marker)).toBe(0);
+  });
+
+  test('a read held open: deleteTranscript’s checkpoint waits on timers, never in SQLite’s busy handler, then fails with a StoreBusyError; the same call again finishes', async () => {
+    const marker = `secret-${randomUUID()}`;
+    const root = `held-${randomUUID()}`;
+    await store.sessions.create({ id: root, title: `Title ${marker}` });
+    await store.messages.appendMany(root, [said(marker, 'one')]);
+    expectHeldBack(await whileReadHeld(store, () => store.transcripts.deleteTranscript(root)));
+    expect(occurrences(store, marker)).toBeGreaterThan(0);
+    expect(await store.transcripts.deleteTranscript(root)).toBe(0);
+    expect(occurrences(store, marker)).toBe(0);
+  }, 30_000);
+});
+
+describe('a rebuild that cannot run', () => {
+  test('fails with a StoreDatabaseError that says the rows are deleted, what is left and how to finish', async () => {
+    const store = await storeApp();
+    try {
+      const root = `unrebuilt-${randomUUID()}`;
+      await store.sessions.create({ id: root, title: 'doomed' });
+      // The store's connection keeps the file it opened; the rebuild's own connection finds none at its path.
+      unlinkSync(store.url.replace(/^file:/, ''));
+      const failed = await store.transcripts.deleteTranscript(root).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(StoreDatabaseError);
+      expect((failed as Error).message).toMatch(/the erased rows are deleted, but their bytes stay .* which failed: .*unable to open database file.* run the same call again, or any bulk job/);
+      expect(await store.sessions.get(root)).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('erasing calls that end together', () => {
@@ -266,12 +377,7 @@ describe('erasing calls that end together', () => {
   afterAll(() => store.close());
 
   test('share a rebuild of the file: six deletes at once take less than three times one delete, and none of them is left', async () => {
-    // 60 MB of other data, so that a rebuild takes long enough to count.
-    const db = new Database(store.url.replace(/^file:/, ''));
-    db.exec('CREATE TABLE filler (b BLOB)');
-    const insert = db.prepare('INSERT INTO filler VALUES (randomblob(1000000))');
-    for (let i = 0; i < 60; i++) insert.run();
-    db.close();
+    addFiller(store, 60);
     const tree = async (marker: string) => {
       const root = `together-${randomUUID()}`;
       await store.sessions.create({ id: root, title: marker });
@@ -291,4 +397,17 @@ describe('erasing calls that end together', () => {
     expect(together).toBeLessThan(3 * single);
     for (const marker of markers) expect(occurrences(store, marker)).toBe(0);
   }, 60_000);
+
+  test('a call made while a rebuild runs gets the next one, which starts after it (the running one may have started before the call’s delete committed); later calls share that next one', async () => {
+    const path = store.url.replace(/^file:/, '');
+    const first = finishedAfterNow(path, true);
+    // Told before the next one can start, which waits for the same end.
+    const firstEnded = first.then(() => performance.now());
+    const second = finishedAfterNow(path, true);
+    expect(second).not.toBe(first);
+    expect(finishedAfterNow(path, true)).toBe(second);
+    const [ended, next] = await Promise.all([firstEnded, second]);
+    expect(next.done).toBe(true);
+    expect(next.startedAt).toBeGreaterThanOrEqual(ended);
+  }, 30_000);
 });

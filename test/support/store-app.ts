@@ -47,11 +47,11 @@ function internalsOf(app: TestingModule, url: string, close: () => Promise<void>
  * The store on an application's own PrismaClient that connected before the store started, so that the store
  * cannot reach its driver: every call goes through Prisma, none on the fast paths.
  */
-export async function storeThroughPrisma(database: TestDatabase): Promise<InternalStoreApp> {
+export async function storeThroughPrisma(database: TestDatabase, options: Omit<StoreModuleOptions, 'prisma'> = {}): Promise<InternalStoreApp> {
   const url = await migratedUrl(database);
   const prisma = await appClient(database, url);
   await prisma.$connect();
-  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
+  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ ...options, prisma })] }).compile();
   await app.init();
   const store = internalsOf(app, url, async () => {
     await app.close();
