@@ -78,7 +78,8 @@ async function whileReadHeld(store: InternalStoreApp, job: () => Promise<unknown
 
 /** Expects what whileReadHeld saw of an erasing call: a StoreBusyError after the bounded wait, which ran on timers (the process went on). */
 function expectHeldBack({ failed, took, longestGap }: { failed: unknown; took: number; longestGap: number }): void {
-  expect(longestGap).toBeLessThan(500);
+  // A wait in SQLite's busy handler would stop the event loop for the whole wait; a loaded machine, for a moment.
+  expect(longestGap).toBeLessThan(2_000);
   expect(failed).toBeInstanceOf(StoreBusyError);
   expect((failed as Error).message).toMatch(/the erased rows are deleted, but their bytes stay in the SQLite file and its write-ahead log .* held back for \d+\.\d s: .* run the same call again/);
   expect(took).toBeGreaterThanOrEqual(ERASURE_CHECKPOINT_WAIT_MS - 100);
@@ -218,17 +219,6 @@ describe.each([
     );
     expect(await store.sessions.get(`${root}/child`)).toBeNull();
   });
-
-  /** Runs `statements` on a connection of its own with secure_delete off, as an earlier release (or your own client before its first erasing call) wrote. */
-  function writtenWithoutSecureDelete(statements: (db: Database.Database) => void): void {
-    const db = new Database(store.url.replace(/^file:/, ''));
-    try {
-      db.pragma('secure_delete = OFF');
-      statements(db);
-    } finally {
-      db.close();
-    }
-  }
 
   test('pruneTranscript: no copy of the pruned messages is left either on pages freed without secure_delete (a file of an earlier release)', async () => {
     const id = `pruned-old-${randomUUID()}`;
