@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { shippedMigrations } from '../src/data/migration-files.js';
+import { shippedMigrations } from '../src/engine/migration-files.js';
 import { mariadbConnection } from '../src/databases/mysql/index.js';
 import { startDurableMariaDb, startDurablePostgres, stopServer, type RunningServer } from './servers.js';
 import type { Engine } from './targets/target.js';

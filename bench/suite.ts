@@ -18,7 +18,7 @@ import { openRaw, TARGET_KINDS } from './targets/index.js';
 import { openOurs } from './targets/ours.js';
 import { openOursClient } from './targets/ours-client.js';
 import { openPrisma } from './targets/prisma.js';
-import type { Engine, Target, TargetKey } from './targets/target.js';
+import type { Target, TargetKey } from './targets/target.js';
 import { sizedLabel, TENANT, WORKLOADS, type PruneData, type ReadData, type Unit } from './workloads.js';
 
 /** A result (with each round's, for write workloads), or what failed. */

@@ -2,8 +2,8 @@
 // DATABASE_URL. The module migrates only its embedded SQLite default at start-up;
 // a server database is migrated by this, once per deploy, before the app starts.
 import { Logger } from '@nestjs/common';
-import { migrateUrl } from '../src/data/open-database.js';
-import { redactText, redactUrl } from '../src/redact.js';
+import { migrateUrl } from '../src/engine/open-database.js';
+import { redactText, redactUrl } from '../src/engine/redact.js';
 import { StoreError } from '../src/store.errors.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
 

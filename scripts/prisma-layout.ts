@@ -1,11 +1,11 @@
 // Where the schema files live and how a provider's schema is made from the models.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Provider } from '../src/databases/provider-kit.js';
-import { modelsFor } from '../src/data/store-models.js';
+import type { Provider } from '../src/engine/provider-kit.js';
+import { modelsFor } from '../src/engine/store-models.js';
 
-export { PROVIDERS, type Provider } from '../src/databases/provider-kit.js';
-export { MODELS_PATH } from '../src/data/store-models.js';
+export { PROVIDERS, type Provider } from '../src/engine/provider-kit.js';
+export { MODELS_PATH } from '../src/engine/store-models.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 

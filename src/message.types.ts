@@ -151,3 +151,10 @@ export interface BoundaryOptions {
    */
   expectedStartSeq?: number | null;
 }
+
+/** A value the store keeps besides JSON (see stored-values.ts). */
+export type ValueType = 'URL' | 'Uint8Array' | 'ArrayBuffer' | 'Date';
+/** Where a non-JSON value was: keys and array indexes from the top of the value. */
+export type ValuePath = (string | number)[];
+/** Each non-JSON value of a JSON form: its path and its type. */
+export type ValueTypes = [path: ValuePath, type: ValueType][];

@@ -1,24 +1,24 @@
 // StoreCoreModule: the database and the stores of one StoreModule registration.
 // StoreModule imports and re-exports it; the HTTP module, when mounted, imports the same registration.
 import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { ChatStore } from './chat-store.js';
-import { PrismaChatStore } from './chat-store.service.js';
-import { StoreDatabase } from './data/database.js';
-import { openDatabase } from './data/open-database.js';
-import { HistoryProviders } from './history-provider.js';
-import { MessageStore } from './message-store.js';
-import { PrismaMessageStore } from './message-store.service.js';
-import { redactText } from './redact.js';
-import { SessionStore } from './session-store.js';
-import { PrismaSessionStore } from './session-store.service.js';
-import { StoreHealthIndicator } from './store-health.indicator.js';
-import { StoreMaintenance } from './store-maintenance.js';
-import { PrismaStoreMaintenance } from './store-maintenance.service.js';
+import { ChatStore } from './stores/chats/chat-store.js';
+import { PrismaChatStore } from './stores/chats/chat-store.service.js';
+import { StoreDatabase } from './engine/database.js';
+import { openDatabase } from './engine/open-database.js';
+import { HistoryProviders } from './stores/messages/history-provider.js';
+import { MessageStore } from './stores/messages/message-store.js';
+import { PrismaMessageStore } from './stores/messages/message-store.service.js';
+import { redactText } from './engine/redact.js';
+import { SessionStore } from './stores/sessions/session-store.js';
+import { PrismaSessionStore } from './stores/sessions/session-store.service.js';
+import { StoreHealthIndicator } from './stores/health/store-health.indicator.js';
+import { StoreMaintenance } from './stores/maintenance/store-maintenance.js';
+import { PrismaStoreMaintenance } from './stores/maintenance/store-maintenance.service.js';
 import { resolveOptions, type StoreModuleOptions } from './store.options.js';
-import { TenantStores } from './tenant-stores.js';
-import { PrismaTenantStores } from './tenant-stores.service.js';
-import { TranscriptStore } from './transcript-store.js';
-import { PrismaTranscriptStore } from './transcript-store.service.js';
+import { TenantStores } from './stores/tenants/tenant-stores.js';
+import { PrismaTenantStores } from './stores/tenants/tenant-stores.service.js';
+import { TranscriptStore } from './stores/transcripts/transcript-store.js';
+import { PrismaTranscriptStore } from './stores/transcripts/transcript-store.service.js';
 
 /** The StoreModuleOptions of a registration, as forRoot or forRootAsync's factory gave them. */
 export const STORE_MODULE_OPTIONS = Symbol('StoreModuleOptions');

@@ -1,8 +1,10 @@
 // The module's options, and their validation at start-up.
 import { StoreConfigurationError } from './store.errors.js';
 import { KITS, kitOfUrl, type ProviderKit } from './databases/index.js';
-import type { UrlOptions } from './databases/provider-kit.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from './engine/redact.js';
+import type { ResolvedStoreOptions, SqliteVacuum, TransactionHostLike } from './engine/resolved-options.js';
+
+export type { ResolvedStoreOptions, SqliteVacuum, TransactionHostLike } from './engine/resolved-options.js';
 
 export interface StoreModuleOptions {
   /**
@@ -61,25 +63,9 @@ export interface StoreModuleOptions {
   sqliteVacuum?: SqliteVacuum;
 }
 
-/** When SQLite's file is rebuilt after an erasing call (see StoreModuleOptions.sqliteVacuum). */
-export type SqliteVacuum = 'every-erasing-call' | 'bulk-jobs';
 const SQLITE_VACUUM: readonly SqliteVacuum[] = ['every-erasing-call', 'bulk-jobs'];
 
-/** What the store reads of nestjs-cls's TransactionHost (typed by shape: nestjs-cls is never imported). */
-export interface TransactionHostLike {
-  isTransactionActive(): boolean;
-  readonly tx: unknown;
-}
-
 export const DEFAULT_URL = 'file:./data/agent-store.db';
-
-export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit; sqliteVacuum: SqliteVacuum } & UrlOptions) | {
-  source: 'client';
-  client: object;
-  kit: ProviderKit;
-  transactionHost?: TransactionHostLike;
-  sqliteVacuum: SqliteVacuum;
-};
 
 const KNOWN_OPTIONS = new Set(['url', 'failover', 'replicas', 'maxReplicaLagMs', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs', 'sqliteVacuum']);
 // The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.

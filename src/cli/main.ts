@@ -2,7 +2,7 @@
 // The package's command line (package.json's bin). It loads nothing but Node
 // and the store's models, so it runs without the app, NestJS or a database.
 import { parseArgs } from 'node:util';
-import { PROVIDERS, type Provider } from '../databases/provider-kit.js';
+import { PROVIDERS, type Provider } from '../engine/provider-kit.js';
 import { mergeIntoFile, printedModels } from './prisma-models.js';
 
 const USAGE = `usage: nestjs-agent-store prisma-models --provider <${PROVIDERS.join('|')}> [--merge <schema.prisma>]

@@ -4,8 +4,8 @@
 // comments aside, so `prisma format` changes nothing) is left as it is, and one
 // of the same name with other content refuses the whole file, unwritten.
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import type { Provider } from '../databases/provider-kit.js';
-import { schemaBlocks, storeModels, type SchemaBlock } from '../data/store-models.js';
+import type { Provider } from '../engine/provider-kit.js';
+import { schemaBlocks, storeModels, type SchemaBlock } from '../engine/store-models.js';
 
 /** The text to add to a schema for `provider`: the store's models (or those of `blocks`) under a comment saying where they come from. */
 export function printedModels(provider: Provider, blocks: SchemaBlock[] = storeModels(provider)): string {
@@ -103,7 +103,7 @@ function schemaText(path: string): string {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'ENOTREG' ? 'it is not a regular file (a device, a pipe or a socket)' : (error as Error).message;
-    throw new Error(`cannot read ${path}: ${why}`);
+    throw new Error(`cannot read ${path}: ${why}`, { cause: error });
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

@@ -1,5 +1,5 @@
 // The databases the store runs on, one kit each. A url's scheme picks its kit.
-import type { Provider, ProviderKit } from './provider-kit.js';
+import type { Provider, ProviderKit } from '../engine/provider-kit.js';
 import { mysql } from './mysql/index.js';
 import { postgresql } from './postgresql/index.js';
 import { sqlite } from './sqlite/index.js';

@@ -1,7 +1,7 @@
 // A session's log of entries: messages and typed events, as SessionStore keeps them, and the whole log with its boundaries.
 import { Body, Get, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
-import { TenantStores } from '../tenant-stores.js';
+import { TenantStores } from '../stores/tenants/index.js';
 import { EntryValidationPipe } from './dto/entry.pipe.js';
 import { EventBody, LogPageQuery, MessageBody } from './dto/message.dto.js';
 import { EntriesResponse, LogPageResponse, StoredEventResponse, StoredMessageResponse } from './dto/responses.js';
@@ -11,7 +11,7 @@ import { validated, type Validated } from './dto/validated.pipe.js';
 import { wireEntry } from './dto/wire.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
-import { logJson } from '../session-jsonl.js';
+import { logJson } from '../stores/sessions/index.js';
 
 @StoreApi('sessions/:id', 'entries')
 @ApiExtraModels(MessageBody, EventBody, StoredMessageResponse, StoredEventResponse)

@@ -1,7 +1,7 @@
 // GET /health: unauthenticated and not throttled, for load balancers and orchestrators.
 import { Controller, Get, Inject, ServiceUnavailableException, UseFilters } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { StoreHealthIndicator, type StoreHealth } from '../store-health.indicator.js';
+import { StoreHealthIndicator, type StoreHealth } from '../stores/health/index.js';
 import { storeErrors } from './store-exception.filter.js';
 
 const HEALTH_SCHEMA = {

@@ -1,7 +1,7 @@
 // A session's messages: appends, the effective history, compactions and repairs.
 import { Body, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
-import { TenantStores } from '../tenant-stores.js';
+import { TenantStores } from '../stores/tenants/index.js';
 import { CompactionBody, MessageBody, MessagesBody, PageQuery, RepairBody } from './dto/message.dto.js';
 import { CountResponse, HistoryPageResponse, MessagesResponse, RepairsResponse, StoredMessageResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';

@@ -1,7 +1,7 @@
 // The tenant a guard authenticated, carried from the guard to the route handler.
 import { createParamDecorator, InternalServerErrorException, Logger, type ExecutionContext } from '@nestjs/common';
 import { StoreValidationError } from '../store.errors.js';
-import { idOf } from '../validation.js';
+import { idOf } from '../engine/validation.js';
 
 // A WeakMap rather than a property of the request: nothing a client sends can set it.
 const tenants = new WeakMap<object, string>();
@@ -16,7 +16,7 @@ export function setRequestTenant(request: object, tenantId: string): void {
     tenants.set(request, idOf(tenantId, 'tenantId'));
   } catch (error) {
     // A bad tenant id here is the guard's bug, not the client's: not a 400.
-    if (error instanceof StoreValidationError) throw new TypeError(`setRequestTenant: ${error.message}`);
+    if (error instanceof StoreValidationError) throw new TypeError(`setRequestTenant: ${error.message}`, { cause: error });
     throw error;
   }
 }

@@ -4,7 +4,7 @@ import { Body, Delete, Get, HttpCode, HttpStatus, Inject, NotFoundException, Par
 import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import type { ForkOptions } from '../lifecycle.types.js';
 import type { SessionMeta } from '../session.types.js';
-import { TenantStores } from '../tenant-stores.js';
+import { TenantStores } from '../stores/tenants/index.js';
 import { SessionMetaResponse } from './dto/responses.js';
 import { DeleteSessionQuery, ForkBody, SessionParams, UpdateSessionBody } from './dto/session.dto.js';
 import { messageInput, plain } from './dto/store-inputs.js';

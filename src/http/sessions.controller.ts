@@ -3,7 +3,7 @@ import { Body, Get, Inject, Post, Query, UnsupportedMediaTypeException, type Pip
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import type { JsonlImport, SessionMeta, SessionPage } from '../session.types.js';
 import { StoreNotFoundError } from '../store.errors.js';
-import { TenantStores } from '../tenant-stores.js';
+import { TenantStores } from '../stores/tenants/index.js';
 import { CreateSessionBody, ImportQuery, ListSessionsQuery } from './dto/session.dto.js';
 import { ImportResponse, SessionMetaResponse, SessionPageResponse } from './dto/responses.js';
 import { plain } from './dto/store-inputs.js';

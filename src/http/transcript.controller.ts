@@ -1,7 +1,7 @@
 // A session's transcript (every committed message) and its subsessions.
 import { Body, Get, HttpCode, HttpStatus, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse } from '@nestjs/swagger';
-import { TenantStores } from '../tenant-stores.js';
+import { TenantStores } from '../stores/tenants/index.js';
 import { PageQuery, SubsessionBody, TranscriptBody } from './dto/message.dto.js';
 import { SubsessionsResponse, TranscriptPageResponse, TranscriptResponse } from './dto/responses.js';
 import { SessionParams } from './dto/session.dto.js';

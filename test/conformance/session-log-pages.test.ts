@@ -2,7 +2,7 @@
 // time (what the viewer reads), and sessions found by a part of their id or title.
 import { randomUUID } from 'node:crypto';
 import { StoreNotFoundError, StoreValidationError, type MessageInput, type SessionLogEntry, type SessionStore } from '../../src/index.js';
-import { logJson } from '../../src/session-jsonl.js';
+import { logJson } from '../../src/stores/sessions/session-jsonl.js';
 import { eachBackend, storeOn } from '../support/openers.js';
 
 const user = (content: string): MessageInput => ({ role: 'user', content });

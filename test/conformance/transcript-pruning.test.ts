@@ -2,7 +2,7 @@
 // the latest compaction or repair made unreachable is deleted, and nothing the effective history,
 // the repairs' evidence, a session's events or a concurrent append needs.
 import { StoreConflictError, StoreNotFoundError, StoreValidationError, type MessageInput, type MessageStore, type SessionStore, type StoredMessage } from '../../src/index.js';
-import { PRUNE_BATCH, PRUNE_BOUNDARY_BATCH } from '../../src/data/transcript-pruning.js';
+import { PRUNE_BATCH, PRUNE_BOUNDARY_BATCH } from '../../src/stores/messages/transcript-pruning.js';
 import { eachDatabase, runSql } from '../support/databases.js';
 import { exportedLines } from '../support/footprint.js';
 import { eachDatabaseBackend, ownClientStores, storeOn, type AppClient, type OwnClientStores, type StoreApp } from '../support/openers.js';

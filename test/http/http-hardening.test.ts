@@ -6,7 +6,7 @@ import { jest } from '@jest/globals';
 import { Logger, ValidationPipe, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { toStoreError } from '../../src/data/db-errors.js';
+import { toStoreError } from '../../src/engine/db-errors.js';
 import { KITS } from '../../src/databases/index.js';
 import { MAX_ARRAY_ITEMS } from '../../src/http/dto/message.dto.js';
 import { setupStoreDocs, StoreModule, TenantStores, type ScopedStores } from '../../src/index.js';

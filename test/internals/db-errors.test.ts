@@ -6,10 +6,10 @@ import Database from 'better-sqlite3';
 import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import { SqlError } from 'mariadb';
 import { Prisma, PrismaClient } from '../../src/generated/sqlite/client.js';
-import { adapterFailureOf, isTransient as isTransientOn, toStoreError as toStoreErrorOn } from '../../src/data/db-errors.js';
+import { adapterFailureOf, isTransient as isTransientOn, toStoreError as toStoreErrorOn } from '../../src/engine/db-errors.js';
 import { KITS, type ProviderKit } from '../../src/databases/index.js';
-import { migrate } from '../../src/data/open-database.js';
-import { DEFAULT_RETRY, withRetries as withRetriesOn, type RetryPolicy } from '../../src/data/retry.js';
+import { migrate } from '../../src/engine/open-database.js';
+import { DEFAULT_RETRY, withRetries as withRetriesOn, type RetryPolicy } from '../../src/engine/retry.js';
 import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
 import { GALERA_RETRY } from '../../src/databases/mysql/galera.js';
 import {

@@ -1,11 +1,11 @@
 // The fast paths of each database kit: appends, history reads, counts and
 // session lists skip Prisma's transactions, and agree with the full path.
 import { jest } from '@jest/globals';
-import { StoreDatabase } from '../../src/data/database.js';
-import type { FastPaths } from '../../src/databases/provider-kit.js';
+import { StoreDatabase } from '../../src/engine/database.js';
+import type { FastPaths } from '../../src/engine/provider-kit.js';
 import { StoreNotFoundError, StoreValidationError, type Message, type MessageInput } from '../../src/index.js';
-import { PrismaMessageStore } from '../../src/message-store.service.js';
-import { PrismaSessionStore } from '../../src/session-store.service.js';
+import { PrismaMessageStore } from '../../src/stores/messages/message-store.service.js';
+import { PrismaSessionStore } from '../../src/stores/sessions/session-store.service.js';
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';

@@ -2,9 +2,9 @@
 // its source when it writes: a source deleted, or its tenant erased, between the fork's read and its write
 // is not forked. Drives forkSession with a StoreDatabase whose first write runs the racing deletion first
 // (the interleaving two apps produce).
-import { forkSession } from '../../src/data/session-forks.js';
+import { forkSession } from '../../src/stores/sessions/session-forks.js';
 import { StoreNotFoundError } from '../../src/index.js';
-import type { StoreDatabase } from '../../src/data/database.js';
+import type { StoreDatabase } from '../../src/engine/database.js';
 import { storeOn, OPENERS } from '../support/openers.js';
 import { maintenanceApp, type MaintenanceApp } from '../support/maintenance.js';
 

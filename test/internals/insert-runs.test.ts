@@ -1,5 +1,5 @@
 // How a batch is split into INSERTs: one for a batch of normal size, bounded runs in order for a long one.
-import { insertRuns, MAX_INSERT_CHARS, MAX_INSERT_ROWS, textLength } from '../../src/data/insert-runs.js';
+import { insertRuns, MAX_INSERT_CHARS, MAX_INSERT_ROWS, textLength } from '../../src/engine/insert-runs.js';
 
 const sizes = <T>(runs: T[][]) => runs.map((run) => run.length);
 

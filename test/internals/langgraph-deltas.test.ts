@@ -1,7 +1,7 @@
-// The byte work of LangGraph's value deltas (src/data/langgraph-deltas.ts), against
+// The byte work of LangGraph's value deltas (src/integrations/langgraph/langgraph-deltas.ts), against
 // the obvious byte loop and a chain built by hand, on random values.
 import { randomBytes, randomInt } from 'node:crypto';
-import { commonPrefixLength, deltaOf, MAX_DEPTH, rebuild, ValueBases, type StoredPart } from '../../src/data/langgraph-deltas.js';
+import { commonPrefixLength, deltaOf, MAX_DEPTH, rebuild, ValueBases, type StoredPart } from '../../src/integrations/langgraph/langgraph-deltas.js';
 
 const naivePrefix = (a: Uint8Array, b: Uint8Array) => {
   let i = 0;

@@ -7,9 +7,9 @@ import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { migrationsDir, schemaPath } from '../../scripts/prisma-layout.js';
 import { deployWithPrisma, withSchemaEngine } from '../../scripts/schema-engine.js';
-import { checksumOf, shippedMigrations, splitStatements, type MigrationFile } from '../../src/data/migration-files.js';
-import { applyMigrations, FailedMigrationError } from '../../src/data/migrator.js';
-import { migrate } from '../../src/data/open-database.js';
+import { checksumOf, shippedMigrations, splitStatements, type MigrationFile } from '../../src/engine/migration-files.js';
+import { applyMigrations, FailedMigrationError } from '../../src/engine/migrator.js';
+import { migrate } from '../../src/engine/open-database.js';
 import { KITS } from '../../src/databases/index.js';
 import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
 
@@ -129,7 +129,7 @@ describe('migrate on SQLite', () => {
     const path = freshFile();
     const [init, ...later] = shippedMigrations('sqlite');
     expect(later.some((file) => file.sql.includes('DROP TABLE "agent_thread"'))).toBe(true);
-    await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, [init]));
+    await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, [init]));
     inspect(path, (db) => {
       db.exec(`INSERT INTO agent_thread (id, metadata) VALUES ('p', '{"b":1,"a":2}'), ('c', NULL);
         INSERT INTO agent_message (thread_id, seq, role, content, message_id) VALUES ('p', 1, 'user', '"hi"', 'm1'), ('p', 2, 'assistant', '[{"type":"text","text":"yo"}]', NULL);
@@ -140,7 +140,7 @@ describe('migrate on SQLite', () => {
     const counts = () => inspect(path, (db) => AGENT_TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
     const before = counts();
     await withAdapter(path, async (adapter) => {
-      expect(await applyMigrations(adapter, KITS.sqlite.migrations, [init, ...later])).toEqual({ applied: later.map((file) => file.name), unchanged: [init.name], modified: [] });
+      expect(await applyMigrations(adapter, KITS.sqlite, [init, ...later])).toEqual({ applied: later.map((file) => file.name), unchanged: [init.name], modified: [] });
       // The connection the migrator used has its foreign keys back on.
       const pragma = await adapter.queryRaw({ sql: 'PRAGMA foreign_keys', args: [], argTypes: [] });
       expect(Number(pragma.rows[0][0])).toBe(1);
@@ -156,14 +156,14 @@ describe('migrate on SQLite', () => {
   it('a database holding one message id twice in a thread fails the unique key and is left as it was', async () => {
     const path = freshFile();
     const [init, ...later] = shippedMigrations('sqlite');
-    await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, [init]));
+    await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, [init]));
     inspect(path, (db) =>
       db.exec(`INSERT INTO agent_thread (id) VALUES ('p');
         INSERT INTO agent_message (thread_id, seq, role, content, message_id) VALUES ('p', 1, 'user', '"a"', 'twice'), ('p', 2, 'user', '"b"', 'twice');`),
     );
     const schema = () => inspect(path, (db) => db.prepare("SELECT sql FROM sqlite_master WHERE name LIKE 'agent_%' ORDER BY name").all());
     const before = schema();
-    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, [init, ...later]))).rejects.toThrow(/unique/i);
+    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, [init, ...later]))).rejects.toThrow(/unique/i);
     expect(schema()).toEqual(before);
     expect(migrationRows(path).map((row) => row.migration_name)).toEqual([init.name]);
     expect(inspect(path, (db) => db.prepare('SELECT count(*) AS n FROM agent_message').get())).toEqual({ n: 2 });
@@ -214,7 +214,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = `${INIT_SQL}\nCREATE TABLE "agent_extra" ("id" TEXT NOT NULL PRIMARY KEY);\n`;
     const changed: MigrationFile[] = [{ name: INIT, sql, checksum: checksumOf(sql) }];
 
-    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, changed));
+    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, changed));
 
     expect(report).toEqual({ applied: [], unchanged: [], modified: [INIT] });
     expect(migrationRows(path)).toEqual(before);
@@ -226,7 +226,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_extra" ("id" TEXT NOT NULL PRIMARY KEY);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_extra', sql, checksum: checksumOf(sql) }];
 
-    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
+    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, files));
 
     expect(report).toEqual({ applied: ['20991231000000_extra'], unchanged: SHIPPED, modified: [] });
     expect(tables(path)).toContain('agent_extra');
@@ -244,7 +244,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_half" ("id" TEXT NOT NULL PRIMARY KEY);\nINSERT INTO "no_such_table" VALUES (1);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_half', sql, checksum: checksumOf(sql) }];
 
-    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files))).rejects.toMatchObject({
+    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, files))).rejects.toMatchObject({
       name: 'DriverAdapterError',
       cause: { kind: 'TableDoesNotExist', table: 'no_such_table' },
     });
@@ -261,7 +261,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_half" ("id" TEXT);\nTHIS IS NOT SQL;\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_half', sql, checksum: checksumOf(sql) }];
 
-    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files))).rejects.toThrow();
+    await expect(withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, files))).rejects.toThrow();
 
     const left = tables(path);
     expect(left).not.toContain('agent_half');
@@ -282,7 +282,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_after" ("id" TEXT);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000001_after', sql, checksum: checksumOf(sql) }];
 
-    const attempt = withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
+    const attempt = withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, files));
     await expect(attempt).rejects.toBeInstanceOf(FailedMigrationError);
     await expect(attempt).rejects.toThrow(/20991231000000_stuck/);
     expect(tables(path)).not.toContain('agent_after');
@@ -304,7 +304,7 @@ describe('applyMigrations on SQLite', () => {
     const sql = 'CREATE TABLE "agent_retry" ("id" TEXT);\n';
     const files = [...shippedMigrations('sqlite'), { name: '20991231000000_retry', sql, checksum: checksumOf(sql) }];
 
-    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite.migrations, files));
+    const report = await withAdapter(path, (adapter) => applyMigrations(adapter, KITS.sqlite, files));
 
     expect(report).toEqual({ applied: ['20991231000000_retry'], unchanged: SHIPPED, modified: [] });
     expect(tables(path)).toContain('agent_retry');

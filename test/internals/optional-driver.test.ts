@@ -1,6 +1,6 @@
 // A server database's driver is an optional peer dependency: a missing one is a
 // configuration error that names what to install, and anything else passes through.
-import { optionalDriver } from '../../src/databases/optional-driver.js';
+import { optionalDriver } from '../../src/engine/optional-driver.js';
 import { StoreConfigurationError } from '../../src/index.js';
 
 describe('optionalDriver', () => {

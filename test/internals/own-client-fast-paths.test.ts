@@ -4,10 +4,10 @@
 // cannot run on.
 import { Logger } from '@nestjs/common';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { openDatabase } from '../../src/data/open-database.js';
-import type { StoreDatabase } from '../../src/data/database.js';
+import { openDatabase } from '../../src/engine/open-database.js';
+import type { StoreDatabase } from '../../src/engine/database.js';
 import { StoreDatabaseError, type Message } from '../../src/index.js';
-import { PrismaMessageStore } from '../../src/message-store.service.js';
+import { PrismaMessageStore } from '../../src/stores/messages/message-store.service.js';
 import { SerializedSqliteAdapterFactory } from '../../src/index.js';
 import { resolveOptions } from '../../src/store.options.js';
 import { eachDatabase, SQLITE } from '../support/databases.js';

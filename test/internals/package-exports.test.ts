@@ -74,6 +74,6 @@ test("the package root's import graph never reaches src/integrations/, so no fra
   };
   visit(join(ROOT, 'src', 'index.ts'));
   const files = [...reached].map((file) => relative(ROOT, file));
-  expect(files).toEqual(expect.arrayContaining(['src/store.module.ts', 'src/http/store-http.module.ts', 'src/data/open-database.ts']));
+  expect(files).toEqual(expect.arrayContaining(['src/store.module.ts', 'src/http/store-http.module.ts', 'src/engine/open-database.ts']));
   expect(files.filter((file) => file.startsWith('src/integrations/'))).toEqual([]);
 });

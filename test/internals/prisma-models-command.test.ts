@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { PROVIDERS, schemaPath } from '../../scripts/prisma-layout.js';
-import { schemaBlocks } from '../../src/data/store-models.js';
+import { schemaBlocks } from '../../src/engine/store-models.js';
 import { appProject, prismaCli, type AppProject } from '../support/app-project.js';
 import { ROOT } from '../support/processes.js';
 

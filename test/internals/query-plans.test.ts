@@ -1,12 +1,12 @@
 // Every read the MessageStore issues on SQLite is an index search, never a table scan,
 // and getHistory of a compacted thread reads only the boundary and what follows it.
 import { PrismaClient } from '../../src/generated/sqlite/client.js';
-import { StoreDatabase } from '../../src/data/database.js';
-import { migrate } from '../../src/data/open-database.js';
+import { StoreDatabase } from '../../src/engine/database.js';
+import { migrate } from '../../src/engine/open-database.js';
 import { KITS } from '../../src/databases/index.js';
-import type { StoreClient } from '../../src/data/store-client.js';
-import { PrismaMessageStore } from '../../src/message-store.service.js';
-import { PrismaSessionStore } from '../../src/session-store.service.js';
+import type { StoreClient } from '../../src/engine/store-client.js';
+import { PrismaMessageStore } from '../../src/stores/messages/message-store.service.js';
+import { PrismaSessionStore } from '../../src/stores/sessions/session-store.service.js';
 import { SerializedSqliteAdapterFactory } from '../../src/index.js';
 import { tempSqliteUrl } from '../support/databases.js';
 

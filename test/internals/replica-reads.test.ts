@@ -1,13 +1,13 @@
-// Which server a read that tolerates a replica runs on (src/data/replica-reads.ts),
+// Which server a read that tolerates a replica runs on (src/engine/replica-reads.ts),
 // with positions the test controls: the questions asked of the primary and of the
 // replicas, and the answers' use. The behaviour on real servers is in
 // test/operations/postgresql-replicas.test.ts.
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { StoreDatabase } from '../../src/data/database.js';
-import { ReplicaReads } from '../../src/data/replica-reads.js';
+import type { StoreDatabase } from '../../src/engine/database.js';
+import { ReplicaReads } from '../../src/engine/replica-reads.js';
 import { insertedEnd, lsnOf } from '../../src/databases/postgresql/replica-positions.js';
-import type { Query, ReplicaPositions } from '../../src/databases/provider-kit.js';
+import type { Query, ReplicaPositions } from '../../src/engine/provider-kit.js';
 import { StoreBusyError, StoreConflictError, StoreDatabaseError, StoreNotFoundError, StoreUnavailableError } from '../../src/store.errors.js';
 
 /** A server whose position (and database) the test sets; `answer` may be held back to let the test interleave. */

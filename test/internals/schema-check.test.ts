@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { Test } from '@nestjs/testing';
 import Database from 'better-sqlite3';
 import { MessageStore, StoreConfigurationError, StoreDatabaseError, StoreModule, StoreUnavailableError } from '../../src/index.js';
-import { storeTables } from '../../src/data/store-models.js';
+import { storeTables } from '../../src/engine/store-models.js';
 import { LangGraphCheckpointer } from '../../src/integrations/langgraph/index.js';
 import { DATABASES, eachDatabase, runSql, SQLITE, type TestDatabase } from '../support/databases.js';
 import { appClient, dbMigrate } from '../support/openers.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { MODELS_PATH, PROVIDERS, migrationsDir, renderSchema, schemaPath } from '../../scripts/prisma-layout.js';
 import { pendingSql } from '../../scripts/prisma-migrations.js';
 import { EMPTY_MIGRATION } from '../../scripts/schema-engine.js';
-import { shippedMigrations } from '../../src/data/migration-files.js';
+import { shippedMigrations } from '../../src/engine/migration-files.js';
 
 const models = readFileSync(MODELS_PATH, 'utf8');
 

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaClient } from '../../src/generated/sqlite/client.js';
-import { migrate } from '../../src/data/open-database.js';
+import { migrate } from '../../src/engine/open-database.js';
 import { KITS } from '../../src/databases/index.js';
 import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
 

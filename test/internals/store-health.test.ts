@@ -2,9 +2,9 @@
 import Database from 'better-sqlite3';
 import { Test } from '@nestjs/testing';
 import { PrismaClient } from '../../src/generated/sqlite/client.js';
-import { migrate } from '../../src/data/open-database.js';
+import { migrate } from '../../src/engine/open-database.js';
 import { KITS } from '../../src/databases/index.js';
-import { shippedMigrations } from '../../src/data/migration-files.js';
+import { shippedMigrations } from '../../src/engine/migration-files.js';
 import { SerializedSqliteAdapterFactory, StoreHealthIndicator, StoreModule, type StoreModuleOptions } from '../../src/index.js';
 import { tempSqliteUrl } from '../support/databases.js';
 

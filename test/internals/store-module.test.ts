@@ -7,7 +7,7 @@ import { Inject, Injectable, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { PrismaClient } from '../../src/generated/sqlite/client.js';
-import { migrate } from '../../src/data/open-database.js';
+import { migrate } from '../../src/engine/open-database.js';
 import { KITS } from '../../src/databases/index.js';
 import { resolveOptions } from '../../src/store.options.js';
 import {
@@ -18,7 +18,7 @@ import {
   StoreModule,
   type StoreModuleOptions,
 } from '../../src/index.js';
-import { StoreDatabase } from '../../src/data/database.js';
+import { StoreDatabase } from '../../src/engine/database.js';
 import { runFixture } from '../support/processes.js';
 import { tempSqliteUrl } from '../support/databases.js';
 

@@ -1,7 +1,7 @@
 // deleteTranscript of deep (1,000 levels) and wide (10,000 children) trees on
 // every database: it works, and the number of statements does not grow with the tree.
-import { PrismaMessageStore } from '../../src/message-store.service.js';
-import { PrismaTranscriptStore } from '../../src/transcript-store.service.js';
+import { PrismaMessageStore } from '../../src/stores/messages/message-store.service.js';
+import { PrismaTranscriptStore } from '../../src/stores/transcripts/transcript-store.service.js';
 import { StoreNotFoundError } from '../../src/index.js';
 import { loggedDatabase, type LoggedDatabase } from '../support/clients.js';
 import { eachDatabase } from '../support/databases.js';

@@ -3,7 +3,7 @@
 // returns is one generateText accepts. Runs against whichever `ai` jest maps.
 import { generateText, jsonSchema, MissingToolResultsError, tool, type ModelMessage, type ToolCallPart, type ToolResultPart } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { balanceToolCalls, toolCallRepairMessage, type ToolCallRepair } from '../../src/tool-call-repair.js';
+import { balanceToolCalls, toolCallRepairMessage, type ToolCallRepair } from '../../src/stores/messages/tool-call-repair.js';
 
 const INTERRUPTED = 'The tool call was interrupted before it returned a result.';
 

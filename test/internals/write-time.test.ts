@@ -2,10 +2,10 @@
 // the full path (through Prisma) is not cut off by the transaction timeout
 // that bounds every other write. Here the timeout is made short, so that a few
 // thousand rows outlast it, on SQLite, PostgreSQL and MariaDB.
-import { StoreDatabase } from '../../src/data/database.js';
-import { PrismaMessageStore } from '../../src/message-store.service.js';
-import { PrismaSessionStore } from '../../src/session-store.service.js';
-import { PrismaTranscriptStore } from '../../src/transcript-store.service.js';
+import { StoreDatabase } from '../../src/engine/database.js';
+import { PrismaMessageStore } from '../../src/stores/messages/message-store.service.js';
+import { PrismaSessionStore } from '../../src/stores/sessions/session-store.service.js';
+import { PrismaTranscriptStore } from '../../src/stores/transcripts/transcript-store.service.js';
 import { loggedDatabase, type LoggedDatabase } from '../support/clients.js';
 import { eachDatabase } from '../support/databases.js';
 

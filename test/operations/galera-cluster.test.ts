@@ -8,7 +8,7 @@ import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import mariadb, { type PoolConnection } from 'mariadb';
 import { Test } from '@nestjs/testing';
 import { MessageStore, StoreModule, type MessageInput } from '../../src/index.js';
-import { shippedMigrations } from '../../src/data/migration-files.js';
+import { shippedMigrations } from '../../src/engine/migration-files.js';
 import { describeWith, freshGaleraUrls, GALERA, SERVER_START_MS } from '../support/databases.js';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import { appClient, dbMigrate } from '../support/openers.js';

@@ -6,7 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { schemaPath } from '../../scripts/prisma-layout.js';
 import { deployWithPrisma, withSchemaEngine } from '../../scripts/schema-engine.js';
-import { shippedMigrations } from '../../src/data/migration-files.js';
+import { shippedMigrations } from '../../src/engine/migration-files.js';
 import { StoreUnavailableError } from '../../src/store.errors.js';
 import { describeWith, freshPgBouncerUrl, PGBOUNCER, postgresServerUrl } from '../support/databases.js';
 import { restartServer, startPgBouncer, startPostgres, stopKeepingData, stopServer, type RunningServer } from '../support/test-servers.js';

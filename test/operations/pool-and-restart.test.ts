@@ -5,7 +5,7 @@ import { DriverAdapterError } from '@prisma/driver-adapter-utils';
 import mariadb from 'mariadb';
 import pg from 'pg';
 import { KITS } from '../../src/databases/index.js';
-import { toStoreError } from '../../src/data/db-errors.js';
+import { toStoreError } from '../../src/engine/db-errors.js';
 import { Prisma } from '../../src/generated/mysql/client.js';
 import { StoreDatabaseError, StoreError, StoreUnavailableError } from '../../src/store.errors.js';
 import { describeWith, freshMysqlUrl, freshPostgresUrl } from '../support/databases.js';

@@ -32,7 +32,6 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
   let replica: string;
   /** The store under test, and another process writing to the same database without it. */
   let apps: InternalStoreApp[] = [];
-  let n = 0;
 
   beforeAll(async () => {
     servers = (await startPostgresReplication())!;

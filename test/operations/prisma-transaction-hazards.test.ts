@@ -20,7 +20,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { migrateUrl } from '../../src/data/open-database.js';
+import { migrateUrl } from '../../src/engine/open-database.js';
 import { MessageStore, SessionStore, StoreModule, StoreUnavailableError, type StoreModuleOptions } from '../../src/index.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 import { describeWith } from '../support/databases.js';

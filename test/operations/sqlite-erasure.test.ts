@@ -9,7 +9,7 @@ import { Test } from '@nestjs/testing';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import Database from 'better-sqlite3';
 import { HistoryProviders, MessageStore, SessionStore, StoreBusyError, StoreMaintenance, StoreDatabaseError, StoreModule, TenantStores, TranscriptStore, type MessageInput, type StoreModuleOptions } from '../../src/index.js';
-import { StoreDatabase } from '../../src/data/database.js';
+import { StoreDatabase } from '../../src/engine/database.js';
 import { ERASURE_CHECKPOINT_WAIT_MS } from '../../src/databases/sqlite/erasure.js';
 import { finishedAfterNow } from '../../src/databases/sqlite/vacuum-worker.js';
 import { SQLITE } from '../support/databases.js';

@@ -1,9 +1,9 @@
 // A Prisma client of the store's schema on any test database, logging its
 // statements, for tests that count or inspect what the stores send.
 import { Logger } from '@nestjs/common';
-import { StoreDatabase } from '../../src/data/database.js';
-import { migrate } from '../../src/data/open-database.js';
-import type { StoreClient } from '../../src/data/store-client.js';
+import { StoreDatabase } from '../../src/engine/database.js';
+import { migrate } from '../../src/engine/open-database.js';
+import type { StoreClient } from '../../src/engine/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 
 type QueryEvent = { query: string; params: string };

@@ -3,7 +3,7 @@
 // table of the schema as the catalog lists it, dumped cell by cell.
 import { Test } from '@nestjs/testing';
 import { StoreMaintenance, StoreModule } from '../../src/index.js';
-import { StoreDatabase } from '../../src/data/database.js';
+import { StoreDatabase } from '../../src/engine/database.js';
 import { ClaudeSessionStore } from '../../src/integrations/claude-agent-sdk/index.js';
 import { LangGraphCheckpointer } from '../../src/integrations/langgraph/index.js';
 import { OpenAIAgentsSessions } from '../../src/integrations/openai-agents/index.js';

@@ -19,8 +19,8 @@ import {
   TranscriptStore,
   type StoreModuleOptions,
 } from '../../src/index.js';
-import { migrateUrl } from '../../src/data/open-database.js';
-import type { StoreClient } from '../../src/data/store-client.js';
+import { migrateUrl } from '../../src/engine/open-database.js';
+import type { StoreClient } from '../../src/engine/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
 import { describeBackend, freshGaleraUrls, SERVER_START_MS, freshReplicatedUrls, GALERA, MARIADB, PGBOUNCER, POSTGRESQL, REPLICATED, SQLITE, type TestDatabase } from './databases.js';
 

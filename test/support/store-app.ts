@@ -4,7 +4,7 @@
 // which hands out the public API only.)
 import { Test, type TestingModule } from '@nestjs/testing';
 import { HistoryProviders, MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
-import { StoreDatabase } from '../../src/data/database.js';
+import { StoreDatabase } from '../../src/engine/database.js';
 import { tempSqliteUrl, type TestDatabase } from './databases.js';
 import { appClient, migratedUrl } from './openers.js';
 

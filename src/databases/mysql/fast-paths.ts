@@ -3,12 +3,12 @@
 // with a cut it reads first, not with a subquery: a read is two statements in
 // one repeatable-read transaction (MySQL's default level), one snapshot.
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
-import { assertSeqInRange } from '../../data/message.repository.js';
-import { historyOf } from '../../data/row-codec.js';
-import { sessionOf } from '../../data/session-list.js';
+import { assertSeqInRange } from '../../engine/tables/message-rows.js';
+import { historyOf } from '../../engine/row-codec.js';
+import { sessionOf } from '../../engine/tables/session-list.js';
 import { StoreNotFoundError } from '../../store.errors.js';
-import { listSessionsSql, messageInserts } from '../portable-sql.js';
-import type { FastPaths } from '../provider-kit.js';
+import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
+import type { FastPaths } from '../../engine/provider-kit.js';
 import { appendInHost } from './host-append.js';
 import { inMariaDbTransaction, mariadbConnectionOf, mariadbPoolOf, queryOn, queryPool, type Query } from './mariadb-pool.js';
 

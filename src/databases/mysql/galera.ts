@@ -10,11 +10,11 @@
 //   is a row of a table, which Galera certifies like any other.
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from '@prisma/driver-adapter-utils';
-import { adapterFailureOf } from '../../data/db-errors.js';
-import type { RetryPolicy } from '../../data/retry.js';
+import { adapterFailureOf } from '../../engine/db-errors.js';
+import type { RetryPolicy } from '../../engine/retry.js';
 import { StoreDatabaseError } from '../../store.errors.js';
 import type { Pool, PoolConnection } from 'mariadb';
-import { sql } from '../adapter-statement.js';
+import { sql } from '../../engine/adapter-statement.js';
 import { takingThrough } from './mariadb-pool.js';
 
 /** Run on each connection to a Galera node: reads, and transactions from their start, see every commit the cluster made before. */

@@ -9,11 +9,11 @@
 // to the savepoint, leaving the transaction as it found it. The savepoint is never
 // released: the store's calls in a transaction run one after another, and setting
 // it again moves it (MySQL and MariaDB keep one savepoint per name).
-import { assertSeqInRange } from '../../data/message.repository.js';
+import { assertSeqInRange } from '../../engine/tables/message-rows.js';
 import type { Message } from '../../message.types.js';
 import { StoreBusyError, StoreNotFoundError } from '../../store.errors.js';
-import { BrokenHostTransaction } from '../adapter-statement.js';
-import { messageInserts } from '../portable-sql.js';
+import { BrokenHostTransaction } from '../../engine/adapter-statement.js';
+import { messageInserts } from '../../engine/portable-sql.js';
 import type { Query } from './mariadb-pool.js';
 
 const SAVEPOINT = 'nestjs_agent_store_append';

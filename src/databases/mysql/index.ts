@@ -1,14 +1,14 @@
 // MySQL and MariaDB, through Prisma's MariaDB adapter and the mariadb connector (both optional peer dependencies).
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
-import { adapterFailureOf } from '../../data/db-errors.js';
-import { redactText } from '../../redact.js';
+import { adapterFailureOf } from '../../engine/db-errors.js';
+import { redactText } from '../../engine/redact.js';
 import { StoreDatabaseError } from '../../store.errors.js';
-import type { PrismaTx } from '../../data/store-client.js';
-import { sql } from '../adapter-statement.js';
-import { optionalDriver } from '../optional-driver.js';
-import { requireHost } from '../server-url.js';
-import { lockSubtreeForUpdate, selectForUpdate } from '../portable-sql.js';
-import type { FailureKind, PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import type { PrismaTx } from '../../engine/store-client.js';
+import { sql } from '../../engine/adapter-statement.js';
+import { optionalDriver } from '../../engine/optional-driver.js';
+import { requireHost } from '../../engine/server-url.js';
+import { lockSubtreeForUpdate, selectForUpdate } from '../../engine/portable-sql.js';
+import type { FailureKind, PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
 import { mysqlFastPaths, mysqlHostFastPaths } from './fast-paths.js';
 import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
 import { onPoolError } from './mariadb-pool.js';
@@ -118,6 +118,7 @@ export const mysql: ProviderKit = {
 
   maxWaitMs: (options) => options.pool.connectionTimeoutMs,
 
+  serialWrites: false,
   dialect: {
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
@@ -194,7 +195,6 @@ export const mysql: ProviderKit = {
     isolation: undefined,
     // DDL commits as it goes: as Prisma does, a migration is recorded as started, then as finished.
     ddlCommits: true,
-    placeholder: () => '?',
     // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect. A Galera
     // node holds such a lock for itself alone: there, first a lock all the cluster's nodes see, then Prisma's
     // too, which `prisma migrate deploy` on the same node takes.

@@ -9,7 +9,7 @@ import type { EventEmitter } from 'node:events';
 import type { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import type { Pool, PoolConnection, UpsertResult } from 'mariadb';
-import type { Arg, Row } from '../adapter-statement.js';
+import type { Arg, Row } from '../../engine/adapter-statement.js';
 
 /** The pool of a connected PrismaMariaDb adapter. */
 export const mariadbPoolOf = (adapter: SqlDriverAdapter): Pool =>

@@ -2,13 +2,14 @@
 // (one pool with the client). A statement sees one snapshot, so a read needs no
 // transaction; an append of a batch of normal size to an existing thread is one round trip.
 import type { SqlDriverAdapter, SqlQueryable, Transaction } from '@prisma/driver-adapter-utils';
-import { insertRuns, textLength } from '../../data/insert-runs.js';
-import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../data/row-codec.js';
+import { insertRuns, textLength } from '../../engine/insert-runs.js';
+import { historyOf, MESSAGE_COLUMNS, messageColumns } from '../../engine/row-codec.js';
 import { StoreNotFoundError } from '../../store.errors.js';
-import { sessionOf } from '../../data/session-list.js';
-import { BrokenHostTransaction, inSavepoint, sql, type Arg, type Row } from '../adapter-statement.js';
-import { listSessionsSql } from '../portable-sql.js';
-import type { FastPaths } from '../provider-kit.js';
+import { sessionOf } from '../../engine/tables/session-list.js';
+import { BrokenHostTransaction, inSavepoint, sql, type Arg, type Row } from '../../engine/adapter-statement.js';
+import { listSessionsSql } from '../../engine/portable-sql.js';
+import type { FastPaths } from '../../engine/provider-kit.js';
+import { inOwnTransaction } from '../../engine/adapter-transactions.js';
 
 // The thread is $1 and, scoped, the tenant $2. PostgreSQL bounds the index range
 // on (thread_id, seq) with a one-row CTE joined to the log (with a scalar
@@ -150,22 +151,11 @@ async function appendToExisting(tx: SqlQueryable, threadId: string, run: Arg[][]
 /** Runs `work` on a transaction all or nothing, keeping nothing when it returns null. */
 type Atomically = (work: (tx: SqlQueryable) => Promise<number | null>) => Promise<number | null>;
 
-/** A transaction of its own on a connection of the pool. */
+/** A transaction of its own on a connection of the pool, at the server's default level. */
 const inTransaction =
   (adapter: SqlDriverAdapter): Atomically =>
-  async (work) => {
-    const tx = await adapter.startTransaction();
-    try {
-      const result = await work(tx);
-      await tx.executeRaw(sql(result === null ? 'ROLLBACK' : 'COMMIT', []));
-      await (result === null ? tx.rollback() : tx.commit());
-      return result;
-    } catch (error) {
-      await tx.executeRaw(sql('ROLLBACK', [])).catch(() => undefined);
-      await tx.rollback();
-      throw error;
-    }
-  };
+  (work) =>
+    inOwnTransaction(adapter, undefined, work);
 
 /**
  * The fast paths on the pool under Prisma's pg adapter. A batch of normal size to an existing thread is

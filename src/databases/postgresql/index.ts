@@ -1,11 +1,11 @@
 // PostgreSQL, through node-postgres and Prisma's pg adapter (both optional peer dependencies).
-import type { PrismaTx } from '../../data/store-client.js';
-import { adapterFailureOf } from '../../data/db-errors.js';
-import { redactText } from '../../redact.js';
-import { optionalDriver } from '../optional-driver.js';
-import { requireHost } from '../server-url.js';
-import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../portable-sql.js';
-import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import type { PrismaTx } from '../../engine/store-client.js';
+import { adapterFailureOf } from '../../engine/db-errors.js';
+import { redactText } from '../../engine/redact.js';
+import { optionalDriver } from '../../engine/optional-driver.js';
+import { requireHost } from '../../engine/server-url.js';
+import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../../engine/portable-sql.js';
+import type { PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
 import { failoverAdapterFactory, NoPrimaryError } from './failover.js';
 import { postgresFastPaths, postgresHostFastPaths, TOMBSTONE_PROBE } from './fast-paths.js';
 import { lockMigrations } from './migration-lock.js';
@@ -59,6 +59,7 @@ export const postgresql: ProviderKit = {
   // connection timeout to connect (or to free one), and as long again to answer its check.
   maxWaitMs: (options) => options.pool.connectionTimeoutMs * (options.failover.length === 0 ? 1 : 2 * (1 + options.failover.length)),
 
+  serialWrites: false,
   dialect: {
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
@@ -101,7 +102,6 @@ export const postgresql: ProviderKit = {
     now: 'now()',
     isolation: undefined,
     ddlCommits: false,
-    placeholder: (i) => `$${i + 1}`,
     // A transaction-scoped advisory lock: it ends with the transaction.
     lock: lockMigrations,
     unlock: async () => {},

@@ -6,7 +6,7 @@
 // that connection: a lock held by a session that has sat idle a while is refused with a message that says so.
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { StoreDatabaseError } from '../../store.errors.js';
-import { sql } from '../adapter-statement.js';
+import { sql } from '../../engine/adapter-statement.js';
 
 const KEY = 72707369;
 /** A migration that runs does not leave its session idle this long; one left behind does. */

@@ -1,5 +1,5 @@
 // Positions in PostgreSQL's write-ahead log (LSNs), for reads from hot standbys.
-import type { ReplicaPositions } from '../provider-kit.js';
+import type { ReplicaPositions } from '../../engine/provider-kit.js';
 
 /** An LSN's text form (`16/B374D848`: the high and low 32 bits in hex) as one number. */
 export function lsnOf(text: string): bigint {

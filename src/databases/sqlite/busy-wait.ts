@@ -5,7 +5,7 @@
 // process's write lock would stop the whole process, every request in it, for
 // up to the busy timeout. The store's connections run with busy_timeout = 0, so
 // SQLite answers SQLITE_BUSY at once, and the wait happens here, on timers.
-import { adapterFailureOf } from '../../data/db-errors.js';
+import { adapterFailureOf } from '../../engine/db-errors.js';
 
 /** The pauses of SQLite's own busy handler (sqliteDefaultBusyCallback), in ms; the last one repeats. */
 const PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];

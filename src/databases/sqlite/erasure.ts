@@ -15,7 +15,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreBusyError, StoreDatabaseError } from '../../store.errors.js';
 import { finishedAfterNow } from './vacuum-worker.js';
-import type { ClientQuery, Erasure } from '../provider-kit.js';
+import type { ClientQuery, Erasure } from '../../engine/provider-kit.js';
 
 /** How long an erasing call waits for other connections to let its rebuild and checkpoint finish. */
 export const ERASURE_CHECKPOINT_WAIT_MS = 5_000;

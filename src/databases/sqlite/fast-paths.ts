@@ -3,15 +3,15 @@
 // prepared once, behind the adapter's file lock.
 import type Database from 'better-sqlite3';
 import type { Statement as PreparedStatement } from 'better-sqlite3';
-import { assertSeqInRange } from '../../data/message.repository.js';
-import { historyOf, MESSAGE_COLUMNS } from '../../data/row-codec.js';
-import { sessionOf } from '../../data/session-list.js';
+import { assertSeqInRange } from '../../engine/tables/message-rows.js';
+import { historyOf, MESSAGE_COLUMNS } from '../../engine/row-codec.js';
+import { sessionOf } from '../../engine/tables/session-list.js';
 import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
-import type { Arg, Row } from '../adapter-statement.js';
-import { listSessionsSql, messageInserts } from '../portable-sql.js';
-import type { ReadPlan, Run, Statement, Value } from '../adapter-transactions.js';
-import type { FastPaths } from '../provider-kit.js';
+import type { Arg, Row } from '../../engine/adapter-statement.js';
+import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
+import type { ReadPlan, Run, Statement, Value } from '../../engine/adapter-transactions.js';
+import type { FastPaths } from '../../engine/provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
 
 // Scoped, the tenant is @tenant, and every part is gated on the thread being the

@@ -2,10 +2,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Transaction } from '@prisma/driver-adapter-utils';
-import { adapterFailureOf } from '../../data/db-errors.js';
+import { adapterFailureOf } from '../../engine/db-errors.js';
 import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.js';
-import { insertIfMissing, onConflictDo, tombstoneExists, upsertReturning } from '../portable-sql.js';
-import type { PrismaClientClass, ProviderKit } from '../provider-kit.js';
+import { insertIfMissing, onConflictDo, tombstoneExists, upsertReturning } from '../../engine/portable-sql.js';
+import type { PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
 import { sqliteErasure } from './erasure.js';
 import { directStatements, sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
 import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory, SqliteTransaction } from './sqlite-adapter.js';
@@ -40,6 +40,7 @@ export const sqlite: ProviderKit = {
   // not as "no connection came free in time".
   maxWaitMs: (options) => 2 * options.sqliteBusyTimeoutMs + 1_000,
 
+  serialWrites: true,
   dialect: {
     // Serializable: BEGIN IMMEDIATE, the database's one write lock, so rows need no locks of their own.
     writeIsolation: 'Serializable',
@@ -88,7 +89,6 @@ export const sqlite: ProviderKit = {
     // BEGIN IMMEDIATE: the file's write lock is the migration lock.
     isolation: 'SERIALIZABLE',
     ddlCommits: false,
-    placeholder: () => '?',
     lock: async (_tx: Transaction) => {},
     unlock: async (_tx: Transaction) => {},
     // A migration that redefines a table drops the old one: with foreign keys on, that deletes

@@ -27,7 +27,7 @@ import type {
   SqlResultSet,
   Transaction,
 } from '@prisma/driver-adapter-utils';
-import { giveWay } from '../../data/give-way.js';
+import { giveWay } from '../../engine/give-way.js';
 import { isBusy, whenNotBusy } from './busy-wait.js';
 
 export interface SqliteOptions {

@@ -2,7 +2,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
-import { MAX_MESSAGE_PAGE } from '../../message-pages.js';
+import { MAX_MESSAGE_PAGE } from '../../stores/messages/index.js';
 import { MESSAGE_ROLES, type JsonObject, type JsonValue, type MessageInput, type MessageRole } from '../../message.types.js';
 import { ANY_JSON, JSON_OBJECT, MESSAGE_CONTENT } from './schemas.js';
 import { AsSent, MaxItems } from './validated.pipe.js';

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import type { JsonObject } from '../../message.types.js';
-import { MAX_SESSION_PAGE } from '../../session-store.service.js';
+import { MAX_SESSION_PAGE } from '../../stores/sessions/index.js';
 import { MessageBody } from './message.dto.js';
 import { JSON_OBJECT } from './schemas.js';
 import { AsSent } from './validated.pipe.js';

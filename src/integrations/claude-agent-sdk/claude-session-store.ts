@@ -3,11 +3,11 @@
 // entries kept as the SDK gave them, a uuid stored once, a subpath a subsession
 // of its main transcript, so that deleting the main one deletes them all.
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { StoreDatabase } from '../../data/database.js';
-import { ADAPTER_KINDS } from '../../data/adapter-events.js';
-import { KeyedTranscripts, type Entry, type TranscriptKey } from '../../data/keyed-transcripts.js';
+import { StoreDatabase } from '../../engine/database.js';
+import { ADAPTER_KINDS } from '../../engine/adapter-events.js';
+import { KeyedTranscripts, type Entry, type TranscriptKey } from './keyed-transcripts.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
-import { dataCopyOf, idOf, keyTextOf } from '../../validation.js';
+import { dataCopyOf, idOf, keyTextOf } from '../../engine/validation.js';
 
 /** The SDK's SessionKey (`@anthropic-ai/claude-agent-sdk`), structurally: the store needs nothing else of the SDK. */
 export interface ClaudeSessionKey {

@@ -1,6 +1,6 @@
 // LangGraphCheckpointer: LangGraph JS's checkpoint saver on the store, for
 // `compile({ checkpointer })`. Channel values are stored once per version,
-// as LangGraph's PostgreSQL saver stores them (see data/langgraph-checkpoints.ts);
+// as LangGraph's PostgreSQL saver stores them (see integrations/langgraph/langgraph-checkpoints.ts);
 // every value goes through the saver's serde, and the store keeps its bytes.
 import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -21,13 +21,13 @@ import {
   type CheckpointTuple,
   type PendingWrite,
 } from '@langchain/langgraph-checkpoint';
-import { StoreDatabase } from '../../data/database.js';
-import { ValueBases } from '../../data/langgraph-deltas.js';
-import { LangGraphCheckpoints, type CheckpointRow, type Reads, type Typed, type WriteRow } from '../../data/langgraph-checkpoints.js';
-import type { TupleRows } from '../../data/langgraph-statements.js';
+import { StoreDatabase } from '../../engine/database.js';
+import { ValueBases } from './langgraph-deltas.js';
+import { LangGraphCheckpoints, type CheckpointRow, type Reads, type Typed, type WriteRow } from './langgraph-checkpoints.js';
+import type { TupleRows } from './langgraph-statements.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
 import { dumpsFreshJson, loadStockJson, loadsStockJson } from './stock-serde.js';
-import { idOf, keyTextOf } from '../../validation.js';
+import { idOf, keyTextOf } from '../../engine/validation.js';
 
 /** Never provided: Nest injects no tenant; forTenant passes one. */
 const TENANT = Symbol('LangGraphCheckpointer tenant');
@@ -40,7 +40,7 @@ const TENANT = Symbol('LangGraphCheckpointer tenant');
 @Injectable()
 export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModuleInit {
   #checkpoints: LangGraphCheckpoints;
-  /** The values its puts store deltas against, shared with its copies (see data/langgraph-deltas.ts). */
+  /** The values its puts store deltas against, shared with its copies (see integrations/langgraph/langgraph-deltas.ts). */
   #bases = new ValueBases();
 
   constructor(

@@ -2,8 +2,8 @@
 // before anything is written: the SDK's own rules (MemorySession, MIT), so that
 // its tests hold here too, and its sentences, which never quote the data.
 import type { SessionHistoryTransactionArgs } from '@openai/agents-core';
-import { isAgentItem } from '../../data/adapter-events.js';
-import type { HistoryOperation, Item } from '../../data/item-log.js';
+import { isAgentItem } from '../../engine/adapter-events.js';
+import type { HistoryOperation, Item } from './item-log.js';
 import { StoreValidationError } from '../../store.errors.js';
 
 /** The operation id and a copy of its operation, read from `args` once. */

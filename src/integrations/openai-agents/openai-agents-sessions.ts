@@ -1,11 +1,11 @@
 // OpenAIAgentsSessions: the provider an agent service injects beside
 // StoreModule, handing out the SDK's Session for a session id.
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { StoreDatabase } from '../../data/database.js';
-import { ADAPTER_KINDS } from '../../data/adapter-events.js';
-import { ItemLog } from '../../data/item-log.js';
+import { StoreDatabase } from '../../engine/database.js';
+import { ADAPTER_KINDS } from '../../engine/adapter-events.js';
+import { ItemLog } from './item-log.js';
 import { StoreConfigurationError } from '../../store.errors.js';
-import { idOf } from '../../validation.js';
+import { idOf } from '../../engine/validation.js';
 import { RunContextAgentSession, type RunContextSessionOptions } from './run-context-session.js';
 import { StoreAgentSession } from './store-session.js';
 

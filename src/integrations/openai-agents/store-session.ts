@@ -3,10 +3,10 @@
 // getItems(limit), a pop that renames one row, compaction that keeps the
 // transcript, and history transactions applied once per operation id.
 import type { AgentInputItem, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
-import type { Item, ItemLog } from '../../data/item-log.js';
+import type { Item, ItemLog } from './item-log.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { isAgentItem } from '../../data/adapter-events.js';
-import { countOf, dataCopyOf } from '../../validation.js';
+import { isAgentItem } from '../../engine/adapter-events.js';
+import { countOf, dataCopyOf } from '../../engine/validation.js';
 import { snapshotTransaction } from './history-transaction.js';
 
 export class StoreAgentSession implements SessionHistoryTransactionAwareSession {

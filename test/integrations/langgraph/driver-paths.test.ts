@@ -1,4 +1,4 @@
-// LangGraphCheckpointer's SQL on the driver (see src/data/langgraph-statements.ts): in the
+// LangGraphCheckpointer's SQL on the driver (see src/integrations/langgraph/langgraph-statements.ts): in the
 // application's transaction on a client whose driver the store reaches (a savepoint there), on
 // that client outside it, and on edge input both on the driver and through Prisma, which must agree.
 // Written by a reviewer of that change.
@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { TASKS, emptyCheckpoint, uuid6, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { Test } from '@nestjs/testing';
 import { StoreModule, StoreValidationError } from '../../../src/index.js';
-import { StoreDatabase } from '../../../src/data/database.js';
+import { StoreDatabase } from '../../../src/engine/database.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { eachDatabase, runSql } from '../../support/databases.js';
 import { appClient, migratedUrl } from '../../support/openers.js';

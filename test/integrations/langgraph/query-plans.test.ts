@@ -3,8 +3,8 @@
 import Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { TASKS, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
-import type { ReadPlan } from '../../../src/databases/adapter-transactions.js';
-import { LangGraphCheckpoints } from '../../../src/data/langgraph-checkpoints.js';
+import type { ReadPlan } from '../../../src/engine/adapter-transactions.js';
+import { LangGraphCheckpoints } from '../../../src/integrations/langgraph/langgraph-checkpoints.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { storeApp, type InternalStoreApp } from '../../support/store-app.js';
 import { tempSqliteUrl } from '../../support/databases.js';

@@ -3,8 +3,8 @@
 // thread reads back whole, takes new checkpoints and is deleted whole.
 import { createHash } from 'node:crypto';
 import { MemorySaver, TASKS, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
-import { shippedMigrations } from '../../../src/data/migration-files.js';
-import { applyMigrations } from '../../../src/data/migrator.js';
+import { shippedMigrations } from '../../../src/engine/migration-files.js';
+import { applyMigrations } from '../../../src/engine/migrator.js';
 import { KITS } from '../../../src/databases/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { eachDatabase, runSql } from '../../support/databases.js';
@@ -25,7 +25,7 @@ eachDatabase((database) => {
     expect(files.length).toBeGreaterThan(upTo + 1);
     const adapter = await OWN_ADAPTERS[database.provider](url).connect();
     try {
-      await applyMigrations(adapter, KITS[database.provider].migrations, files.slice(0, upTo + 1));
+      await applyMigrations(adapter, KITS[database.provider], files.slice(0, upTo + 1));
     } finally {
       await adapter.dispose();
     }

@@ -1,5 +1,5 @@
 // A channel's grown value stored as a delta on the version before (SQLite; see
-// src/data/langgraph-deltas.ts): every checkpoint reads back exactly what was put,
+// src/integrations/langgraph/langgraph-deltas.ts): every checkpoint reads back exactly what was put,
 // from a reader that holds nothing and from the writer that holds its last values;
 // a base that another writer deleted or wrote again is never built on; a chain is
 // at most MAX_DEPTH deltas long; a broken chain is an error, not a wrong value.
@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { emptyCheckpoint, JsonPlusSerializer, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { StoreDatabaseError } from '../../../src/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
-import { commonPrefixLength, MAX_DEPTH } from '../../../src/data/langgraph-deltas.js';
+import { commonPrefixLength, MAX_DEPTH } from '../../../src/integrations/langgraph/langgraph-deltas.js';
 import { eachDatabase } from '../../support/databases.js';
 import { eachStorePath } from '../../support/store-app.js';
 

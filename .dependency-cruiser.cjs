@@ -1,0 +1,50 @@
+// The layers of src/ (README, "Architecture"): arrows point down only.
+//   root module files (index, store.module*, store.options)   wire everything
+//   http/            the opt-in HTTP API, on the stores' public surface
+//   integrations/<name>/   a framework's binding and its own storage
+//   stores/<feature>/      a store's contract, service and operations
+//   databases/<kit>/       one database's kit
+//   engine/          the database handle, transactions, retries, errors, codecs, the tables' rows
+//   the public types and errors (LEAVES), which import nothing but each other
+// `npm run lint:deps` checks them; test/internals/layers.test.ts shows a broken rule fails it.
+const LEAVES = '^src/(store\\.errors|message\\.types|session\\.types|lifecycle\\.types)\\.ts$';
+const ENGINE = '^src/engine/';
+const GENERATED = '^src/generated/';
+const STORE_SURFACE = '^src/stores/[^/]+/index\\.ts$';
+
+/** A rule that `from` imports nothing of src/ but `allowed`. */
+const only = (name, comment, from, allowed) => ({ name, comment, severity: 'error', from: { path: from }, to: { path: '^src/', pathNot: allowed } });
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      comment:
+        'An import cycle is a bug. Types that name each other within a layer are not one (a kit\'s interface names the transaction it runs in, ' +
+        'which names the kit\'s dialect); across layers the rules below forbid even a type.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    only('leaves-import-leaves', 'The public types and errors import nothing but each other.', LEAVES, [LEAVES]),
+    only('engine-at-the-bottom', 'The engine imports only the engine, the public types and errors, and the generated clients.', ENGINE, [ENGINE, LEAVES, GENERATED]),
+    only('kits-import-the-engine', 'A database kit imports its own folder and the engine.', '^src/databases/([^/]+)/', ['^src/databases/$1/', ENGINE, LEAVES, GENERATED]),
+    only('stores-import-the-engine', "A store imports its own folder, the engine, and other stores only through their index.ts.", '^src/stores/([^/]+)/', ['^src/stores/$1/', STORE_SURFACE, ENGINE, LEAVES]),
+    only('integrations-own-their-storage', 'An integration imports its own folder, the stores\' public surface and the engine.', '^src/integrations/([^/]+)/', ['^src/integrations/$1/', STORE_SURFACE, ENGINE, LEAVES]),
+    only('http-on-the-stores', 'The HTTP API imports its own folder, the stores\' public surface and the engine.', '^src/http/', ['^src/http/', STORE_SURFACE, ENGINE, LEAVES]),
+    only('cli-on-the-engine', 'The CLI imports its own folder and the engine.', '^src/cli/', ['^src/cli/', ENGINE, LEAVES]),
+    {
+      name: 'integrations-are-subpaths',
+      comment: 'Nothing outside an integration imports it: each is a subpath export of its own.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/integrations/' },
+      to: { path: '^src/integrations/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: ['node_modules', GENERATED] },
+    exclude: { path: GENERATED },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};

@@ -1,0 +1,19 @@
+// The module's options once checked (store.options.ts checks them): what the engine opens.
+import type { ProviderKit, UrlOptions } from './provider-kit.js';
+
+/** When SQLite's file is rebuilt after an erasing call (see StoreModuleOptions.sqliteVacuum). */
+export type SqliteVacuum = 'every-erasing-call' | 'bulk-jobs';
+
+/** What the store reads of nestjs-cls's TransactionHost (typed by shape: nestjs-cls is never imported). */
+export interface TransactionHostLike {
+  isTransactionActive(): boolean;
+  readonly tx: unknown;
+}
+
+export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit; sqliteVacuum: SqliteVacuum } & UrlOptions) | {
+  source: 'client';
+  client: object;
+  kit: ProviderKit;
+  transactionHost?: TransactionHostLike;
+  sqliteVacuum: SqliteVacuum;
+};
