@@ -46,8 +46,9 @@ const at = (ms: number) => new Date(Date.UTC(2026, 2, 4, 5, 6, 7, ms));
 
 /** Every string oddity at once: NUL, emoji sequences, RTL, combining marks, astral characters, line and paragraph separators, U+FFFF. */
 const TEXT = 'a\u0000b \u0000 Ünïcödé 日本語 עברית 👩‍👩‍👧‍👦 🚀 e\u0301 𝄞 \u2028\u2029 \uFFFF "quoted" \\ \n\t';
-// eslint-disable-next-line no-loss-of-precision -- a literal JavaScript rounds, stored as it rounds it
+/* eslint-disable no-loss-of-precision -- a literal JavaScript rounds, stored as it rounds it */
 const NUMBERS = [0, -1, 1.5, -273.15, 0.1 + 0.2, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 123456789.98765432];
+/* eslint-enable no-loss-of-precision */
 // JS itself puts integer-like keys first, in numeric order ("2", "10"): the others keep the order they were written in.
 const keyOrder = () => ({ b: 1, a: 2, '10': 3, '2': 4, z: { y: 'y', x: 'x' }, é: 5, A: 6, '-1': 7, '01': 8 });
 
