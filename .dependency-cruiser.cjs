@@ -20,18 +20,42 @@ module.exports = {
     {
       name: 'no-cycle',
       comment:
-        'An import cycle is a bug. Types that name each other within a layer are not one (a kit\'s interface names the transaction it runs in, ' +
-        'which names the kit\'s dialect); across layers the rules below forbid even a type.',
+        "An import cycle is a bug. Types that name each other within a layer are not one (a kit's interface names the transaction it runs in, " +
+        "which names the kit's dialect); across layers the rules below forbid even a type.",
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     only('leaves-import-leaves', 'The public types and errors import nothing but each other.', LEAVES, [LEAVES]),
-    only('engine-at-the-bottom', 'The engine imports only the engine, the public types and errors, and the generated clients.', ENGINE, [ENGINE, LEAVES, GENERATED]),
-    only('kits-import-the-engine', 'A database kit imports its own folder and the engine.', '^src/databases/([^/]+)/', ['^src/databases/$1/', ENGINE, LEAVES, GENERATED]),
-    only('stores-import-the-engine', "A store imports its own folder, the engine, and other stores only through their index.ts.", '^src/stores/([^/]+)/', ['^src/stores/$1/', STORE_SURFACE, ENGINE, LEAVES]),
-    only('integrations-own-their-storage', 'An integration imports its own folder, the stores\' public surface and the engine.', '^src/integrations/([^/]+)/', ['^src/integrations/$1/', STORE_SURFACE, ENGINE, LEAVES]),
-    only('http-on-the-stores', 'The HTTP API imports its own folder, the stores\' public surface and the engine.', '^src/http/', ['^src/http/', STORE_SURFACE, ENGINE, LEAVES]),
+    only('engine-at-the-bottom', 'The engine imports only the engine, the public types and errors, and the generated clients.', ENGINE, [
+      ENGINE,
+      LEAVES,
+      GENERATED,
+    ]),
+    only('kits-import-the-engine', 'A database kit imports its own folder and the engine.', '^src/databases/([^/]+)/', [
+      '^src/databases/$1/',
+      ENGINE,
+      LEAVES,
+      GENERATED,
+    ]),
+    only('stores-import-the-engine', 'A store imports its own folder, the engine, and other stores only through their index.ts.', '^src/stores/([^/]+)/', [
+      '^src/stores/$1/',
+      STORE_SURFACE,
+      ENGINE,
+      LEAVES,
+    ]),
+    only('integrations-own-their-storage', "An integration imports its own folder, the stores' public surface and the engine.", '^src/integrations/([^/]+)/', [
+      '^src/integrations/$1/',
+      STORE_SURFACE,
+      ENGINE,
+      LEAVES,
+    ]),
+    only('http-on-the-stores', "The HTTP API imports its own folder, the stores' public surface and the engine.", '^src/http/', [
+      '^src/http/',
+      STORE_SURFACE,
+      ENGINE,
+      LEAVES,
+    ]),
     only('cli-on-the-engine', 'The CLI imports its own folder and the engine.', '^src/cli/', ['^src/cli/', ENGINE, LEAVES]),
     {
       name: 'integrations-are-subpaths',

@@ -43,7 +43,8 @@ const groupProject = ({ name, paths, except = [], testBackends }) => ({
 
 const legs = { 'oldest-node': OLDEST_NODE_LEG, quick: QUICK_LEG };
 const leg = process.env.TEST_LEG;
-if (leg !== undefined && !Object.hasOwn(legs, leg)) throw new Error(`TEST_LEG is '${leg}': it is one of ${Object.keys(legs).join(', ')}, or unset for the whole suite`);
+if (leg !== undefined && !Object.hasOwn(legs, leg))
+  throw new Error(`TEST_LEG is '${leg}': it is one of ${Object.keys(legs).join(', ')}, or unset for the whole suite`);
 
 export default {
   ...(leg ? { projects: legs[leg].map(groupProject) } : project),

@@ -51,14 +51,15 @@ export async function openGalera(): Promise<BenchGalera | undefined> {
         (sum, row) => sum + Number(row.Value),
         0,
       );
-    const committed = async (admin: Connection) => Number(((await admin.query("SHOW GLOBAL STATUS LIKE 'wsrep\\_last\\_committed'")) as { Value: string }[])[0].Value);
+    const committed = async (admin: Connection) =>
+      Number(((await admin.query("SHOW GLOBAL STATUS LIKE 'wsrep\\_last\\_committed'")) as { Value: string }[])[0].Value);
     let closing: Promise<void> | undefined;
     return {
       label: CLUSTER_LABELS.galera,
       version: `MariaDB ${version}, Galera ${provider.split('(')[0].trim()}`,
       settings:
         'three nodes on this machine, loopback TCP; each node innodb_flush_log_at_trx_commit=1 (every commit flushed, as the lone MariaDB above), ' +
-        'innodb_buffer_pool_size=64M, binary log off, wsrep_sst_method=rsync (the test suite\'s cluster, made durable)',
+        "innodb_buffer_pool_size=64M, binary log off, wsrep_sst_method=rsync (the test suite's cluster, made durable)",
       async fresh(name) {
         await admins[0].query(`CREATE DATABASE bench_${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
         return cluster.urls.map((url) => withDatabase(url, `bench_${name}`));
@@ -77,7 +78,15 @@ export async function openGalera(): Promise<BenchGalera | undefined> {
       },
       close: () =>
         (closing ??= (async () => {
-          await settle(async () => Number(((await admins[0].query("SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user <> 'system user'")) as { n: bigint }[])[0].n));
+          await settle(async () =>
+            Number(
+              (
+                (await admins[0].query("SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user <> 'system user'")) as {
+                  n: bigint;
+                }[]
+              )[0].n,
+            ),
+          );
           await Promise.all(admins.map((admin) => admin.end().catch(() => {})));
           await stopCluster(cluster);
         })()),
@@ -128,7 +137,13 @@ export async function openReplication(): Promise<BenchReplication | undefined> {
       close: () =>
         (closing ??= (async () => {
           await settle(async () => {
-            const counts = await Promise.all(admins.map((admin) => admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname IS NOT NULL AND backend_type = 'client backend'")));
+            const counts = await Promise.all(
+              admins.map((admin) =>
+                admin.query<{ n: number }>(
+                  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname IS NOT NULL AND backend_type = 'client backend'",
+                ),
+              ),
+            );
             return counts.reduce((sum, { rows }) => sum + rows[0].n, 0);
           });
           await Promise.all(admins.map((admin) => admin.end().catch(() => {})));

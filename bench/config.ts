@@ -148,7 +148,8 @@ export function parseArgs(argv: string[], defaultOutDir: string): BenchOptions {
     const [, key, value] = match;
     if (key === 'databases') {
       const names = value.split(',').map((name) => name.trim().toLowerCase());
-      for (const name of names) if (!ENGINE_NAMES[name] && !CLUSTER_NAMES[name]) throw new Error(`unknown database ${name}: say sqlite, postgresql, mariadb, galera or replica`);
+      for (const name of names)
+        if (!ENGINE_NAMES[name] && !CLUSTER_NAMES[name]) throw new Error(`unknown database ${name}: say sqlite, postgresql, mariadb, galera or replica`);
       engines = names.flatMap((name) => ENGINE_NAMES[name] ?? []);
       clusters = names.flatMap((name) => CLUSTER_NAMES[name] ?? []);
     } else if (key === 'out') {
@@ -162,7 +163,8 @@ export function parseArgs(argv: string[], defaultOutDir: string): BenchOptions {
     }
   }
   if (sizes.smallTranscript <= sizes.effectiveMessages) throw new Error('smallTranscript must exceed effectiveMessages');
-  if (sizes.pruneMessages <= sizes.effectiveMessages + sizes.pruneCompactions) throw new Error('pruneMessages must exceed effectiveMessages + pruneCompactions');
+  if (sizes.pruneMessages <= sizes.effectiveMessages + sizes.pruneCompactions)
+    throw new Error('pruneMessages must exceed effectiveMessages + pruneCompactions');
   if (sizes.forkMessages <= sizes.effectiveMessages + sizes.pruneCompactions) throw new Error('forkMessages must exceed effectiveMessages + pruneCompactions');
   if (sizes.forks < 1) throw new Error('forks must be at least 1');
   if (sizes.pruneCompactions < 1) throw new Error('pruneCompactions must be at least 1');

@@ -29,9 +29,13 @@ export interface BenchDatabase {
 export const LABELS: Record<Engine, string> = { sqlite: 'SQLite', postgresql: 'PostgreSQL', mysql: 'MariaDB' };
 
 /** The SQLite settings of the store's own adapter (src/databases/sqlite/sqlite-adapter.ts), given to every SQLite target. */
-export const SQLITE_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA secure_delete = ON;';
+export const SQLITE_PRAGMAS =
+  'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA secure_delete = ON;';
 
-const migrationSql = (engine: Engine) => shippedMigrations(engine).map((migration) => migration.sql).join('\n');
+const migrationSql = (engine: Engine) =>
+  shippedMigrations(engine)
+    .map((migration) => migration.sql)
+    .join('\n');
 
 /** Opens `engine`, starting a throwaway server for it; undefined when its binaries are missing. Closing twice closes once. */
 export async function openDatabase(engine: Engine): Promise<BenchDatabase | undefined> {
@@ -74,7 +78,7 @@ function sqliteDatabase(): BenchDatabase {
     engine: 'sqlite',
     label: LABELS.sqlite,
     version: `SQLite ${version.v} (better-sqlite3)`,
-    settings: 'WAL, synchronous=NORMAL, foreign_keys=ON, secure_delete=ON (the store adapter\'s pragmas, set on every target\'s connection)',
+    settings: "WAL, synchronous=NORMAL, foreign_keys=ON, secure_delete=ON (the store adapter's pragmas, set on every target's connection)",
     fresh: async (name) => `file:${join(dir, `${name}.db`)}`,
     async applyStoreSchema(url) {
       const db = new Database(url.slice('file:'.length));
@@ -114,7 +118,9 @@ async function postgresDatabase(server: RunningServer): Promise<BenchDatabase> {
       // Closed pools' backends take a moment to exit; stopping the server under them would
       // make their clients report errors nobody listens to any more.
       await settle(async () => {
-        const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname IS NOT NULL');
+        const { rows } = await admin.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname IS NOT NULL',
+        );
         return rows[0].n;
       });
       // The server is stopped whatever state its connection is in.
@@ -139,7 +145,15 @@ async function mariadbDatabase(server: RunningServer): Promise<BenchDatabase> {
     },
     applyStoreSchema: (url) => applyServerSchema('mysql', url),
     async close() {
-      await settle(async () => Number(((await admin.query('SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user <> \'system user\'')) as { n: bigint }[])[0].n));
+      await settle(async () =>
+        Number(
+          (
+            (await admin.query("SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND user <> 'system user'")) as {
+              n: bigint;
+            }[]
+          )[0].n,
+        ),
+      );
       await admin.end().catch(() => {});
       await stopServer(server);
     },

@@ -34,7 +34,11 @@ export async function openForkable(db: BenchDatabase, sizes: Sizes): Promise<For
     opened.push(raw);
     const oursClient = await openOursClient(db.engine, url, 'direct');
     opened.push(oursClient);
-    await seedCompacted(db.engine, raw, ours, COMPACTED, { messages: sizes.forkMessages, compactions: sizes.pruneCompactions, effective: sizes.effectiveMessages });
+    await seedCompacted(db.engine, raw, ours, COMPACTED, {
+      messages: sizes.forkMessages,
+      compactions: sizes.pruneCompactions,
+      effective: sizes.effectiveMessages,
+    });
     await seedThread(db.engine, raw, SHORT, sizes.effectiveMessages);
     await analyze(db.engine, raw);
     const targets = new Map<TargetKey, Target>([

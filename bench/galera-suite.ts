@@ -19,8 +19,20 @@ import { sizedLabel, type RowSpec } from './workloads.js';
 export type ClusterRowSpec = RowSpec & { singleServer?: string };
 
 export const GALERA_ROWS: (ClusterRowSpec & { shared: boolean })[] = [
-  { key: 'galeraThreads', label: 'append, concurrent writers over three Galera nodes, a thread each', unit: 'msg/s', singleServer: 'writersThreads', shared: false },
-  { key: 'galeraOneThread', label: 'append, concurrent writers over three Galera nodes, one shared thread', unit: 'msg/s', singleServer: 'writersOneThread', shared: true },
+  {
+    key: 'galeraThreads',
+    label: 'append, concurrent writers over three Galera nodes, a thread each',
+    unit: 'msg/s',
+    singleServer: 'writersThreads',
+    shared: false,
+  },
+  {
+    key: 'galeraOneThread',
+    label: 'append, concurrent writers over three Galera nodes, one shared thread',
+    unit: 'msg/s',
+    singleServer: 'writersOneThread',
+    shared: true,
+  },
 ];
 
 const TARGETS: { key: TargetKey; open(urls: string[]): Promise<Target[]> }[] = [
@@ -40,7 +52,11 @@ export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, cellTim
         if (key === 'raw') await cluster.applyStoreSchema(urls[0]);
         nodes.set(key, await open(urls));
       } catch (error) {
-        fail(key, GALERA_ROWS.map((row) => row.key), error);
+        fail(
+          key,
+          GALERA_ROWS.map((row) => row.key),
+          error,
+        );
       }
     }
     for (const [i, row] of GALERA_ROWS.entries()) {
@@ -76,7 +92,8 @@ export async function runGaleraSuite(cluster: BenchGalera, sizes: Sizes, cellTim
         [...conflicts].map(([what, n]) => `${what} ${n}`).join('; '),
     );
   } finally {
-    for (const targets of nodes.values()) await Promise.all(targets.map((target) => target.close().catch((error: Error) => log(`closing a target failed: ${error.message}`))));
+    for (const targets of nodes.values())
+      await Promise.all(targets.map((target) => target.close().catch((error: Error) => log(`closing a target failed: ${error.message}`))));
   }
   return result;
 

@@ -30,7 +30,15 @@ export const REPLICA_ROWS: RowSpec[] = [
 ];
 
 export async function runReplicaSuite(servers: BenchReplication, sizes: Sizes, cellTimeoutMs: number, log: (line: string) => void): Promise<SuiteResult> {
-  const result: SuiteResult = { engine: 'postgresql', label: servers.label, version: servers.version, settings: servers.settings, rows: [], notes: [], errors: [] };
+  const result: SuiteResult = {
+    engine: 'postgresql',
+    label: servers.label,
+    version: servers.version,
+    settings: servers.settings,
+    rows: [],
+    notes: [],
+    errors: [],
+  };
   result.rows = REPLICA_ROWS.map((row) => ({ ...row, cells: {} }));
   const open: Target[] = [];
   const track = (target: Target) => (open.push(target), target);
@@ -53,12 +61,26 @@ export async function runReplicaSuite(servers: BenchReplication, sizes: Sizes, c
     const answered: string[] = [];
     const after = pageAfter(sizes);
     const reads: Record<string, (target: Target, key: TargetKey) => Promise<number>> = {
-      replicaList: (target) => timed(() => target.listSessions!(sizes.pageSize), (page) => checkList(page, sizes), sizes),
-      replicaExport: (target) => timed(() => target.exportJsonl!(EXPORTED), (lines) => checkExport(lines, expected), sizes),
+      replicaList: (target) =>
+        timed(
+          () => target.listSessions!(sizes.pageSize),
+          (page) => checkList(page, sizes),
+          sizes,
+        ),
+      replicaExport: (target) =>
+        timed(
+          () => target.exportJsonl!(EXPORTED),
+          (lines) => checkExport(lines, expected),
+          sizes,
+        ),
       async replicaPage(target, key) {
         // The store's cursor is its own: the one that ends a first page of `after` messages.
         const cursor = key === 'raw' ? after : (await target.transcriptPage!(PAGED, after)).next;
-        return timed(() => target.transcriptPage!(PAGED, sizes.pageSize, cursor), (page) => checkPage(page, after, sizes), sizes);
+        return timed(
+          () => target.transcriptPage!(PAGED, sizes.pageSize, cursor),
+          (page) => checkPage(page, after, sizes),
+          sizes,
+        );
       },
     };
     for (const row of REPLICA_ROWS) {
@@ -70,7 +92,8 @@ export async function runReplicaSuite(servers: BenchReplication, sizes: Sizes, c
           const byPort = await statementsByPort(async () => (value = await withTimeout(reads[row.key](target, key), cellTimeoutMs)));
           cells[key] = { value };
           log(`  ${key}: ${value.toFixed(2)} ms`);
-          if (key !== 'raw') answered.push(`${row.label}, ${LABELS[key]}: ${byPort.get(standbyPort) ?? 0} of ${[...byPort.values()].reduce((sum, n) => sum + n, 0)}`);
+          if (key !== 'raw')
+            answered.push(`${row.label}, ${LABELS[key]}: ${byPort.get(standbyPort) ?? 0} of ${[...byPort.values()].reduce((sum, n) => sum + n, 0)}`);
         } catch (error) {
           const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
           cells[key] = { error: message };
@@ -100,7 +123,10 @@ async function seed(sql: Target & SqlRunner, ours: Target, sizes: Sizes): Promis
   const before = sizes.smallTranscript - sizes.effectiveMessages + 1;
   await seedThread('postgresql', sql, EXPORTED, before);
   await ours.compact!(EXPORTED, SUMMARY, before);
-  await ours.appendMany!(EXPORTED, Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
+  await ours.appendMany!(
+    EXPORTED,
+    Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)),
+  );
   await seedSessions('postgresql', sql, SESSIONS, sizes.sessions);
   await analyze('postgresql', sql);
 }
@@ -108,7 +134,8 @@ async function seed(sql: Target & SqlRunner, ours: Target, sizes: Sizes): Promis
 function checkList(page: SessionPage, sizes: Sizes): void {
   const first = (page.sessions[0] as { id: string } | undefined)?.id;
   const newest = `${SESSIONS}${String(sizes.sessions).padStart(6, '0')}`;
-  if (page.sessions.length !== sizes.pageSize || first !== newest) throw new Error(`the page holds ${page.sessions.length} sessions from ${first}, not ${sizes.pageSize} from ${newest}`);
+  if (page.sessions.length !== sizes.pageSize || first !== newest)
+    throw new Error(`the page holds ${page.sessions.length} sessions from ${first}, not ${sizes.pageSize} from ${newest}`);
 }
 
 function checkExport(lines: string[], expected: string[]): void {
@@ -119,5 +146,6 @@ function checkExport(lines: string[], expected: string[]): void {
 
 function checkPage(page: { messages: unknown[] }, after: number, sizes: Sizes): void {
   const seqs = page.messages.map((message) => (message as { seq: number }).seq);
-  if (seqs.length !== sizes.pageSize || seqs[0] !== after + 1) throw new Error(`the page holds ${seqs.length} messages from seq ${seqs[0]}, not ${sizes.pageSize} from ${after + 1}`);
+  if (seqs.length !== sizes.pageSize || seqs[0] !== after + 1)
+    throw new Error(`the page holds ${seqs.length} messages from seq ${seqs[0]}, not ${sizes.pageSize} from ${after + 1}`);
 }

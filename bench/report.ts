@@ -132,22 +132,26 @@ function singleServerRatioOf(row: RowResult, suite: SuiteResult, suites: SuiteRe
 }
 
 /** The columns after the targets': a speed relative to another on the same work, each a field of the row in the JSON. */
-const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows: RowResult[], suite: SuiteResult, suites: SuiteResult[]): number | undefined }[] = [
+const RATIO_COLUMNS: {
+  field: RatioField;
+  label: string;
+  of(row: RowResult, rows: RowResult[], suite: SuiteResult, suites: SuiteResult[]): number | undefined;
+}[] = [
   { field: 'scopedRatio', label: 'nestjs-agent-store, tenant-scoped ÷ unscoped', of: scopedRatioOf },
   { field: 'ownClientRatio', label: 'nestjs-agent-store, own PrismaClient ÷ url', of: (row) => speedRatio(row.unit, row.cells.oursClient, row.cells.ours) },
   {
     field: 'inTransactionRatio',
-    label: 'nestjs-agent-store in the app\'s transaction ÷ Prisma 7, interactive tx',
+    label: "nestjs-agent-store in the app's transaction ÷ Prisma 7, interactive tx",
     of: (row) => speedRatio(row.unit, row.cells.oursClientTx, row.cells.prismaTx),
   },
   {
     field: 'inTransactionUrlRatio',
-    label: 'nestjs-agent-store in the app\'s transaction ÷ url',
+    label: "nestjs-agent-store in the app's transaction ÷ url",
     of: (row) => speedRatio(row.unit, row.cells.oursClientTx, row.cells.ours),
   },
   {
     field: 'callUrlRatio',
-    label: 'nestjs-agent-store, its call alone in the app\'s transaction ÷ url',
+    label: "nestjs-agent-store, its call alone in the app's transaction ÷ url",
     of: (row) => speedRatio(row.unit, row.cells.oursClientTxCall, row.cells.ours),
   },
   {
@@ -155,17 +159,33 @@ const RATIO_COLUMNS: { field: RatioField; label: string; of(row: RowResult, rows
     label: 'nestjs-agent-store LangGraphCheckpointer ÷ official',
     of: (row) => speedRatio(row.unit, row.cells.langgraphOurs, row.cells.langgraph),
   },
-  { field: 'singleServerRatio', label: 'nestjs-agent-store over the cluster ÷ on one server', of: (row, _rows, suite, suites) => singleServerRatioOf(row, suite, suites) },
-  { field: 'replicaRatio', label: 'nestjs-agent-store, reading from the replica ÷ without it', of: (row) => speedRatio(row.unit, row.cells.oursReplica, row.cells.ours) },
+  {
+    field: 'singleServerRatio',
+    label: 'nestjs-agent-store over the cluster ÷ on one server',
+    of: (row, _rows, suite, suites) => singleServerRatioOf(row, suite, suites),
+  },
+  {
+    field: 'replicaRatio',
+    label: 'nestjs-agent-store, reading from the replica ÷ without it',
+    of: (row) => speedRatio(row.unit, row.cells.oursReplica, row.cells.ours),
+  },
   {
     field: 'historyAloneRatio',
     label: 'nestjs-agent-store, compacted source ÷ its history alone',
     of: (row, rows) => speedRatio(row.unit, row.cells.ours, rows.find((other) => other.key === row.historyAlone)?.cells.ours),
   },
 ];
-const [SCOPED_COLUMN, OWN_CLIENT_COLUMN, IN_TRANSACTION_COLUMN, IN_TRANSACTION_URL_COLUMN, CALL_URL_COLUMN, LANGGRAPH_COLUMN, SINGLE_SERVER_COLUMN, REPLICA_COLUMN, HISTORY_ALONE_COLUMN] = RATIO_COLUMNS.map(
-  (column) => column.label,
-);
+const [
+  SCOPED_COLUMN,
+  OWN_CLIENT_COLUMN,
+  IN_TRANSACTION_COLUMN,
+  IN_TRANSACTION_URL_COLUMN,
+  CALL_URL_COLUMN,
+  LANGGRAPH_COLUMN,
+  SINGLE_SERVER_COLUMN,
+  REPLICA_COLUMN,
+  HISTORY_ALONE_COLUMN,
+] = RATIO_COLUMNS.map((column) => column.label);
 
 /** The store's throughput relative to the plain INSERT's (the floor) on each write row that has both. */
 function floorOf(rows: RowResult[]): { key: string; workload: string; ratio: number }[] {
@@ -192,7 +212,11 @@ export function buildReport(suites: SuiteResult[], { quick, sizes, seconds, skip
     quick,
     sizes,
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), kernel: `${type()} ${release()}` },
-    versions: { node: process.version, ...Object.fromEntries(Object.entries(PACKAGES).map(([name, folder]) => [name, packageVersion(folder)])), ...Object.fromEntries(suites.map((s) => [s.label, s.version])) },
+    versions: {
+      node: process.version,
+      ...Object.fromEntries(Object.entries(PACKAGES).map(([name, folder]) => [name, packageVersion(folder)])),
+      ...Object.fromEntries(suites.map((s) => [s.label, s.version])),
+    },
     databases: suites.map((suite) => ({
       ...suite,
       rows: suite.rows.map((row) => ({
@@ -209,7 +233,13 @@ export function buildReport(suites: SuiteResult[], { quick, sizes, seconds, skip
 }
 
 const number = (value: number, unit: string) =>
-  unit === 'ms' ? (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : Math.round(value).toLocaleString('en-US')) : Math.round(value).toLocaleString('en-US');
+  unit === 'ms'
+    ? value < 10
+      ? value.toFixed(2)
+      : value < 100
+        ? value.toFixed(1)
+        : Math.round(value).toLocaleString('en-US')
+    : Math.round(value).toLocaleString('en-US');
 
 function cellText(cell: (Cell & { ratio?: number }) | undefined, unit: string): string {
   if (!cell) return '';
@@ -243,36 +273,36 @@ export function renderMarkdown(report: Report): string {
     'joined to the thread row under `tenant_id = ?`), so their brackets compare the scoped store with a scoped reference.',
     `Their column **${SCOPED_COLUMN}** is the scoped store's speed relative to the unscoped store's on the unscoped row of the same work in this run`,
     `(the compacted rows: the ${report.sizes.largeTranscript.toLocaleString('en-US')}-message transcript's; the sequential append runs its unscoped and scoped loops back to back`,
-    'in each turn of a target), above 1x faster; issue #11\'s target is 0.9x or more.',
+    "in each turn of a target), above 1x faster; issue #11's target is 0.9x or more.",
     `Column **${OWN_CLIENT_COLUMN}**: on every row the store has both ways, the store on the app's own client relative to the store on its url in this run,`,
-    'above 1x faster (issue #14\'s target: 0.9x or more). The scoped rows compare the two scoped stores.',
+    "above 1x faster (issue #14's target: 0.9x or more). The scoped rows compare the two scoped stores.",
     `Column **${IN_TRANSACTION_COLUMN}**: on the write rows, the store joined to the app's interactive transaction relative to Prisma's interactive tx (the same shape of work:`,
-    'one interactive transaction per call); inside it the store runs its fast paths on the transaction\'s connection, each write in a savepoint.',
+    "one interactive transaction per call); inside it the store runs its fast paths on the transaction's connection, each write in a savepoint.",
     `Column **${IN_TRANSACTION_URL_COLUMN}**: the same store relative to the store on its url; its cell holds the app's transaction as well as the store's work`,
-    '(BEGIN and COMMIT through Prisma\'s interactive transaction, which the url mode\'s own transaction does without).',
+    "(BEGIN and COMMIT through Prisma's interactive transaction, which the url mode's own transaction does without).",
     `Column **${CALL_URL_COLUMN}**: the store's call alone, timed inside the app's transaction, relative to the store on its url (whose cells include its own BEGIN and COMMIT):`,
-    'what calling the store costs in a transaction the app runs anyway (issue #14\'s target: 0.9x or more, inside host transactions as outside).',
+    "what calling the store costs in a transaction the app runs anyway (issue #14's target: 0.9x or more, inside host transactions as outside).",
     'The "first message of a new thread" rows append to a thread that does not exist yet, so a statement wasted on a thread that is not there shows in them:',
     'the store creates the thread; the raw reference sends BEGIN; INSERT the thread; INSERT the message; COMMIT; the plain INSERT target sends the same two INSERTs,',
-    'each autocommitted (two commits, each flushed where commits are, so not necessarily a floor there). Their statements are counted as deleteTranscript\'s are.',
+    "each autocommitted (two commits, each flushed where commits are, so not necessarily a floor there). Their statements are counted as deleteTranscript's are.",
     `The LangGraph row runs one agent step per message on a thread that grows from empty: its cells are messages (steps) per second, and its column **${LANGGRAPH_COLUMN}**`,
-    'is the store\'s checkpointer relative to LangGraph\'s official saver for that database in this run (issue #15\'s target: 1x or more). The raw driver does no such step.',
+    "is the store's checkpointer relative to LangGraph's official saver for that database in this run (issue #15's target: 1x or more). The raw driver does no such step.",
     `The line under each table: ${FLOOR_LINE}, on each write row (issue #11's target for appends: 0.5x or more on PostgreSQL and MariaDB).`,
     `The prune rows (issue #17): a thread of ${report.sizes.pruneMessages.toLocaleString('en-US')} messages compacted ${report.sizes.pruneCompactions} times down to ${report.sizes.effectiveMessages},`,
-    'pruned once by each target on a database of its own (the raw driver deletes the same rows in one transaction, the store in batches); its time is that one call\'s.',
-    'Stored text: the bytes of the text columns of the thread\'s log rows. The database\'s size, rebuilt first so that freed space shows: SQLite, the whole file\'s pages',
-    'after VACUUM; PostgreSQL, pg_total_relation_size of the log\'s tables after VACUUM FULL (a plain VACUUM only makes the space reusable);',
+    "pruned once by each target on a database of its own (the raw driver deletes the same rows in one transaction, the store in batches); its time is that one call's.",
+    "Stored text: the bytes of the text columns of the thread's log rows. The database's size, rebuilt first so that freed space shows: SQLite, the whole file's pages",
+    "after VACUUM; PostgreSQL, pg_total_relation_size of the log's tables after VACUUM FULL (a plain VACUUM only makes the space reusable);",
     'MariaDB, their data_length + index_length after OPTIMIZE TABLE (InnoDB keeps a page or so per table and index however empty).',
     `The fork rows (issue #17): \`SessionStore.fork\` of a thread of ${report.sizes.forkMessages.toLocaleString('en-US')} messages compacted ${report.sizes.pruneCompactions} times down to ${report.sizes.effectiveMessages},`,
     `and of a thread of ${report.sizes.effectiveMessages} messages never compacted, on one database holding both; each cell is the median of ${report.sizes.forks} forks, the two sources' alternating`,
-    '(after an untimed fork of each, checked to hold its source\'s history). A fork copies the latest boundary and the log rows after its cut, in the database,',
+    "(after an untimed fork of each, checked to hold its source's history). A fork copies the latest boundary and the log rows after its cut, in the database,",
     `so its cost follows the effective history, not the transcript: column **${HISTORY_ALONE_COLUMN}** is the store's speed forking the compacted thread relative to`,
-    'forking the short one in this run (issue #17\'s target: about 1x). The raw driver reads the source\'s latest boundary, then inserts the thread row and copies',
+    "forking the short one in this run (issue #17's target: about 1x). The raw driver reads the source's latest boundary, then inserts the thread row and copies",
     'the same rows by INSERT … SELECT, in one transaction;',
     'the store reads the source in a snapshot first and checks in its write that it copied the rows that snapshot saw (see src/stores/sessions/session-forks.ts).',
     `The tables after the three databases' run on servers of their own (issue #16). On a MariaDB Galera cluster of three nodes, appends spread over the nodes (an app, or a raw pool, per node;`,
     `writer w on node w mod 3), to a thread each and to one shared thread, whose conflicting commits are retried; column **${SINGLE_SERVER_COLUMN}** is the store there`,
-    'relative to the store on the lone MariaDB server\'s row with the same writers in this run. On a PostgreSQL primary with a hot standby, the reads the store can serve from',
+    "relative to the store on the lone MariaDB server's row with the same writers in this run. On a PostgreSQL primary with a hot standby, the reads the store can serve from",
     `the standby, timed on the store given it, on the same store without it, and on the raw driver reading the standby; column **${REPLICA_COLUMN}** compares the first two.`,
     '',
   );
@@ -296,7 +326,21 @@ export function renderMarkdown(report: Report): string {
   }
   for (const skipped of report.skipped) lines.push(`## ${skipped.label}`, '', `Skipped: ${skipped.reason}.`, '');
   if (report.errors.length > 0) lines.push('## Errors', '', ...report.errors.map((error) => `- ${escape(error)}`), '');
-  lines.push('## Versions', '', '| component | version |', '|---|---|', ...Object.entries(report.versions).map(([name, version]) => `| ${name} | ${version} |`), '');
-  lines.push('## Sizes', '', Object.entries(report.sizes).map(([name, value]) => `${name}=${value}`).join(', '), '');
+  lines.push(
+    '## Versions',
+    '',
+    '| component | version |',
+    '|---|---|',
+    ...Object.entries(report.versions).map(([name, version]) => `| ${name} | ${version} |`),
+    '',
+  );
+  lines.push(
+    '## Sizes',
+    '',
+    Object.entries(report.sizes)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(', '),
+    '',
+  );
   return lines.join('\n');
 }

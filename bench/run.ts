@@ -74,7 +74,8 @@ async function main(options: BenchOptions): Promise<number> {
       continue;
     }
     if (!database) {
-      const reason = engine === 'mysql' ? 'MariaDB binaries are missing (apt-get install mariadb-server)' : 'PostgreSQL binaries are missing (apt-get install postgresql)';
+      const reason =
+        engine === 'mysql' ? 'MariaDB binaries are missing (apt-get install mariadb-server)' : 'PostgreSQL binaries are missing (apt-get install postgresql)';
       skipped.push({ label: LABELS[engine], reason });
       log(`${LABELS[engine]}: SKIPPED, ${reason}`);
       continue;
@@ -92,7 +93,10 @@ async function main(options: BenchOptions): Promise<number> {
     if (stopping) break;
     const opening = openCluster(cluster, options, cellTimeoutMs);
     // What a signal stops: the servers, once started (a start that failed stopped its own).
-    const servers = opening.then((opened) => opened?.servers, () => undefined);
+    const servers = opening.then(
+      (opened) => opened?.servers,
+      () => undefined,
+    );
     open.add(servers);
     let opened: OpenCluster | undefined;
     try {

@@ -16,7 +16,13 @@ export interface Compacted {
  * `messages` messages (the raw driver's, in one statement: quick at any size), compacted `compactions`
  * times through the store, a stretch of the log each time, the last leaving `effective`.
  */
-export async function seedCompacted(engine: Engine, raw: SqlRunner, ours: Target, threadId: string, { messages, compactions, effective }: Compacted): Promise<void> {
+export async function seedCompacted(
+  engine: Engine,
+  raw: SqlRunner,
+  ours: Target,
+  threadId: string,
+  { messages, compactions, effective }: Compacted,
+): Promise<void> {
   await seedThread(engine, raw, threadId, messages);
   const step = Math.floor((messages - effective) / compactions);
   // After the first, each compaction replaces the previous summary and `step` messages.

@@ -84,13 +84,22 @@ export async function seedThread(engine: Engine, sql: SqlRunner, threadId: strin
  */
 export async function seedSessionMessages(engine: Engine, sql: SqlRunner, threadId: string, count: number): Promise<void> {
   const d = DIALECTS[engine];
-  await sql.run(`UPDATE agent_thread SET last_seq = ${count}, created_at = ${d.at('0')}, updated_at = ${d.at(String(count))} WHERE id = '${threadId}' AND last_seq = 0`);
+  await sql.run(
+    `UPDATE agent_thread SET last_seq = ${count}, created_at = ${d.at('0')}, updated_at = ${d.at(String(count))} WHERE id = '${threadId}' AND last_seq = 0`,
+  );
   await insertMessages(engine, sql, threadId, count);
 }
 
 async function insertMessages(engine: Engine, sql: SqlRunner, threadId: string, count: number): Promise<void> {
   const at = DIALECTS[engine].at('i');
-  await sql.run(insertSelect(engine, 'agent_message (thread_id, seq, role, content, created_at)', [`'${threadId}'`, 'i', ...messageColumns(engine, 'i'), at], [['i', 1, count]]));
+  await sql.run(
+    insertSelect(
+      engine,
+      'agent_message (thread_id, seq, role, content, created_at)',
+      [`'${threadId}'`, 'i', ...messageColumns(engine, 'i'), at],
+      [['i', 1, count]],
+    ),
+  );
 }
 
 /** `count` sessions created a millisecond apart, ids `<prefix>000001`…, titled, as SessionStore.create({ id, title }) leaves them. */
@@ -98,9 +107,12 @@ export async function seedSessions(engine: Engine, sql: SqlRunner, prefix: strin
   const d = DIALECTS[engine];
   const padded = engine === 'sqlite' ? `printf('%06d', i)` : `LPAD(${engine === 'postgresql' ? 'i::text' : 'i'}, 6, '0')`;
   await sql.run(
-    insertSelect(engine, 'agent_thread (id, title, last_seq, created_at, updated_at)', [d.concat(`'${prefix}'`, padded), d.concat(`'Session '`, 'i'), '0', d.at('i'), d.at('i')], [
-      ['i', 1, count],
-    ]),
+    insertSelect(
+      engine,
+      'agent_thread (id, title, last_seq, created_at, updated_at)',
+      [d.concat(`'${prefix}'`, padded), d.concat(`'Session '`, 'i'), '0', d.at('i'), d.at('i')],
+      [['i', 1, count]],
+    ),
   );
 }
 
@@ -112,9 +124,13 @@ export async function seedTree(engine: Engine, sql: SqlRunner, prefix: string, s
   const d = DIALECTS[engine];
   const id = (i: string) => d.concat(`'${prefix}-'`, i);
   const parent = engine === 'mysql' ? '(i - 1) DIV 10' : '(i - 1) / 10';
-  await sql.run(insertSelect(engine, 'agent_thread (id, last_seq, created_at, updated_at)', [id('i'), String(messages), d.at('i'), d.at('i')], [['i', 0, sessions - 1]]));
+  await sql.run(
+    insertSelect(engine, 'agent_thread (id, last_seq, created_at, updated_at)', [id('i'), String(messages), d.at('i'), d.at('i')], [['i', 0, sessions - 1]]),
+  );
   if (sessions > 1) {
-    await sql.run(insertSelect(engine, 'agent_subsession (parent_id, child_id, created_at)', [id(parent), id('i'), d.at('i')], [['i', 1, sessions - 1]], 'ORDER BY i'));
+    await sql.run(
+      insertSelect(engine, 'agent_subsession (parent_id, child_id, created_at)', [id(parent), id('i'), d.at('i')], [['i', 1, sessions - 1]], 'ORDER BY i'),
+    );
   }
   if (messages > 0) {
     await sql.run(
@@ -167,7 +183,8 @@ export interface Storage {
 export async function storageOf(engine: Engine, sql: SqlReader, threadId: string): Promise<Storage> {
   const length = BYTE_LENGTH[engine];
   const sums = TEXT_COLUMNS.map(
-    ([table, columns]) => `(SELECT COALESCE(SUM(${columns.map((column) => `COALESCE(${length(column)}, 0)`).join(' + ')}), 0) FROM ${table} WHERE thread_id = '${threadId}')`,
+    ([table, columns]) =>
+      `(SELECT COALESCE(SUM(${columns.map((column) => `COALESCE(${length(column)}, 0)`).join(' + ')}), 0) FROM ${table} WHERE thread_id = '${threadId}')`,
   );
   const text = Number((await sql.query(`SELECT ${sums.join(' + ')} AS bytes`))[0].bytes);
   const database = Number((await sql.query(await rebuilt(engine, sql)))[0].bytes);

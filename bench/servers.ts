@@ -24,7 +24,9 @@ const isRoot = userInfo().uid === 0;
 function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] && join(root, versions[0], 'bin');
 }
 
@@ -57,8 +59,14 @@ export async function startDurableReplication(): Promise<{ primary: RunningServe
 async function launchPostgres(bin: string, dataDir: string): Promise<RunningServer> {
   const port = await freePort();
   run(bin, 'pg_ctl', [
-    'start', '-w', '-D', join(dataDir, 'data'), '-l', join(dataDir, 'log'),
-    '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on -c max_connections=200`,
+    'start',
+    '-w',
+    '-D',
+    join(dataDir, 'data'),
+    '-l',
+    join(dataDir, 'log'),
+    '-o',
+    `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on -c max_connections=200`,
   ]);
   const pid = Number(readFileSync(join(dataDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
   return { name: 'PostgreSQL', url: `postgresql://postgres@127.0.0.1:${port}/postgres`, pid, dataDir };

@@ -72,7 +72,11 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
         if (kind.usesStoreSchema) await db.applyStoreSchema(url);
         writers.set(kind.key, track(await kind.open(db.engine, url)));
       } catch (error) {
-        fail(WORKLOADS.filter((w) => w.targets.includes(kind.key)).flatMap((w) => w.rows.map((row) => row.key)), kind.key, error);
+        fail(
+          WORKLOADS.filter((w) => w.targets.includes(kind.key)).flatMap((w) => w.rows.map((row) => row.key)),
+          kind.key,
+          error,
+        );
       }
     }
     const noData = {} as ReadData;
@@ -105,7 +109,10 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       const url = await db.fresh('reads');
       const ours = track(await openOurs(url));
       const raw = track(openRaw(db.engine, url, 'atomic')) as Target & SqlRunner;
-      readers.set('ours', ours).set('raw', raw).set('prismaCreate', track(await openPrisma(db.engine, url, 'create')));
+      readers
+        .set('ours', ours)
+        .set('raw', raw)
+        .set('prismaCreate', track(await openPrisma(db.engine, url, 'create')));
       readers.set('oursClient', track(await openOursClient(db.engine, url, 'direct')));
       const statements = await statementCounter(db.engine, url);
       open.push({ close: () => statements.close() });
@@ -121,7 +128,12 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       }
     } catch (error) {
       for (const workload of WORKLOADS.filter((w) => w.phase === 'read')) {
-        for (const key of workload.targets) fail(workload.rows.map((row) => row.key), key, new Error(`seeding failed: ${(error as Error).message}`));
+        for (const key of workload.targets)
+          fail(
+            workload.rows.map((row) => row.key),
+            key,
+            new Error(`seeding failed: ${(error as Error).message}`),
+          );
       }
       return result;
     }
@@ -139,7 +151,9 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
       const keys = workload.rows.map((row) => row.key);
       for (const key of workload.targets) {
-        const values = await measure(keys, key, () => onPrunable(db, sizes, key, (target, prune) => workload.run(target, { sizes, key, round: 0, data: noData, prune })));
+        const values = await measure(keys, key, () =>
+          onPrunable(db, sizes, key, (target, prune) => workload.run(target, { sizes, key, round: 0, data: noData, prune })),
+        );
         if (values) keys.forEach((rowKey, i) => values[i] !== undefined && (rows.get(rowKey)!.cells[key] = { value: values[i] }));
       }
     }
@@ -150,7 +164,12 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
       if (forking.length > 0) forkable = await openForkable(db, sizes);
     } catch (error) {
       for (const workload of forking) {
-        for (const key of workload.targets) fail(workload.rows.map((row) => row.key), key, new Error(`seeding failed: ${(error as Error).message}`));
+        for (const key of workload.targets)
+          fail(
+            workload.rows.map((row) => row.key),
+            key,
+            new Error(`seeding failed: ${(error as Error).message}`),
+          );
       }
     }
     if (forkable) {
@@ -201,7 +220,10 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
       const before = transcript - sizes.effectiveMessages + 1;
       await seedThread(engine, raw, id, before);
       await ours.compact!(id, SUMMARY, before);
-      await ours.appendMany!(id, Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
+      await ours.appendMany!(
+        id,
+        Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)),
+      );
     }
     // The tenant's sessions, created by the store's scoped sessions.create: the long thread, and
     // one compacted like compacted-long (boundary and messages after it through the scoped store).
@@ -212,7 +234,10 @@ async function seedReads(db: BenchDatabase, sizes: Sizes, ours: Target, raw: Sql
     await tenant.prepareThread!('tenant-compacted');
     await seedSessionMessages(engine, raw, 'tenant-compacted', before);
     await tenant.compact!('tenant-compacted', SUMMARY, before);
-    await tenant.appendMany!('tenant-compacted', Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)));
+    await tenant.appendMany!(
+      'tenant-compacted',
+      Array.from({ length: sizes.effectiveMessages - 1 }, (_, i) => benchMessage(before + 1 + i)),
+    );
     await seedSessions(engine, raw, 'session-', sizes.sessions);
     await analyze(engine, raw);
   });
@@ -254,7 +279,11 @@ async function onPrunable<T>(db: BenchDatabase, sizes: Sizes, key: TargetKey, wo
     await seedCompacted(db.engine, raw, ours, WARMUP_THREAD, { messages: sizes.effectiveMessages + 2, compactions: 2, effective: sizes.effectiveMessages });
     await target.pruneTranscript!(WARMUP_THREAD);
     await raw.run(`DELETE FROM agent_thread WHERE id = '${WARMUP_THREAD}'`);
-    await seedCompacted(db.engine, raw, ours, PRUNED_THREAD, { messages: sizes.pruneMessages, compactions: sizes.pruneCompactions, effective: sizes.effectiveMessages });
+    await seedCompacted(db.engine, raw, ours, PRUNED_THREAD, {
+      messages: sizes.pruneMessages,
+      compactions: sizes.pruneCompactions,
+      effective: sizes.effectiveMessages,
+    });
     await analyze(db.engine, raw);
     return await work(target, { threadId: PRUNED_THREAD, storage: () => storageOf(db.engine, raw, PRUNED_THREAD) });
   } finally {

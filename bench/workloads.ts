@@ -145,7 +145,9 @@ async function concurrentRate(target: Target, threadOf: (writer: number) => stri
   if (target.clock) return undefined;
   const start = performance.now();
   const calls = await Promise.all(
-    Array.from({ length: sizes.writers }, (_, w) => loop(sizes.appendsPerWriter, sizes.writeMinMs, start, (i) => target.append!(threadOf(w), benchMessage(i + 1)))),
+    Array.from({ length: sizes.writers }, (_, w) =>
+      loop(sizes.appendsPerWriter, sizes.writeMinMs, start, (i) => target.append!(threadOf(w), benchMessage(i + 1))),
+    ),
   );
   const rate = calls.reduce((sum, n) => sum + n, 0) / ((performance.now() - start) / 1000);
   const perThread = new Map<string, number>();
@@ -309,7 +311,7 @@ export const WORKLOADS: Workload[] = [
     targets: READERS,
     async run(target, { sizes, data }) {
       let cursor: unknown;
-      for (let skipped = 0; skipped < sizes.deepOffset; ) {
+      for (let skipped = 0; skipped < sizes.deepOffset;) {
         const page = await target.listSessions!(Math.min(PAGE_WALK, sizes.deepOffset - skipped), cursor);
         if (page.sessions.length === 0 || page.next === null) throw new Error(`the session list ended after ${skipped} sessions`);
         skipped += page.sessions.length;
@@ -400,9 +402,11 @@ export const WORKLOADS: Workload[] = [
       }
       const times = new Map<string, number[]>(sources.map((source) => [source, []]));
       for (let i = 1; i <= sizes.forks; i++) {
-        for (const source of i % 2 === 1 ? sources : [...sources].reverse()) times.get(source)!.push(await elapsedMs(() => target.fork!(source, forkId(source, i))));
+        for (const source of i % 2 === 1 ? sources : [...sources].reverse())
+          times.get(source)!.push(await elapsedMs(() => target.fork!(source, forkId(source, i))));
       }
-      for (const source of sources) expectEqual(await target.count!(forkId(source, sizes.forks)), sizes.effectiveMessages, `count of the last fork of ${source}`);
+      for (const source of sources)
+        expectEqual(await target.count!(forkId(source, sizes.forks)), sizes.effectiveMessages, `count of the last fork of ${source}`);
       return sources.map((source) => median(times.get(source)!));
     },
   },
@@ -420,7 +424,11 @@ const timedRead = (read: () => Promise<unknown[]>, expected: number, sizes: Size
   timed(read, (messages) => expectEqual(messages.length, expected, 'messages read'), sizes);
 
 const timedCount = (target: Target, threadId: string, sizes: Sizes) =>
-  timed(() => target.count!(threadId), (count) => expectEqual(count, sizes.effectiveMessages, `count of ${threadId}`), sizes);
+  timed(
+    () => target.count!(threadId),
+    (count) => expectEqual(count, sizes.effectiveMessages, `count of ${threadId}`),
+    sizes,
+  );
 
 /** Times one page after `cursor`, checked to be full and to start with `firstId`. */
 function timedPage(target: Target, cursor: unknown, sizes: Sizes, firstId: string): Promise<number> {

@@ -66,7 +66,10 @@ function scriptedModel(): MockLanguageModelV3 {
             {
               type: 'finish',
               finishReason: { unified: 'stop', raw: 'stop' },
-              usage: { inputTokens: { total: said.length, noCache: said.length, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: words.length, text: words.length, reasoning: undefined } },
+              usage: {
+                inputTokens: { total: said.length, noCache: said.length, cacheRead: undefined, cacheWrite: undefined },
+                outputTokens: { total: words.length, text: words.length, reasoning: undefined },
+              },
             },
           ],
         }),

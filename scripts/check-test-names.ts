@@ -51,7 +51,11 @@ function entries(path: string, selects: (file: string, name: string) => boolean 
   return keys;
 }
 
-const show = (keys: string[]) => keys.slice(0, 50).map((key) => `  ${key}`).join('\n') + (keys.length > 50 ? `\n  … and ${keys.length - 50} more` : '');
+const show = (keys: string[]) =>
+  keys
+    .slice(0, 50)
+    .map((key) => `  ${key}`)
+    .join('\n') + (keys.length > 50 ? `\n  … and ${keys.length - 50} more` : '');
 
 /** The legs' files as given on the command line (<leg>=<names file>): every leg, once. */
 function legFiles(args: string[]): [string, string][] {
@@ -61,17 +65,23 @@ function legFiles(args: string[]): [string, string][] {
     return [leg, path];
   });
   const given = files.map(([leg]) => leg).sort();
-  if (given.join() !== Object.keys(LEGS).sort().join()) throw new Error(`give each leg's names file once: ${Object.keys(LEGS).join(', ')} (given: ${given.join(', ') || 'none'})`);
+  if (given.join() !== Object.keys(LEGS).sort().join())
+    throw new Error(`give each leg's names file once: ${Object.keys(LEGS).join(', ')} (given: ${given.join(', ') || 'none'})`);
   return files;
 }
 
 /** What no leg can run: listed names that no leg selects, and ONE_LEG_ONLY patterns that match no listed name. */
 function uncovered(listPath: string): string[] {
-  const listed = [...(parseTestNames(readFileSync(listPath, 'utf8')) as Map<string, string[]>)].flatMap(([file, names]) => names.map((name) => ({ file, name })));
-  const problems = listed.filter(({ file, name }) => !Object.values(LEGS).some((selects) => selects(file, name))).map(({ file, name }) => `no leg runs ${file} › ${name}`);
+  const listed = [...(parseTestNames(readFileSync(listPath, 'utf8')) as Map<string, string[]>)].flatMap(([file, names]) =>
+    names.map((name) => ({ file, name })),
+  );
+  const problems = listed
+    .filter(({ file, name }) => !Object.values(LEGS).some((selects) => selects(file, name)))
+    .map(({ file, name }) => `no leg runs ${file} › ${name}`);
   for (const [leg, patterns] of Object.entries(ONE_LEG_ONLY)) {
     for (const only of patterns) {
-      if (!listed.some(({ file, name }) => file === only.file && only.name.test(name))) problems.push(`ONE_LEG_ONLY['${leg}'] matches no listed test of ${only.file}: ${only.name}`);
+      if (!listed.some(({ file, name }) => file === only.file && only.name.test(name)))
+        problems.push(`ONE_LEG_ONLY['${leg}'] matches no listed test of ${only.file}: ${only.name}`);
     }
   }
   return problems;
@@ -95,7 +105,9 @@ function writeUnion(listPath: string, files: [string, string][], allowRemoved: b
   const old = parseTestNames(readFileSync(listPath, 'utf8')) as Map<string, string[]>;
   const goneFiles = [...old.keys()].filter((file) => !union.has(file));
   if (goneFiles.length > 0 && !allowRemoved) {
-    throw new Error(`no leg ran a test of ${goneFiles.join(', ')}: a file that failed to load records nothing. If the file is gone on purpose, write again with --allow-removed`);
+    throw new Error(
+      `no leg ran a test of ${goneFiles.join(', ')}: a file that failed to load records nothing. If the file is gone on purpose, write again with --allow-removed`,
+    );
   }
   const kept = new Set(entries(listPath));
   writeFileSync(listPath, formatTestNames(union));
@@ -110,7 +122,8 @@ const args = process.argv.slice(2);
 const flags = new Set(args.filter((arg) => arg.startsWith('--')));
 const [listPath, ...legArgs] = args.filter((arg) => !arg.startsWith('--'));
 const unknownFlags = [...flags].filter((flag) => flag !== '--write' && flag !== '--allow-removed');
-if (!listPath || unknownFlags.length > 0) throw new Error('usage: check-test-names.ts [--write [--allow-removed]] <list> whole=<names file> oldest-node=<names file>');
+if (!listPath || unknownFlags.length > 0)
+  throw new Error('usage: check-test-names.ts [--write [--allow-removed]] <list> whole=<names file> oldest-node=<names file>');
 if (flags.has('--write')) {
   writeUnion(listPath, legFiles(legArgs), flags.has('--allow-removed'));
   process.exit(0);

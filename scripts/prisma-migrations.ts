@@ -62,7 +62,10 @@ async function sqlSince(provider: (typeof ENGINE_PROVIDERS)[number], revision: s
   const path = schemaPath(provider);
   const before = execFileSync('git', ['show', `${revision}:${relative(ROOT, path)}`], { cwd: ROOT, encoding: 'utf8' });
   // Diffing two datamodels reads no database; the PostgreSQL connector connects all the same.
-  const factory = provider === 'sqlite' ? new PrismaBetterSqlite3({ url: ':memory:' }) : new PrismaPg({ connectionString: process.env.TEST_POSTGRES_URL ?? 'postgresql://localhost/postgres' });
+  const factory =
+    provider === 'sqlite'
+      ? new PrismaBetterSqlite3({ url: ':memory:' })
+      : new PrismaPg({ connectionString: process.env.TEST_POSTGRES_URL ?? 'postgresql://localhost/postgres' });
   return withSchemaEngine(path, factory, (engine) => sqlBetween(engine, { path: `${path}@${revision}`, content: before }, path));
 }
 

@@ -4,20 +4,18 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlDriverAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { migrationsDir, type Provider } from './prisma-layout.js';
 
 export type SchemaEngine = import('@prisma/schema-engine-wasm').SchemaEngine;
 
 const require = createRequire(import.meta.url);
 // Node has WebAssembly; this project's TypeScript lib (ES2023, no DOM) does not declare it.
-const wasm = (globalThis as unknown as {
-  WebAssembly: { instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }> };
-}).WebAssembly;
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: { instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: { exports: Record<string, unknown> } }> };
+  }
+).WebAssembly;
 let loaded: Promise<typeof import('@prisma/schema-engine-wasm/schema_engine_bg')> | undefined;
 
 function loadWasm() {

@@ -19,5 +19,11 @@ export * from './store.errors.js';
 export { FailedMigrationError } from './engine/migrator.js';
 export { SerializedSqliteAdapterFactory, type SqliteOptions } from './databases/sqlite/sqlite-adapter.js';
 export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './engine/validation.js';
-export { balanceToolCalls, toolCallRepairMessage, type ToolCallRepair, type ToolCallRepairOptions, type ToolCallOrphan } from './stores/messages/tool-call-repair.js';
+export {
+  balanceToolCalls,
+  toolCallRepairMessage,
+  type ToolCallRepair,
+  type ToolCallRepairOptions,
+  type ToolCallOrphan,
+} from './stores/messages/tool-call-repair.js';
 export { VALUE_TYPES, type ValueType, type ValueTypes, type ValuePath } from './engine/stored-values.js';

@@ -22,10 +22,29 @@ export type ProviderOptions = Record<string, JsonObject>;
 /** Binary data: base64 text, or the bytes. */
 export type DataContent = string | Uint8Array | ArrayBuffer;
 
-export interface TextPart { type: 'text'; text: string; providerOptions?: ProviderOptions }
-export interface ImagePart { type: 'image'; image: DataContent | URL; mediaType?: string; providerOptions?: ProviderOptions }
-export interface FilePart { type: 'file'; data: DataContent | URL; filename?: string; mediaType: string; providerOptions?: ProviderOptions }
-export interface ReasoningPart { type: 'reasoning'; text: string; providerOptions?: ProviderOptions }
+export interface TextPart {
+  type: 'text';
+  text: string;
+  providerOptions?: ProviderOptions;
+}
+export interface ImagePart {
+  type: 'image';
+  image: DataContent | URL;
+  mediaType?: string;
+  providerOptions?: ProviderOptions;
+}
+export interface FilePart {
+  type: 'file';
+  data: DataContent | URL;
+  filename?: string;
+  mediaType: string;
+  providerOptions?: ProviderOptions;
+}
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+  providerOptions?: ProviderOptions;
+}
 export interface ToolCallPart {
   type: 'tool-call';
   toolCallId: string;
@@ -35,7 +54,13 @@ export interface ToolCallPart {
   /** Run by the provider: its result is in the same assistant message. */
   providerExecuted?: boolean;
 }
-export interface ToolResultPart { type: 'tool-result'; toolCallId: string; toolName: string; output: ToolResultOutput; providerOptions?: ProviderOptions }
+export interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: ToolResultOutput;
+  providerOptions?: ProviderOptions;
+}
 /** A tool result's output, in the forms ai 6 and ai 7 share. */
 export type ToolResultOutput =
   | { type: 'text' | 'error-text'; value: string; providerOptions?: ProviderOptions }
@@ -50,8 +75,20 @@ export type ToolResultContentPart =
   | { type: 'image-data'; data: string; mediaType: string; providerOptions?: ProviderOptions }
   | { type: 'image-url'; url: string; providerOptions?: ProviderOptions }
   | { type: 'custom'; providerOptions?: ProviderOptions };
-export interface ToolApprovalRequest { type: 'tool-approval-request'; approvalId: string; toolCallId: string; signature?: string; inputSchemaInput?: unknown }
-export interface ToolApprovalResponse { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string; providerExecuted?: boolean }
+export interface ToolApprovalRequest {
+  type: 'tool-approval-request';
+  approvalId: string;
+  toolCallId: string;
+  signature?: string;
+  inputSchemaInput?: unknown;
+}
+export interface ToolApprovalResponse {
+  type: 'tool-approval-response';
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+  providerExecuted?: boolean;
+}
 
 export type UserPart = TextPart | ImagePart | FilePart;
 export type AssistantPart = TextPart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | ToolApprovalRequest;

@@ -67,7 +67,18 @@ const SQLITE_VACUUM: readonly SqliteVacuum[] = ['every-erasing-call', 'bulk-jobs
 
 export const DEFAULT_URL = 'file:./data/agent-store.db';
 
-const KNOWN_OPTIONS = new Set(['url', 'failover', 'replicas', 'maxReplicaLagMs', 'prisma', 'transactionHost', 'migrate', 'pool', 'sqliteBusyTimeoutMs', 'sqliteVacuum']);
+const KNOWN_OPTIONS = new Set([
+  'url',
+  'failover',
+  'replicas',
+  'maxReplicaLagMs',
+  'prisma',
+  'transactionHost',
+  'migrate',
+  'pool',
+  'sqliteBusyTimeoutMs',
+  'sqliteVacuum',
+]);
 // The module definition's extras: forRoot strips them, so they arrive here only from a forRootAsync factory.
 const STATIC_OPTIONS = new Set(['isGlobal', 'http']);
 
@@ -95,7 +106,7 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
   const url = options.url ?? DEFAULT_URL;
   const kit = kitOf(url);
   assertKnownKeys(options.pool ?? {}, 'pool', ['max', 'connectionTimeoutMs']);
-  if (options.maxReplicaLagMs !== undefined && !(options.replicas?.length)) {
+  if (options.maxReplicaLagMs !== undefined && !options.replicas?.length) {
     throw new StoreConfigurationError('StoreModule option "maxReplicaLagMs" bounds the lag of "replicas", and none are given');
   }
   return {
@@ -118,7 +129,9 @@ export function resolveOptions(options: StoreModuleOptions = {}): ResolvedStoreO
 function sqliteVacuumOf(value: unknown): SqliteVacuum {
   if (value === undefined) return 'every-erasing-call';
   if (!SQLITE_VACUUM.includes(value as SqliteVacuum)) {
-    throw new StoreConfigurationError(`StoreModule option "sqliteVacuum" must be ${listed(SQLITE_VACUUM.map((each) => `'${each}'`))}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
+    throw new StoreConfigurationError(
+      `StoreModule option "sqliteVacuum" must be ${listed(SQLITE_VACUUM.map((each) => `'${each}'`))}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    );
   }
   return value as SqliteVacuum;
 }
@@ -128,7 +141,9 @@ function failoverOf(failover: unknown, kit: ProviderKit): string[] {
   if (failover === undefined) return [];
   if (!Array.isArray(failover)) throw new StoreConfigurationError('StoreModule option "failover" must be an array of urls');
   if (failover.length > 0 && !kit.failover) {
-    throw new StoreConfigurationError(`StoreModule option "failover" takes MySQL/MariaDB urls (a Galera cluster's nodes) or PostgreSQL urls (a primary and its standbys); ${kit.label} urls have none`);
+    throw new StoreConfigurationError(
+      `StoreModule option "failover" takes MySQL/MariaDB urls (a Galera cluster's nodes) or PostgreSQL urls (a primary and its standbys); ${kit.label} urls have none`,
+    );
   }
   for (const url of failover) {
     if (kitOf(url) !== kit) throw new StoreConfigurationError(`every "failover" url must be of the same database as "url" (${kit.urlStart}…)`);
@@ -146,7 +161,8 @@ function replicasOf(replicas: unknown, kit: ProviderKit, primary: string): strin
   for (const url of replicas) {
     if (kitOf(url) !== kit) throw new StoreConfigurationError(`every "replicas" url must be of the same database as "url" (${kit.urlStart}…)`);
     // Either would take reads as a replica: the primary answers that it is none (at each read after its rest), a url twice has two pools.
-    if (url === primary) throw new StoreConfigurationError(`StoreModule option "replicas" lists "url" itself (${redactUrl(url)}): give the primary's hot standbys`);
+    if (url === primary)
+      throw new StoreConfigurationError(`StoreModule option "replicas" lists "url" itself (${redactUrl(url)}): give the primary's hot standbys`);
   }
   const twice = replicas.find((url, i) => replicas.indexOf(url) !== i);
   if (twice !== undefined) throw new StoreConfigurationError(`StoreModule option "replicas" lists ${redactUrl(twice)} twice`);
@@ -156,9 +172,13 @@ function replicasOf(replicas: unknown, kit: ProviderKit, primary: string): strin
 function resolveClient(options: StoreModuleOptions, sqliteVacuum: SqliteVacuum): ResolvedStoreOptions {
   const client = options.prisma as Record<string, unknown> & { _activeProvider?: unknown };
   if (options.url !== undefined) throw new StoreConfigurationError('pass either "url" or "prisma" to StoreModule, not both');
-  if (options.failover !== undefined) throw new StoreConfigurationError('StoreModule option "failover" is for the store\'s own pools: on your own PrismaClient, give its adapter a pool that fails over');
+  if (options.failover !== undefined)
+    throw new StoreConfigurationError(
+      'StoreModule option "failover" is for the store\'s own pools: on your own PrismaClient, give its adapter a pool that fails over',
+    );
   for (const option of ['replicas', 'maxReplicaLagMs'] as const) {
-    if (options[option] !== undefined) throw new StoreConfigurationError(`StoreModule option "${option}" is for the store's own pools: it needs "url", not "prisma"`);
+    if (options[option] !== undefined)
+      throw new StoreConfigurationError(`StoreModule option "${option}" is for the store's own pools: it needs "url", not "prisma"`);
   }
   if (options.migrate) {
     throw new StoreConfigurationError(
@@ -171,7 +191,10 @@ function resolveClient(options: StoreModuleOptions, sqliteVacuum: SqliteVacuum):
     );
   }
   const kit = Object.values(KITS).find((candidate) => candidate.provider === client._activeProvider);
-  if (!kit) throw new StoreConfigurationError(`StoreModule supports ${listed(Object.values(KITS).map((each) => each.label))} clients, not "${String(client._activeProvider)}"`);
+  if (!kit)
+    throw new StoreConfigurationError(
+      `StoreModule supports ${listed(Object.values(KITS).map((each) => each.label))} clients, not "${String(client._activeProvider)}"`,
+    );
   const host = options.transactionHost as Partial<TransactionHostLike> | undefined;
   if (host !== undefined && (typeof host !== 'object' || host === null || typeof host.isTransactionActive !== 'function' || !('tx' in host))) {
     throw new StoreConfigurationError(
@@ -183,7 +206,9 @@ function resolveClient(options: StoreModuleOptions, sqliteVacuum: SqliteVacuum):
 
 function kitOf(url: unknown): ProviderKit {
   if (typeof url !== 'string' || url.length === 0) {
-    throw new StoreConfigurationError('StoreModule option "url" must be a connection string such as file:./data/agent-store.db or postgresql://user:pass@host:5432/db');
+    throw new StoreConfigurationError(
+      'StoreModule option "url" must be a connection string such as file:./data/agent-store.db or postgresql://user:pass@host:5432/db',
+    );
   }
   const kit = kitOfUrl(url);
   if (!kit) {

@@ -19,7 +19,10 @@
  * `sqlite` is [SQLite] and [SQLite, own PrismaClient], `[sqlite]` the first alone, `galera` the cluster.
  */
 export function chosenBackend(words, label) {
-  const chosen = words?.split(',').map((word) => word.trim().toLowerCase()).filter(Boolean);
+  const chosen = words
+    ?.split(',')
+    .map((word) => word.trim().toLowerCase())
+    .filter(Boolean);
   return !chosen?.length || chosen.some((word) => `[${label}]`.toLowerCase().includes(word));
 }
 

@@ -56,6 +56,10 @@ export const getBlob = async (path, query) => (await request(path, query)).blob(
  * for by URL: refused here rather than let another route answer for it.
  */
 export function sessionPath(id, rest = '') {
-  if (id === '.' || id === '..') throw new ApiError(0, `session "${id}" cannot be read in a browser: a URL resolves "${id}" away as a path segment. Read it with the store (e.g. SessionStore.exportJsonl).`);
+  if (id === '.' || id === '..')
+    throw new ApiError(
+      0,
+      `session "${id}" cannot be read in a browser: a URL resolves "${id}" away as a path segment. Read it with the store (e.g. SessionStore.exportJsonl).`,
+    );
   return `sessions/${encodeURIComponent(id)}${rest}`;
 }

@@ -51,15 +51,26 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
   const jump = (target) =>
     target?.seq == null
       ? 'in this list'
-      : ['at ', h('a', { href: '', class: 'seq-link', onclick: (event) => {
-          event.preventDefault();
-          const element = idPrefix && document.getElementById(`${idPrefix}-${target.seq}`);
-          if (element) {
-            element.scrollIntoView({ block: 'center' });
-            element.classList.add('flash');
-            setTimeout(() => element.classList.remove('flash'), 1500);
-          } else goTo?.(target.seq);
-        } }, `seq ${target.seq}`)];
+      : [
+          'at ',
+          h(
+            'a',
+            {
+              href: '',
+              class: 'seq-link',
+              onclick: (event) => {
+                event.preventDefault();
+                const element = idPrefix && document.getElementById(`${idPrefix}-${target.seq}`);
+                if (element) {
+                  element.scrollIntoView({ block: 'center' });
+                  element.classList.add('flash');
+                  setTimeout(() => element.classList.remove('flash'), 1500);
+                } else goTo?.(target.seq);
+              },
+            },
+            `seq ${target.seq}`,
+          ),
+        ];
   const part = (value) => {
     switch (value.type) {
       case 'text':
@@ -68,37 +79,72 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
         return h('p', { class: 'reasoning' }, h('span', { class: 'label' }, 'reasoning '), value.text);
       case 'tool-call': {
         const result = other(value);
-        return h('div', { class: 'tool-call', 'data-testid': 'tool-call', dataset: { toolCallId: value.toolCallId } },
-          h('span', { class: 'label' }, '→ call '), h('code', {}, value.toolName), ' ', h('span', { class: 'muted' }, value.toolCallId), ' ',
+        return h(
+          'div',
+          { class: 'tool-call', 'data-testid': 'tool-call', dataset: { toolCallId: value.toolCallId } },
+          h('span', { class: 'label' }, '→ call '),
+          h('code', {}, value.toolName),
+          ' ',
+          h('span', { class: 'muted' }, value.toolCallId),
+          ' ',
           result === 'orphaned'
             ? h('span', { class: 'orphaned', 'data-testid': 'orphaned' }, 'orphaned: no result followed')
-            : result ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'result ', jump(result)) : h('span', { class: 'muted' }, 'result not on this page'),
-          json(value.input));
+            : result
+              ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'result ', jump(result))
+              : h('span', { class: 'muted' }, 'result not on this page'),
+          json(value.input),
+        );
       }
       case 'tool-result': {
         const call = other(value);
         const output = value.output && typeof value.output === 'object' ? value.output : { type: typeof value.output, value: value.output };
-        return h('div', { class: `tool-result${output.type === 'error-text' || output.type === 'error-json' ? ' failed' : ''}`, 'data-testid': 'tool-result', dataset: { toolCallId: value.toolCallId } },
-          h('span', { class: 'label' }, '← result '), h('code', {}, value.toolName), ' ', h('span', { class: 'muted' }, `${text(value.toolCallId)} (${text(output.type)})`), ' ',
+        return h(
+          'div',
+          {
+            class: `tool-result${output.type === 'error-text' || output.type === 'error-json' ? ' failed' : ''}`,
+            'data-testid': 'tool-result',
+            dataset: { toolCallId: value.toolCallId },
+          },
+          h('span', { class: 'label' }, '← result '),
+          h('code', {}, value.toolName),
+          ' ',
+          h('span', { class: 'muted' }, `${text(value.toolCallId)} (${text(output.type)})`),
+          ' ',
           call ? h('span', { class: 'paired', 'data-testid': 'tool-paired' }, 'call ', jump(call)) : null,
-          'value' in output ? json(output.value) : json(output));
+          'value' in output ? json(output.value) : json(output),
+        );
       }
       case 'image':
       case 'file':
         // Shown as text: a URL found in a message is never loaded.
-        return h('p', { class: 'attachment' }, h('span', { class: 'label' }, `[${value.type} ${text(value.mediaType ?? value.mimeType ?? '')}] `), describe(value.image ?? value.data ?? value.url));
+        return h(
+          'p',
+          { class: 'attachment' },
+          h('span', { class: 'label' }, `[${value.type} ${text(value.mediaType ?? value.mimeType ?? '')}] `),
+          describe(value.image ?? value.data ?? value.url),
+        );
       default:
         return h('div', { class: 'part' }, h('span', { class: 'label' }, `[${text(value.type)}]`), json(value));
     }
   };
-  return h('article', {
-    class: `message role-${text(message.role).replace(/[^a-z]/g, '')}${dim ? ' dim' : ''}`,
-    'data-testid': 'message',
-    id: idPrefix && seq != null ? `${idPrefix}-${seq}` : null,
-    dataset: { seq: seq ?? 'boundary', role: message.role },
-  },
-    h('header', {}, h('span', { class: 'seq' }, seq == null ? '—' : `seq ${seq}`), ' ', h('strong', {}, message.role), ' ', note,
-      dim ? h('span', { class: 'badge cut', 'data-testid': 'cut' }, 'not in the effective history') : null),
+  return h(
+    'article',
+    {
+      class: `message role-${text(message.role).replace(/[^a-z]/g, '')}${dim ? ' dim' : ''}`,
+      'data-testid': 'message',
+      id: idPrefix && seq != null ? `${idPrefix}-${seq}` : null,
+      dataset: { seq: seq ?? 'boundary', role: message.role },
+    },
+    h(
+      'header',
+      {},
+      h('span', { class: 'seq' }, seq == null ? '—' : `seq ${seq}`),
+      ' ',
+      h('strong', {}, message.role),
+      ' ',
+      note,
+      dim ? h('span', { class: 'badge cut', 'data-testid': 'cut' }, 'not in the effective history') : null,
+    ),
     partsOf(message).map(part),
     lazyDetails('details', () => details(message), { class: 'message-details', 'data-testid': 'message-details' }),
   );
@@ -110,13 +156,21 @@ function describe(value) {
 }
 
 function details(message) {
-  return h('dl', { class: 'facts' },
-    h('dt', {}, 'id'), h('dd', {}, message.id ?? '—'),
-    h('dt', {}, 'created'), h('dd', {}, message.createdAt ? `${date(message.createdAt)} (${message.createdAt})` : '—'),
-    h('dt', {}, 'size'), h('dd', { 'data-testid': 'message-size' }, `${bytes(message)} bytes of JSON (UTF-8)`),
-    h('dt', {}, 'metadata'), h('dd', {}, json(message.metadata ?? null)),
-    h('dt', {}, 'providerOptions'), h('dd', {}, json(message.providerOptions ?? null)),
-    h('dt', {}, 'raw'), h('dd', {}, json(message)),
+  return h(
+    'dl',
+    { class: 'facts' },
+    h('dt', {}, 'id'),
+    h('dd', {}, message.id ?? '—'),
+    h('dt', {}, 'created'),
+    h('dd', {}, message.createdAt ? `${date(message.createdAt)} (${message.createdAt})` : '—'),
+    h('dt', {}, 'size'),
+    h('dd', { 'data-testid': 'message-size' }, `${bytes(message)} bytes of JSON (UTF-8)`),
+    h('dt', {}, 'metadata'),
+    h('dd', {}, json(message.metadata ?? null)),
+    h('dt', {}, 'providerOptions'),
+    h('dd', {}, json(message.providerOptions ?? null)),
+    h('dt', {}, 'raw'),
+    h('dd', {}, json(message)),
   );
 }
 
@@ -124,5 +178,9 @@ function details(message) {
 export function messageList(messages, options = {}) {
   const items = messages.map((message) => ({ seq: null, message }));
   const pairs = pairToolCalls(items, true);
-  return h('div', { class: 'message-list' }, items.map(({ message }, index) => messageView(message, { ...options, pairs, index })));
+  return h(
+    'div',
+    { class: 'message-list' },
+    items.map(({ message }, index) => messageView(message, { ...options, pairs, index })),
+  );
 }

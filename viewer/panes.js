@@ -71,17 +71,30 @@ export async function historyPane(container, id) {
     const [entry] = (await getJson(sessionPath(id, '/log'), { fromSeq: first.startSeq, limit: 1 })).entries;
     if (entry && entry.seq === first.startSeq && (entry.type === 'compaction' || entry.type === 'repair')) boundary = entry;
   }
-  replace(note, boundary ? `Starts with the ${boundary.type} at seq ${boundary.seq} (it replaces seq ≤ ${boundary.cutSeq}).` : 'No compaction or repair: the history is the transcript.');
+  replace(
+    note,
+    boundary
+      ? `Starts with the ${boundary.type} at seq ${boundary.seq} (it replaces seq ≤ ${boundary.cutSeq}).`
+      : 'No compaction or repair: the history is the transcript.',
+  );
 
   const cursors = [null];
   const show = async (page, current = () => true) => {
     const items = page.messages.map((message) => ({ seq: message.seq, message }));
     const { pairs } = await pagePairs(items, page.nextCursor, readAhead);
     if (!current()) return;
-    const fromBoundary = boundary && h('span', { class: 'badge boundary-badge', 'data-testid': 'from-boundary' }, `from the ${boundary.type} at seq ${boundary.seq}`);
-    replace(list, items.map(({ seq, message }, index) =>
-      h('div', { 'data-testid': 'history-entry' },
-        messageView(message, { seq, pairs, index, idPrefix: 'history', note: seq == null && fromBoundary ? fromBoundary.cloneNode(true) : null }))));
+    const fromBoundary =
+      boundary && h('span', { class: 'badge boundary-badge', 'data-testid': 'from-boundary' }, `from the ${boundary.type} at seq ${boundary.seq}`);
+    replace(
+      list,
+      items.map(({ seq, message }, index) =>
+        h(
+          'div',
+          { 'data-testid': 'history-entry' },
+          messageView(message, { seq, pairs, index, idPrefix: 'history', note: seq == null && fromBoundary ? fromBoundary.cloneNode(true) : null }),
+        ),
+      ),
+    );
     nav.status.textContent = `page ${cursors.length}, ${items.length} message${items.length === 1 ? '' : 's'}`;
     nav.previous.disabled = cursors.length === 1;
     nav.next.disabled = !page.nextCursor;
@@ -112,10 +125,18 @@ export async function logPane(container, id, boundary, startAt) {
   const list = h('div', { class: 'entries', 'data-testid': 'log-entries' });
   const nav = pager('log');
   const seqInput = h('input', { type: 'number', min: 1, step: 1, required: true, 'data-testid': 'jump-seq', 'aria-label': 'seq' });
-  const jumpForm = h('form', { class: 'jump', onsubmit: (event) => {
-    event.preventDefault();
-    go({ fromSeq: Number(seqInput.value) }, true);
-  } }, h('label', {}, 'jump to seq ', seqInput), h('button', { type: 'submit', 'data-testid': 'jump-go' }, 'Go'));
+  const jumpForm = h(
+    'form',
+    {
+      class: 'jump',
+      onsubmit: (event) => {
+        event.preventDefault();
+        go({ fromSeq: Number(seqInput.value) }, true);
+      },
+    },
+    h('label', {}, 'jump to seq ', seqInput),
+    h('button', { type: 'submit', 'data-testid': 'jump-go' }, 'Go'),
+  );
   replace(container, h('h2', {}, 'Log (transcript, events, boundaries)'), h('div', { class: 'controls' }, nav.element, jumpForm), list);
   const read = (request, limit = PAGE) => getJson(sessionPath(id, '/log'), { limit, cursor: request.cursor, fromSeq: request.fromSeq });
   const readAhead = async (request) => {
@@ -133,28 +154,29 @@ export async function logPane(container, id, boundary, startAt) {
   // The requests that opened the pages before this one, for Previous.
   let requests = [];
   let page = null;
-  const go = (request, fresh = false) => nav.load(async (current) => {
-    try {
-      const answer = await read(request);
-      if (!current()) return;
-      let next = answer.nextCursor ? { cursor: answer.nextCursor } : null;
-      // A page before a jumped-to one: the entries just before it (seqs may have gaps, so it can be short),
-      // followed by the jumped-to page itself rather than by what the cursor skipped to.
-      if (request.before && answer.entries.some((entry) => entry.seq >= request.before)) {
-        answer.entries = answer.entries.filter((entry) => entry.seq < request.before);
-        next = { fromSeq: request.before };
+  const go = (request, fresh = false) =>
+    nav.load(async (current) => {
+      try {
+        const answer = await read(request);
+        if (!current()) return;
+        let next = answer.nextCursor ? { cursor: answer.nextCursor } : null;
+        // A page before a jumped-to one: the entries just before it (seqs may have gaps, so it can be short),
+        // followed by the jumped-to page itself rather than by what the cursor skipped to.
+        if (request.before && answer.entries.some((entry) => entry.seq >= request.before)) {
+          answer.entries = answer.entries.filter((entry) => entry.seq < request.before);
+          next = { fromSeq: request.before };
+        }
+        if (fresh) requests = [];
+        requests.push(request);
+        page = { entries: answer.entries, next };
+        await show(page, current);
+      } catch (error) {
+        if (!current()) return;
+        replace(list, h('p', { class: 'error', role: 'alert', 'data-testid': 'log-error' }, error.message));
+        // Previous goes back to the last page shown.
+        nav.previous.disabled = page === null;
       }
-      if (fresh) requests = [];
-      requests.push(request);
-      page = { entries: answer.entries, next };
-      await show(page, current);
-    } catch (error) {
-      if (!current()) return;
-      replace(list, h('p', { class: 'error', role: 'alert', 'data-testid': 'log-error' }, error.message));
-      // Previous goes back to the last page shown.
-      nav.previous.disabled = page === null;
-    }
-  });
+    });
   nav.next.onclick = () => go(page.next);
   nav.previous.onclick = () => {
     if (requests.length > 1) {
@@ -172,16 +194,25 @@ export async function logPane(container, id, boundary, startAt) {
     if (!current()) return;
     const indexOf = new Map(items.map((item, index) => [item.seq, index + offset]));
     const goTo = (seq) => go({ fromSeq: seq }, true);
-    replace(list, entries.map((entry) => h('div', { 'data-testid': 'log-entry', dataset: { seq: entry.seq, type: entry.type } }, entryView(entry))));
+    replace(
+      list,
+      entries.map((entry) => h('div', { 'data-testid': 'log-entry', dataset: { seq: entry.seq, type: entry.type } }, entryView(entry))),
+    );
     function entryView(entry) {
       if (entry.type === 'message') {
         const dim = boundary != null && entry.seq <= boundary.cutSeq;
         return messageView(entry.message, { seq: entry.seq, pairs, index: indexOf.get(entry.seq), dim, idPrefix: 'log', goTo });
       }
       if (entry.type === 'event') {
-        return h('div', { class: 'event', 'data-testid': 'event', id: `log-${entry.seq}` },
-          h('span', { class: 'seq' }, `seq ${entry.seq}`), ' ', h('strong', {}, 'event '), h('code', {}, entry.event?.type ?? ''),
-          entry.event?.data === undefined || entry.event?.data === null ? null : json(entry.event.data));
+        return h(
+          'div',
+          { class: 'event', 'data-testid': 'event', id: `log-${entry.seq}` },
+          h('span', { class: 'seq' }, `seq ${entry.seq}`),
+          ' ',
+          h('strong', {}, 'event '),
+          h('code', {}, entry.event?.type ?? ''),
+          entry.event?.data === undefined || entry.event?.data === null ? null : json(entry.event.data),
+        );
       }
       if (entry.type === 'compaction' || entry.type === 'repair') return boundaryView(entry, boundary?.seq === entry.seq);
       return h('div', { class: 'part' }, json(entry));
@@ -197,9 +228,23 @@ export async function logPane(container, id, boundary, startAt) {
 }
 
 function boundaryView(entry, latest) {
-  return h('div', { class: `boundary ${entry.type}${latest ? ' latest' : ''}`, 'data-testid': 'boundary', dataset: { kind: entry.type, seq: entry.seq, cutSeq: entry.cutSeq }, id: `log-${entry.seq}` },
-    h('p', { 'data-testid': 'boundary-text' }, h('strong', {}, boundaryText(entry)), latest ? h('span', { class: 'badge' }, 'latest: the effective history starts here') : null),
-    lazyDetails(entry.type === 'compaction' ? 'the summary and the kept messages' : 'the balanced projection', () => messageList(entry.messages), { 'data-testid': 'boundary-messages' }),
+  return h(
+    'div',
+    {
+      class: `boundary ${entry.type}${latest ? ' latest' : ''}`,
+      'data-testid': 'boundary',
+      dataset: { kind: entry.type, seq: entry.seq, cutSeq: entry.cutSeq },
+      id: `log-${entry.seq}`,
+    },
+    h(
+      'p',
+      { 'data-testid': 'boundary-text' },
+      h('strong', {}, boundaryText(entry)),
+      latest ? h('span', { class: 'badge' }, 'latest: the effective history starts here') : null,
+    ),
+    lazyDetails(entry.type === 'compaction' ? 'the summary and the kept messages' : 'the balanced projection', () => messageList(entry.messages), {
+      'data-testid': 'boundary-messages',
+    }),
     entry.type === 'repair'
       ? lazyDetails('the repair evidence: its repair message', () => messageView(entry.repairMessage), { 'data-testid': 'repair-evidence' })
       : null,

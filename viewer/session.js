@@ -13,7 +13,15 @@ export async function renderSession(context, id) {
   } catch (error) {
     // Another tenant's session is a 404 too, exactly like a missing one.
     if (!(error instanceof ApiError) || error.status !== 404) throw error;
-    replace(main, h('section', { 'data-testid': 'not-found' }, h('h1', {}, 'Session not found'), h('p', {}, `No session "${id}" for this key. `, link('/', 'All sessions'))));
+    replace(
+      main,
+      h(
+        'section',
+        { 'data-testid': 'not-found' },
+        h('h1', {}, 'Session not found'),
+        h('p', {}, `No session "${id}" for this key. `, link('/', 'All sessions')),
+      ),
+    );
     return;
   }
   const forks = h('span', { 'data-testid': 'forks' });
@@ -22,14 +30,29 @@ export async function renderSession(context, id) {
   const log = h('section', { class: 'pane', 'data-testid': 'log-pane' });
   replace(
     main,
-    h('section', { class: 'header', 'data-testid': 'session-header' },
+    h(
+      'section',
+      { class: 'header', 'data-testid': 'session-header' },
       h('p', {}, link('/', '← All sessions')),
-      h('h1', {}, h('span', { 'data-testid': 'session-id' }, meta.id), meta.title ? h('span', { class: 'title', 'data-testid': 'session-title' }, meta.title) : null),
-      h('dl', { class: 'facts' },
+      h(
+        'h1',
+        {},
+        h('span', { 'data-testid': 'session-id' }, meta.id),
+        meta.title ? h('span', { class: 'title', 'data-testid': 'session-title' }, meta.title) : null,
+      ),
+      h(
+        'dl',
+        { class: 'facts' },
         fact('created', date(meta.createdAt)),
         fact('updated', date(meta.updatedAt)),
         meta.parentId ? fact('parent', link(sessionRoute(meta.parentId), meta.parentId, { 'data-testid': 'parent-link' })) : null,
-        meta.forkedFrom ? fact('forked from', link(sessionRoute(meta.forkedFrom.sessionId, `?seq=${meta.forkedFrom.seq}`), meta.forkedFrom.sessionId, { 'data-testid': 'forked-from-link' }), ` at seq ${meta.forkedFrom.seq}`) : null,
+        meta.forkedFrom
+          ? fact(
+              'forked from',
+              link(sessionRoute(meta.forkedFrom.sessionId, `?seq=${meta.forkedFrom.seq}`), meta.forkedFrom.sessionId, { 'data-testid': 'forked-from-link' }),
+              ` at seq ${meta.forkedFrom.seq}`,
+            )
+          : null,
         fact('forks', forks),
       ),
       lazyDetails('metadata', () => json(meta.metadata), { 'data-testid': 'session-metadata' }),

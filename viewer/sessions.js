@@ -7,14 +7,23 @@ const PAGE = 20;
 export async function renderSessions({ main, query, showError }) {
   const search = query.get('search') ?? '';
   const input = h('input', { type: 'search', name: 'search', value: search, placeholder: 'id or title contains…', 'data-testid': 'search-input' });
-  const form = h('form', { class: 'search', role: 'search', onsubmit: (event) => {
-    event.preventDefault();
-    const text = input.value.trim();
-    const target = text ? `#/?search=${encodeURIComponent(text)}` : '#/';
-    // The same search again reloads it (no hashchange would).
-    if (location.hash === target) window.dispatchEvent(new HashChangeEvent('hashchange'));
-    else location.hash = target;
-  } }, input, h('button', { type: 'submit', 'data-testid': 'search-button' }, 'Search'));
+  const form = h(
+    'form',
+    {
+      class: 'search',
+      role: 'search',
+      onsubmit: (event) => {
+        event.preventDefault();
+        const text = input.value.trim();
+        const target = text ? `#/?search=${encodeURIComponent(text)}` : '#/';
+        // The same search again reloads it (no hashchange would).
+        if (location.hash === target) window.dispatchEvent(new HashChangeEvent('hashchange'));
+        else location.hash = target;
+      },
+    },
+    input,
+    h('button', { type: 'submit', 'data-testid': 'search-button' }, 'Search'),
+  );
   const list = h('ul', { class: 'sessions', 'data-testid': 'session-list' });
   const status = h('p', { class: 'muted', 'data-testid': 'session-status' });
   const previous = h('button', { type: 'button', 'data-testid': 'sessions-previous', disabled: true }, 'Previous');
@@ -52,7 +61,9 @@ function sessionItem(session) {
     link(sessionRoute(session.id), session.id, { class: 'session-link' }),
     session.title ? h('span', { class: 'title' }, session.title) : null,
     session.parentId ? h('span', { class: 'badge', 'data-testid': 'badge-subsession' }, 'subsession of ', session.parentId) : null,
-    session.forkedFrom ? h('span', { class: 'badge', 'data-testid': 'badge-fork' }, `fork of ${session.forkedFrom.sessionId} at seq ${session.forkedFrom.seq}`) : null,
+    session.forkedFrom
+      ? h('span', { class: 'badge', 'data-testid': 'badge-fork' }, `fork of ${session.forkedFrom.sessionId} at seq ${session.forkedFrom.seq}`)
+      : null,
     h('span', { class: 'muted' }, 'updated ', date(session.updatedAt)),
   );
 }

@@ -39,28 +39,28 @@ export const TARGET_KINDS: TargetKind[] = [
     key: 'oursClient',
     label: 'nestjs-agent-store, own PrismaClient',
     description:
-      'StoreModule.forRoot({ prisma }) booted the same way, given the provider\'s generated PrismaClient built as an app builds it (new SerializedSqliteAdapterFactory(url); ' +
-      'Prisma\'s PrismaPg and PrismaMariaDb, pools of 10) on a database that has the store\'s tables; the same stores and calls.',
+      "StoreModule.forRoot({ prisma }) booted the same way, given the provider's generated PrismaClient built as an app builds it (new SerializedSqliteAdapterFactory(url); " +
+      "Prisma's PrismaPg and PrismaMariaDb, pools of 10) on a database that has the store's tables; the same stores and calls.",
     engines: ALL,
     usesStoreSchema: true,
     open: (engine, url) => openOursClient(engine, url, 'direct'),
   },
   {
     key: 'oursClientTx',
-    label: 'nestjs-agent-store, own PrismaClient, in the app\'s transaction',
+    label: "nestjs-agent-store, own PrismaClient, in the app's transaction",
     description:
-      'The same store and client, each write in a transaction of the app\'s that the store joins: prisma.$transaction(async (tx) => messages.withTransaction(tx).append(…)), ' +
-      'appendMany alike. The same shape of work as Prisma\'s interactive tx below.',
+      "The same store and client, each write in a transaction of the app's that the store joins: prisma.$transaction(async (tx) => messages.withTransaction(tx).append(…)), " +
+      "appendMany alike. The same shape of work as Prisma's interactive tx below.",
     engines: ALL,
     usesStoreSchema: true,
     open: (engine, url) => openOursClient(engine, url, 'transaction'),
   },
   {
     key: 'oursClientTxCall',
-    label: 'nestjs-agent-store, own PrismaClient, its call alone in the app\'s transaction',
+    label: "nestjs-agent-store, own PrismaClient, its call alone in the app's transaction",
     description:
-      'The same transactions, timed on another clock: only the store\'s call inside each (from the call to its return: the search for the driver\'s transaction, the savepoint, the statements), ' +
-      'not the app\'s BEGIN and COMMIT around it, which the app pays with or without the store. The url mode\'s own BEGIN and COMMIT count in its cells. No concurrent rows (their calls overlap).',
+      "The same transactions, timed on another clock: only the store's call inside each (from the call to its return: the search for the driver's transaction, the savepoint, the statements), " +
+      "not the app's BEGIN and COMMIT around it, which the app pays with or without the store. The url mode's own BEGIN and COMMIT count in its cells. No concurrent rows (their calls overlap).",
     engines: ALL,
     usesStoreSchema: true,
     open: (engine, url) => openOursClient(engine, url, 'call'),
@@ -69,10 +69,10 @@ export const TARGET_KINDS: TargetKind[] = [
     key: 'raw',
     label: 'raw driver (reference)',
     description:
-      'better-sqlite3, pg or mariadb (pools of 10) on the store\'s tables doing the same atomic work: BEGIN (IMMEDIATE on SQLite); UPDATE the thread\'s last_seq by n (RETURNING, or LAST_INSERT_ID on MariaDB); one INSERT of the rows; COMMIT. ' +
+      "better-sqlite3, pg or mariadb (pools of 10) on the store's tables doing the same atomic work: BEGIN (IMMEDIATE on SQLite); UPDATE the thread's last_seq by n (RETURNING, or LAST_INSERT_ID on MariaDB); one INSERT of the rows; COMMIT. " +
       'Its thread row exists beforehand and it checks no tombstone (the store creates the thread on the first append and refuses deleted ones); ' +
       'on the first-append rows it inserts the thread row instead, in the same transaction (BEGIN; INSERT thread; INSERT message; COMMIT). ' +
-      'Reads send the store\'s statements in one snapshot (repeatable read; a deferred transaction on SQLite) and build the same objects; deleteTranscript sends the store\'s statements; on SQLite, deleteTranscript and pruneTranscript end as the store\'s erasing calls do, by rebuilding the file (VACUUM, on the process\'s own thread) and checkpointing its log (wal_checkpoint(TRUNCATE)); a fork reads the source\'s latest boundary, then inserts the thread row and copies that boundary and the log rows after its cut by INSERT … SELECT, in one transaction (the store also reads the source\'s history and checks what it copied).',
+      "Reads send the store's statements in one snapshot (repeatable read; a deferred transaction on SQLite) and build the same objects; deleteTranscript sends the store's statements; on SQLite, deleteTranscript and pruneTranscript end as the store's erasing calls do, by rebuilding the file (VACUUM, on the process's own thread) and checkpointing its log (wal_checkpoint(TRUNCATE)); a fork reads the source's latest boundary, then inserts the thread row and copies that boundary and the log rows after its cut by INSERT … SELECT, in one transaction (the store also reads the source's history and checks what it copied).",
     engines: ALL,
     usesStoreSchema: true,
     open: async (engine, url) => openRaw(engine, url, 'atomic'),
@@ -82,7 +82,7 @@ export const TARGET_KINDS: TargetKind[] = [
     label: 'raw driver, plain INSERT (floor)',
     description:
       'One autocommitted INSERT per call (multi-row for a batch), the sequence counted in memory: nothing atomic, the floor of what a write costs; ' +
-      'a first append sends two, the thread\'s and the message\'s.',
+      "a first append sends two, the thread's and the message's.",
     engines: ALL,
     usesStoreSchema: true,
     open: async (engine, url) => openRaw(engine, url, 'plain'),
@@ -91,7 +91,7 @@ export const TARGET_KINDS: TargetKind[] = [
     key: 'prismaCreate',
     label: 'Prisma 7, plain create',
     description:
-      'The store\'s generated client on Prisma\'s stock adapters (the SQLite one given the same pragmas): agentMessage.create / createMany with the sequence counted in memory; reads are findMany of the thread\'s rows.',
+      "The store's generated client on Prisma's stock adapters (the SQLite one given the same pragmas): agentMessage.create / createMany with the sequence counted in memory; reads are findMany of the thread's rows.",
     engines: ALL,
     usesStoreSchema: true,
     open: (engine, url) => openPrisma(engine, url, 'create'),
@@ -99,7 +99,7 @@ export const TARGET_KINDS: TargetKind[] = [
   {
     key: 'prismaTx',
     label: 'Prisma 7, interactive tx',
-    description: 'The same client: $transaction(async tx => { update the thread\'s lastSeq by n; create / createMany }), the obvious atomic Prisma path.',
+    description: "The same client: $transaction(async tx => { update the thread's lastSeq by n; create / createMany }), the obvious atomic Prisma path.",
     engines: ALL,
     usesStoreSchema: true,
     open: (engine, url) => openPrisma(engine, url, 'transaction'),
@@ -118,7 +118,7 @@ export const TARGET_KINDS: TargetKind[] = [
     label: 'LangGraph official checkpointer',
     description:
       '@langchain/langgraph-checkpoint-sqlite (on better-sqlite3, given the same pragmas) and -postgres (its own pg pool), in a LangGraph step: getTuple, then put a checkpoint whose state holds ' +
-      'the whole message list and the agent\'s instructions (about 2 KB, unchanged after the first step), naming the channels that changed. No MySQL checkpointer.',
+      "the whole message list and the agent's instructions (about 2 KB, unchanged after the first step), naming the channels that changed. No MySQL checkpointer.",
     engines: ['sqlite', 'postgresql'],
     usesStoreSchema: false,
     open: openLangGraph,
@@ -126,7 +126,8 @@ export const TARGET_KINDS: TargetKind[] = [
   {
     key: 'langgraphOurs',
     label: 'nestjs-agent-store LangGraphCheckpointer',
-    description: 'The store\'s LangGraphCheckpointer (StoreModule.forRoot({ url, migrate: true }) and the provider, booted as the README shows) in the same step.',
+    description:
+      "The store's LangGraphCheckpointer (StoreModule.forRoot({ url, migrate: true }) and the provider, booted as the README shows) in the same step.",
     engines: ALL,
     usesStoreSchema: false,
     open: openLangGraphOurs,
@@ -141,7 +142,7 @@ export const COLUMNS: Column[] = [
     label: 'nestjs-agent-store, reading from the replica',
     description:
       'The replica rows only: StoreModule.forRoot({ url: primary, replicas: [standby], migrate: true }), which serves SessionStore.list, exportJsonl and MessageStore.getTranscriptPage ' +
-      'from the standby once it has replayed the store\'s own last write (else from the primary); beside it, the same store without replicas, and the raw driver reading the standby.',
+      "from the standby once it has replayed the store's own last write (else from the primary); beside it, the same store without replicas, and the raw driver reading the standby.",
   },
   ...TARGET_KINDS.slice(1),
 ];

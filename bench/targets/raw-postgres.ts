@@ -38,7 +38,9 @@ const timestamp = (date: Date) => date.toISOString().replace('T', ' ').replace('
 const TIMESTAMP_OID = 1114;
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === TIMESTAMP_OID
+      ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 export class RawPostgres implements Target {
@@ -104,10 +106,10 @@ export class RawPostgres implements Target {
   count(threadId: string): Promise<number> {
     return this.#snapshot(async (client) => {
       const boundary = await this.#boundary<{ cut_seq: number; message_count: number }>(client, 'cut_seq, message_count', threadId);
-      const after = await client.query<{ n: number }>(
-        'SELECT COUNT(*)::int AS n FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL',
-        [threadId, boundary?.cut_seq ?? 0],
-      );
+      const after = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL', [
+        threadId,
+        boundary?.cut_seq ?? 0,
+      ]);
       return (boundary?.message_count ?? 0) + after.rows[0].n;
     });
   }
@@ -155,13 +157,18 @@ export class RawPostgres implements Target {
       : await this.#pool.query<SessionRow>(`${SESSION_SELECT} ORDER BY t.created_at DESC, t.id DESC LIMIT $1`, [limit + 1]);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { sessions: page.map((row) => toSession(row, parseJson)), next: rows.length > limit && last ? { createdAt: timestamp(last.created_at), id: last.id } : null };
+    return {
+      sessions: page.map((row) => toSession(row, parseJson)),
+      next: rows.length > limit && last ? { createdAt: timestamp(last.created_at), id: last.id } : null,
+    };
   }
 
   /** The session's row, its whole log, its boundaries and its subsessions in one repeatable-read snapshot, as JSONL lines. */
   exportJsonl(sessionId: string): Promise<string[]> {
     return this.#snapshot(async (client) => {
-      const { rows: sessions } = await client.query<SessionRow>('SELECT id, tenant_id, title, metadata, created_at FROM agent_thread WHERE id = $1', [sessionId]);
+      const { rows: sessions } = await client.query<SessionRow>('SELECT id, tenant_id, title, metadata, created_at FROM agent_thread WHERE id = $1', [
+        sessionId,
+      ]);
       if (sessions.length === 0) throw new Error(`no session ${sessionId}`);
       const { rows: log } = await client.query<LogRow>(
         'SELECT seq, role, event_type, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = $1 ORDER BY seq',
@@ -172,8 +179,16 @@ export class RawPostgres implements Target {
           'FROM agent_boundary b LEFT JOIN agent_repair r ON r.thread_id = b.thread_id AND r.seq = b.seq WHERE b.thread_id = $1 ORDER BY b.seq',
         [sessionId],
       );
-      const { rows: children } = await client.query<{ child_id: string }>('SELECT child_id FROM agent_subsession WHERE parent_id = $1 ORDER BY id', [sessionId]);
-      return jsonlLines(sessions[0], log, boundaries, children.map((row) => row.child_id), parseJson);
+      const { rows: children } = await client.query<{ child_id: string }>('SELECT child_id FROM agent_subsession WHERE parent_id = $1 ORDER BY id', [
+        sessionId,
+      ]);
+      return jsonlLines(
+        sessions[0],
+        log,
+        boundaries,
+        children.map((row) => row.child_id),
+        parseJson,
+      );
     });
   }
 

@@ -98,8 +98,9 @@ export class RawSqlite implements Target {
   async getHistory(threadId: string): Promise<unknown[]> {
     return this.#read(() => {
       const boundary = this.#boundary<{ cut_seq: number; messages: string }>('cut_seq, messages', threadId);
-      const rows = this.#sql('SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq')
-        .all(threadId, boundary?.cut_seq ?? 0) as (Omit<MessageRow, 'created_at'> & { created_at: string })[];
+      const rows = this.#sql(
+        'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq',
+      ).all(threadId, boundary?.cut_seq ?? 0) as (Omit<MessageRow, 'created_at'> & { created_at: string })[];
       const messages = rows.map((row) => toMessage({ ...row, created_at: new Date(row.created_at) }, parseJson));
       return boundary ? [...boundaryMessages(boundary.messages, parseJson), ...messages] : messages;
     });
@@ -108,7 +109,10 @@ export class RawSqlite implements Target {
   async count(threadId: string): Promise<number> {
     return this.#read(() => {
       const boundary = this.#boundary<{ cut_seq: number; message_count: number }>('cut_seq, message_count', threadId);
-      const after = this.#sql('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL').get(threadId, boundary?.cut_seq ?? 0) as {
+      const after = this.#sql('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL').get(
+        threadId,
+        boundary?.cut_seq ?? 0,
+      ) as {
         n: number;
       };
       return (boundary?.message_count ?? 0) + after.n;
@@ -132,14 +136,16 @@ export class RawSqlite implements Target {
 
   /** The rows the store's prune deletes, in one transaction: no batches. */
   async pruneTranscript(threadId: string): Promise<{ messages: number; boundaries: number }> {
-    const report = this.#db.transaction(() => {
-      const latest = this.#sql(LATEST_CUT()).get(threadId) as { seq: number; cut_seq: number } | undefined;
-      if (!latest) return { messages: 0, boundaries: 0 };
-      const messages = this.#sql(PRUNE_MESSAGES()).run(threadId, latest.cut_seq).changes;
-      const boundaries = this.#sql(PRUNE_BOUNDARIES()).run(threadId, latest.seq).changes;
-      this.#sql(EMPTY_REPAIRS()).run(threadId, latest.seq);
-      return { messages, boundaries };
-    }).immediate();
+    const report = this.#db
+      .transaction(() => {
+        const latest = this.#sql(LATEST_CUT()).get(threadId) as { seq: number; cut_seq: number } | undefined;
+        if (!latest) return { messages: 0, boundaries: 0 };
+        const messages = this.#sql(PRUNE_MESSAGES()).run(threadId, latest.cut_seq).changes;
+        const boundaries = this.#sql(PRUNE_BOUNDARIES()).run(threadId, latest.seq).changes;
+        this.#sql(EMPTY_REPAIRS()).run(threadId, latest.seq);
+        return { messages, boundaries };
+      })
+      .immediate();
     this.#erased();
     return report;
   }
@@ -153,19 +159,23 @@ export class RawSqlite implements Target {
   /** The rows SessionStore.fork copies, by INSERT … SELECT in one transaction, after reading the source's latest boundary. */
   async fork(sourceId: string, forkId: string): Promise<void> {
     const now = timestamp(new Date());
-    this.#db.transaction(() => {
-      const latest = this.#sql(LATEST_CUT()).get(sourceId) as { seq: number; cut_seq: number } | undefined;
-      this.#sql(FORK_THREAD('?', '?', '?')).run(forkId, now, now, sourceId);
-      if (latest) this.#sql(FORK_BOUNDARY('?', '?', '?')).run(forkId, sourceId, latest.seq);
-      this.#sql(FORK_MESSAGES('?', '?', '?')).run(forkId, sourceId, latest?.cut_seq ?? 0);
-    }).immediate();
+    this.#db
+      .transaction(() => {
+        const latest = this.#sql(LATEST_CUT()).get(sourceId) as { seq: number; cut_seq: number } | undefined;
+        this.#sql(FORK_THREAD('?', '?', '?')).run(forkId, now, now, sourceId);
+        if (latest) this.#sql(FORK_BOUNDARY('?', '?', '?')).run(forkId, sourceId, latest.seq);
+        this.#sql(FORK_MESSAGES('?', '?', '?')).run(forkId, sourceId, latest?.cut_seq ?? 0);
+      })
+      .immediate();
   }
 
   async listSessions(limit: number, cursor?: unknown): Promise<SessionPage> {
     const after = cursor as Cursor | undefined;
     const where = after ? ' WHERE t.created_at < ? OR (t.created_at = ? AND t.id < ?)' : '';
-    const rows = this.#sql(`${SESSION_SELECT}${where} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`)
-      .all(...(after ? [after.createdAt, after.createdAt, after.id] : []), limit + 1) as (Omit<SessionRow, 'created_at' | 'updated_at'> & {
+    const rows = this.#sql(`${SESSION_SELECT}${where} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`).all(
+      ...(after ? [after.createdAt, after.createdAt, after.id] : []),
+      limit + 1,
+    ) as (Omit<SessionRow, 'created_at' | 'updated_at'> & {
       created_at: string;
       updated_at: string;
     })[];

@@ -119,11 +119,18 @@ export interface BoundaryRow {
 }
 
 /** The lines of SessionStore.exportJsonl, built from a session's row, its log and boundaries in seq order, and its subsessions' ids. */
-export function jsonlLines(session: Omit<SessionRow, 'updated_at' | 'parent_id'>, log: LogRow[], boundaries: BoundaryRow[], children: string[], json: JsonColumn): string[] {
+export function jsonlLines(
+  session: Omit<SessionRow, 'updated_at' | 'parent_id'>,
+  log: LogRow[],
+  boundaries: BoundaryRow[],
+  children: string[],
+  json: JsonColumn,
+): string[] {
   const line = (value: object) => `${JSON.stringify(value)}\n`;
   const entries: { seq: number; value: object }[] = [
     ...log.map((row) => {
-      if (row.event_type !== null) return { seq: row.seq, value: { type: 'event', seq: row.seq, event: { type: row.event_type, data: json(row.content) }, createdAt: row.created_at } };
+      if (row.event_type !== null)
+        return { seq: row.seq, value: { type: 'event', seq: row.seq, event: { type: row.event_type, data: json(row.content) }, createdAt: row.created_at } };
       const message = toMessage(row, json);
       delete message.seq;
       return { seq: row.seq, value: { type: 'message', seq: row.seq, message } };
@@ -137,7 +144,15 @@ export function jsonlLines(session: Omit<SessionRow, 'updated_at' | 'parent_id'>
       return { seq: row.seq, value };
     }),
   ].sort((a, b) => a.seq - b.seq);
-  const header = { type: 'session', version: 1, id: session.id, tenantId: session.tenant_id, title: session.title, metadata: session.metadata === null ? null : json(session.metadata), createdAt: session.created_at };
+  const header = {
+    type: 'session',
+    version: 1,
+    id: session.id,
+    tenantId: session.tenant_id,
+    title: session.title,
+    metadata: session.metadata === null ? null : json(session.metadata),
+    createdAt: session.created_at,
+  };
   return [line(header), ...entries.map((entry) => line(entry.value)), ...children.map((childId) => line({ type: 'subsession', childId }))];
 }
 

@@ -84,4 +84,16 @@ export interface TargetKind extends Column {
   open(engine: Engine, url: string): Promise<Target>;
 }
 
-export type TargetKey = 'ours' | 'oursReplica' | 'oursClient' | 'oursClientTx' | 'oursClientTxCall' | 'raw' | 'rawPlain' | 'prismaCreate' | 'prismaTx' | 'mastra' | 'langgraph' | 'langgraphOurs';
+export type TargetKey =
+  | 'ours'
+  | 'oursReplica'
+  | 'oursClient'
+  | 'oursClientTx'
+  | 'oursClientTxCall'
+  | 'raw'
+  | 'rawPlain'
+  | 'prismaCreate'
+  | 'prismaTx'
+  | 'mastra'
+  | 'langgraph'
+  | 'langgraphOurs';

@@ -102,7 +102,13 @@ function schemaText(path: string): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'ENOTREG' ? 'it is not a regular file (a device, a pipe or a socket)' : (error as Error).message;
+      code === 'ENOENT'
+        ? 'there is no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'ENOTREG'
+            ? 'it is not a regular file (a device, a pipe or a socket)'
+            : (error as Error).message;
     throw new Error(`cannot read ${path}: ${why}`, { cause: error });
   } finally {
     if (fd !== undefined) closeSync(fd);

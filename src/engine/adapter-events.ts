@@ -40,7 +40,8 @@ export const entryMessageId = (uuid: string): string => (uuid.length <= 64 && /^
 /** The message id an adapter keys the event by, where it keys it (a JSONL import restores it). */
 export function adapterMessageIdOf(type: string, data: unknown): string | null {
   const record = isObject(data) ? data : {};
-  if (type === `${ADAPTER_KINDS.openaiAgents}.operation` && typeof record.operationId === 'string') return operationMessageId(ADAPTER_KINDS.openaiAgents, record.operationId);
+  if (type === `${ADAPTER_KINDS.openaiAgents}.operation` && typeof record.operationId === 'string')
+    return operationMessageId(ADAPTER_KINDS.openaiAgents, record.operationId);
   if (type === `${ADAPTER_KINDS.claudeAgentSdk}.entry` && typeof record.uuid === 'string') return entryMessageId(record.uuid);
   return null;
 }

@@ -55,12 +55,17 @@ export const writeAllIn =
       for (const { text, args } of statements) await run(text, args);
     });
 
-const LEVELS: Record<IsolationLevel, AdapterIsolationLevel> = { Serializable: 'SERIALIZABLE', RepeatableRead: 'REPEATABLE READ', ReadCommitted: 'READ COMMITTED' };
+const LEVELS: Record<IsolationLevel, AdapterIsolationLevel> = {
+  Serializable: 'SERIALIZABLE',
+  RepeatableRead: 'REPEATABLE READ',
+  ReadCommitted: 'READ COMMITTED',
+};
 
-const argType = (value: Value) => ({
-  scalarType: value instanceof Date ? 'datetime' : value instanceof Uint8Array ? 'bytes' : typeof value === 'number' ? 'int' : 'string',
-  arity: 'scalar',
-}) as const;
+const argType = (value: Value) =>
+  ({
+    scalarType: value instanceof Date ? 'datetime' : value instanceof Uint8Array ? 'bytes' : typeof value === 'number' ? 'int' : 'string',
+    arity: 'scalar',
+  }) as const;
 
 /** Statements on the transaction `tx`: the kit's own way, or through queryRaw, their `?` numbered as the kit spells placeholders. */
 function runOn(tx: Transaction, kit: ProviderKit): Run {

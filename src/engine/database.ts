@@ -259,7 +259,9 @@ export class StoreDatabase {
    */
   async #once<T>(host: object, work: () => Promise<T>): Promise<T> {
     if (BROKEN.has(host)) {
-      throw new StoreBusyError('an earlier store call in this transaction met a conflict, or could not finish, which may have ended it in the database: roll it back and run it again');
+      throw new StoreBusyError(
+        'an earlier store call in this transaction met a conflict, or could not finish, which may have ended it in the database: roll it back and run it again',
+      );
     }
     try {
       return await work();
@@ -269,12 +271,17 @@ export class StoreDatabase {
       const why = broken && error.failure !== undefined ? ` (${failure.message})` : '';
       if (failure instanceof StoreBusyError) {
         BROKEN.add(host);
-        throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: roll it back and run it again)`, { cause: failure.cause ?? error });
+        throw new StoreBusyError(`${failure.message} (in your transaction, which the store does not retry: roll it back and run it again)`, {
+          cause: failure.cause ?? error,
+        });
       }
       if (!broken) throw failure;
       BROKEN.add(host);
       // The failure's own kind (a validation error stays one), saying what the transaction needs.
-      const Failure = (failure instanceof StoreError ? failure.constructor : StoreDatabaseError) as new (message: string, options: { cause: unknown }) => StoreError;
+      const Failure = (failure instanceof StoreError ? failure.constructor : StoreDatabaseError) as new (
+        message: string,
+        options: { cause: unknown },
+      ) => StoreError;
       throw new Failure(`${error.message}: roll your transaction back${why}`, { cause: error.failure ?? error });
     }
   }

@@ -38,4 +38,5 @@ export function* runsOf<T>(rows: Iterable<T>, charsOf: (row: T) => number, maxRo
 }
 
 /** The characters of a row's text values (its numbers, dates and nulls are a few bytes each). */
-export const textLength = (values: readonly unknown[]): number => values.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 0), 0);
+export const textLength = (values: readonly unknown[]): number =>
+  values.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 0), 0);

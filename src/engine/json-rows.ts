@@ -20,4 +20,5 @@ export function jsonTextValue(value: unknown, name: string): EncodedValue {
   return { content: JSON.stringify(value), valueTypes: null };
 }
 
-export const decodedRow = (row: EncodedValue): unknown => fromJsonForm(JSON.parse(row.content), row.valueTypes === null ? undefined : JSON.parse(row.valueTypes));
+export const decodedRow = (row: EncodedValue): unknown =>
+  fromJsonForm(JSON.parse(row.content), row.valueTypes === null ? undefined : JSON.parse(row.valueTypes));

@@ -17,7 +17,8 @@ function objectOf(value: unknown, name: string, keys: readonly string[]): Record
 
 function batchOf(value: unknown, name: string): number {
   if (value === undefined) return DEFAULT_BATCH;
-  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > MAX_BATCH) throw new StoreValidationError(`${name} must be an integer from 1 to ${MAX_BATCH}`);
+  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > MAX_BATCH)
+    throw new StoreValidationError(`${name} must be an integer from 1 to ${MAX_BATCH}`);
   return value as number;
 }
 
@@ -32,8 +33,10 @@ export type CheckedFork = Omit<ForkOptions, 'unansweredToolCalls'> & { unanswere
 export function forkOptionsOf(value: unknown = {}): CheckedFork {
   const options = objectOf(value, 'fork options', ['id', 'title', 'metadata', 'at', 'replaceLastUserMessage', 'unansweredToolCalls']);
   const { id, title, metadata, at, replaceLastUserMessage, unansweredToolCalls = 'refuse' } = options;
-  if (unansweredToolCalls !== 'refuse' && unansweredToolCalls !== 'repair') throw new StoreValidationError("options.unansweredToolCalls must be 'refuse' or 'repair'");
-  if (at !== undefined && replaceLastUserMessage !== undefined) throw new StoreValidationError('options.at and options.replaceLastUserMessage cannot be given together');
+  if (unansweredToolCalls !== 'refuse' && unansweredToolCalls !== 'repair')
+    throw new StoreValidationError("options.unansweredToolCalls must be 'refuse' or 'repair'");
+  if (at !== undefined && replaceLastUserMessage !== undefined)
+    throw new StoreValidationError('options.at and options.replaceLastUserMessage cannot be given together');
   return {
     ...(id !== undefined && { id: sessionIdOf(id, 'options.id') }),
     ...(title !== undefined && { title: textOf(title, 'options.title') }),

@@ -35,7 +35,11 @@ interface AppliedRow {
  * MySQL commits DDL as it goes; there, as with Prisma, a failure is recorded in
  * `_prisma_migrations` and blocks later runs until resolved.
  */
-export async function applyMigrations(adapter: SqlDriverAdapter, kit: Pick<ProviderKit, 'migrations' | 'dialect'>, files: MigrationFile[]): Promise<MigrationReport> {
+export async function applyMigrations(
+  adapter: SqlDriverAdapter,
+  kit: Pick<ProviderKit, 'migrations' | 'dialect'>,
+  files: MigrationFile[],
+): Promise<MigrationReport> {
   const steps = kit.migrations;
   const setting = (sql: string) => adapter.executeRaw({ sql, args: [], argTypes: [] });
   if (steps.around) await setting(steps.around.before);
@@ -58,9 +62,7 @@ export async function applyMigrations(adapter: SqlDriverAdapter, kit: Pick<Provi
 }
 
 async function applyPending(session: Session, files: MigrationFile[]): Promise<MigrationReport> {
-  const rows = (await session.rows(
-    'SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations',
-  )) as unknown as AppliedRow[];
+  const rows = (await session.rows('SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations')) as unknown as AppliedRow[];
   const failed = rows.filter((row) => row.finished_at === null && row.rolled_back_at === null);
   if (failed.length > 0) {
     throw new FailedMigrationError(
@@ -102,10 +104,11 @@ class Session {
       );
       return;
     }
-    await this.record(
-      `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ${now}, 0)`,
-      [id, file.checksum, file.name],
-    );
+    await this.record(`INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ${now}, 0)`, [
+      id,
+      file.checksum,
+      file.name,
+    ]);
     try {
       for (const statement of splitStatements(file.sql)) await this.run(statement);
     } catch (error) {
@@ -138,7 +141,6 @@ class Session {
       await (statement === 'COMMIT' ? this.tx.commit() : this.tx.rollback());
     }
   }
-
 
   private query(sql: string, args: string[]): SqlQuery {
     return { sql, args, argTypes: args.map(() => STRING) };

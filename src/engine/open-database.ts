@@ -94,7 +94,9 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   const adapter = await watchClientAdapter(client).catch((error: unknown) => Promise.reject(toStoreError(error, kit)));
   await checkStoreSchema(client, kit);
   if (!adapter) {
-    logger.warn("the store cannot reach your PrismaClient's driver adapter (its adapter factory cannot be wrapped): every call goes through Prisma, without the fast paths");
+    logger.warn(
+      "the store cannot reach your PrismaClient's driver adapter (its adapter factory cannot be wrapped): every call goes through Prisma, without the fast paths",
+    );
   } else if (!(await adapter())) {
     logger.warn(
       'the store cannot reach the driver adapter under your PrismaClient (it connected before the store started): every call goes through Prisma, without the fast paths',
@@ -111,22 +113,26 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
     }
     return fastOf.get(current);
   };
-  const fast = adapter && (() => {
-    const current = adapter();
-    return current instanceof Promise ? current.then(fastOn) : fastOn(current);
-  });
+  const fast =
+    adapter &&
+    (() => {
+      const current = adapter();
+      return current instanceof Promise ? current.then(fastOn) : fastOn(current);
+    });
   const hostTransaction = transactionHost && (() => hostTransactionOf(transactionHost, client));
   // One FastPaths for each driver transaction under a host transaction.
   const hostFastOf = new WeakMap<Transaction, FastPaths | undefined>();
-  const hostFast = adapter && (async (host: PrismaTx) => {
-    const transaction = await driverTransactionOf(host);
-    if (!transaction) return undefined;
-    if (!hostFastOf.has(transaction)) {
-      const check = () => assertOpen(transaction);
-      hostFastOf.set(transaction, withTransactions(kit.hostFastPaths(transaction, check), hostTransactions(transaction, kit, check)));
-    }
-    return hostFastOf.get(transaction);
-  });
+  const hostFast =
+    adapter &&
+    (async (host: PrismaTx) => {
+      const transaction = await driverTransactionOf(host);
+      if (!transaction) return undefined;
+      if (!hostFastOf.has(transaction)) {
+        const check = () => assertOpen(transaction);
+        hostFastOf.set(transaction, withTransactions(kit.hostFastPaths(transaction, check), hostTransactions(transaction, kit, check)));
+      }
+      return hostFastOf.get(transaction);
+    });
   const retry = await retryPolicyOf(kit, async (statement) => (await client.$queryRawUnsafe<Record<string, unknown>[]>(statement)).map(Object.values), logger);
   return new StoreDatabase(client, kit, {
     retry,
@@ -157,7 +163,9 @@ const withTransactions = (paths: FastPaths | undefined, transaction: InTransacti
  */
 function assertOpen(transaction: Transaction): void {
   if (hasEnded(transaction)) {
-    throw new BrokenHostTransaction('your transaction ended (it timed out, or was committed or rolled back) while a store call ran in it, which may have left part of that call in it');
+    throw new BrokenHostTransaction(
+      'your transaction ended (it timed out, or was committed or rolled back) while a store call ran in it, which may have left part of that call in it',
+    );
   }
 }
 

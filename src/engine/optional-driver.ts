@@ -7,7 +7,9 @@ export async function optionalDriver<T>(label: string, packages: string[], load:
   try {
     return await load();
   } catch (error) {
-    const missing = ['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'].includes(String((error as { code?: unknown })?.code)) && packages.some((name) => String((error as Error).message).includes(`'${name}'`));
+    const missing =
+      ['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'].includes(String((error as { code?: unknown })?.code)) &&
+      packages.some((name) => String((error as Error).message).includes(`'${name}'`));
     if (!missing) throw error;
     throw new StoreConfigurationError(`${label} urls need the packages ${packages.join(' and ')}: npm install ${packages.join(' ')}`, { cause: error });
   }

@@ -12,7 +12,8 @@ export const onConflictDo = (keys: string[], update: string[]): string =>
 
 /** PostgreSQL and SQLite: DO NOTHING takes no lock on an existing row. */
 export async function insertIfMissing(tx: PrismaTx, id: string, now: Date): Promise<boolean> {
-  const inserted = await tx.$executeRaw`INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${id}, 0, ${now}, ${now}) ON CONFLICT (id) DO NOTHING`;
+  const inserted =
+    await tx.$executeRaw`INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${id}, 0, ${now}, ${now}) ON CONFLICT (id) DO NOTHING`;
   return inserted > 0;
 }
 
@@ -86,7 +87,17 @@ const INSERTS = new Map<number, string>();
 /** The INSERT of `rows` messages with `?` placeholders, its text made once per size (statement caches are keyed by it). */
 function insertMessagesSql(rows: number): string {
   let text = INSERTS.get(rows);
-  if (!text) INSERTS.set(rows, (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows).fill(`(?, ?, ${MESSAGE_COLUMNS.split(', ').map(() => '?').join(', ')})`).join(', ')}`));
+  if (!text)
+    INSERTS.set(
+      rows,
+      (text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS}) VALUES ${Array(rows)
+        .fill(
+          `(?, ?, ${MESSAGE_COLUMNS.split(', ')
+            .map(() => '?')
+            .join(', ')})`,
+        )
+        .join(', ')}`),
+    );
   return text;
 }
 

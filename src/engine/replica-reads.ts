@@ -195,7 +195,8 @@ export class ReplicaReads {
 
   #rest(replica: Replica, why: string): bigint {
     // Said once when it stops taking reads, not at every retry while it is down.
-    if (replica.restingUntil === 0 && !this.#closing) this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
+    if (replica.restingUntil === 0 && !this.#closing)
+      this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
     replica.restingUntil = performance.now() + RESTING_MS;
     // A standby restarted, or cloned again, may replay from further back.
     replica.replayed = 0n;

@@ -10,10 +10,12 @@ export interface TransactionHostLike {
   readonly tx: unknown;
 }
 
-export type ResolvedStoreOptions = ({ source: 'url'; kit: ProviderKit; sqliteVacuum: SqliteVacuum } & UrlOptions) | {
-  source: 'client';
-  client: object;
-  kit: ProviderKit;
-  transactionHost?: TransactionHostLike;
-  sqliteVacuum: SqliteVacuum;
-};
+export type ResolvedStoreOptions =
+  | ({ source: 'url'; kit: ProviderKit; sqliteVacuum: SqliteVacuum } & UrlOptions)
+  | {
+      source: 'client';
+      client: object;
+      kit: ProviderKit;
+      transactionHost?: TransactionHostLike;
+      sqliteVacuum: SqliteVacuum;
+    };

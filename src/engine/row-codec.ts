@@ -32,7 +32,6 @@ export function messageFields(message: Message): MessageFields {
 /** The message as a read will return it (a Buffer as a Uint8Array, no undefined properties, none of the caller's objects): what its row holds. */
 export const asStored = (message: Message, seq: number): StoredMessage => toStoredMessage({ seq, ...messageFields(message) });
 
-
 /** A message's MESSAGE_COLUMNS as statement arguments: JSON as text, the date as a Date for the driver to write. */
 export function messageColumns(message: Message): (string | Date | null)[] {
   const fields = messageFields(message);

@@ -46,7 +46,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** A Date, of this realm or another. */
-export const isDate = (value: unknown): value is Date => value instanceof Date || (typeof value === 'object' && value !== null && branded(() => Date.prototype.getTime.call(value)));
+export const isDate = (value: unknown): value is Date =>
+  value instanceof Date || (typeof value === 'object' && value !== null && branded(() => Date.prototype.getTime.call(value)));
 
 /** Whether `value` is an instance of the built-in class `name` itself (this realm's or another's), not of a subclass. */
 function ofClass(value: object, name: string): boolean {
@@ -63,7 +64,8 @@ function valueTypeOf(value: object): ValueType | undefined {
   if (isDate(value)) return ofClass(value, 'Date') ? 'Date' : undefined;
   if (branded(() => urlHref.call(value))) return ofClass(value, 'URL') ? 'URL' : undefined;
   // Other typed arrays would come back as bytes of another length.
-  if (ArrayBuffer.isView(value)) return typedArrayName.call(value) === 'Uint8Array' && (ofClass(value, 'Uint8Array') || Buffer.isBuffer(value)) ? 'Uint8Array' : undefined;
+  if (ArrayBuffer.isView(value))
+    return typedArrayName.call(value) === 'Uint8Array' && (ofClass(value, 'Uint8Array') || Buffer.isBuffer(value)) ? 'Uint8Array' : undefined;
   // A SharedArrayBuffer fails the brand check.
   if (branded(() => arrayBufferLength.call(value))) return ofClass(value, 'ArrayBuffer') ? 'ArrayBuffer' : undefined;
   return undefined;
@@ -119,7 +121,8 @@ function walk(value: unknown, name: string, path: ValuePath, found: ValueTypes, 
     case 'object': {
       if (value === null) return;
       // `path.length` counts the arrays and objects around this one.
-      if (path.length >= MAX_JSON_DEPTH) throw new StoreValidationError(`${name} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (or refers to itself)`);
+      if (path.length >= MAX_JSON_DEPTH)
+        throw new StoreValidationError(`${name} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (or refers to itself)`);
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
           path.push(i);
@@ -180,7 +183,8 @@ function decode(text: unknown, type: ValueType, name: string): object {
   switch (type) {
     case 'Date': {
       const date = new Date(text);
-      if (Number.isNaN(date.getTime()) || date.toISOString() !== text) throw new StoreValidationError(`${name}: "${text.slice(0, 40)}" is not a Date as toISOString() writes it`);
+      if (Number.isNaN(date.getTime()) || date.toISOString() !== text)
+        throw new StoreValidationError(`${name}: "${text.slice(0, 40)}" is not a Date as toISOString() writes it`);
       return date;
     }
     case 'URL':
@@ -259,7 +263,9 @@ function step(holder: unknown, key: unknown, name: string): unknown {
   const found =
     typeof holder === 'object' &&
     holder !== null &&
-    (Array.isArray(holder) ? Number.isInteger(key) && (key as number) >= 0 && (key as number) < holder.length : typeof key === 'string' && Object.hasOwn(holder, key) && key !== '__proto__');
+    (Array.isArray(holder)
+      ? Number.isInteger(key) && (key as number) >= 0 && (key as number) < holder.length
+      : typeof key === 'string' && Object.hasOwn(holder, key) && key !== '__proto__');
   if (!found) throw new StoreValidationError(`${name}'s valueTypes name a path that is not in the value`);
   return (holder as Record<string | number, unknown>)[key as string | number];
 }

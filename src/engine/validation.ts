@@ -82,7 +82,8 @@ export function dataCopyOf(value: unknown, name: string): unknown {
 export function sessionIdOf(value: unknown, name: string): string {
   const id = idOf(value, name);
   const prefix = ADAPTER_ID_PREFIXES.find((reserved) => id.startsWith(reserved));
-  if (prefix !== undefined) throw new StoreValidationError(`${name} starts with "${prefix}", which the ${prefix.slice(0, -1)} adapter keeps for its own sessions`);
+  if (prefix !== undefined)
+    throw new StoreValidationError(`${name} starts with "${prefix}", which the ${prefix.slice(0, -1)} adapter keeps for its own sessions`);
   return id;
 }
 
@@ -105,7 +106,8 @@ export function distinctIds<T extends { id?: string }>(messages: T[], name: stri
   messages.forEach((message, i) => {
     if (message.id === undefined) return;
     const earlier = first.get(message.id);
-    if (earlier !== undefined) throw new StoreValidationError(`${name}[${i}].id repeats ${name}[${earlier}].id (${JSON.stringify(message.id)}): a thread holds a message id once`);
+    if (earlier !== undefined)
+      throw new StoreValidationError(`${name}[${i}].id repeats ${name}[${earlier}].id (${JSON.stringify(message.id)}): a thread holds a message id once`);
     first.set(message.id, i);
   });
   return messages;
@@ -124,7 +126,11 @@ export function messageOf(value: unknown, name: string, now = new Date()): Messa
   }
   const types: ValueTypes = [];
   // A copy of the caller's date: the message keeps none of the caller's objects it could change.
-  const message = { role, content: contentOf(content, role as MessageRole, `${name}.content`, types), createdAt: new Date(dateOf(createdAt, `${name}.createdAt`, now)) } as Message;
+  const message = {
+    role,
+    content: contentOf(content, role as MessageRole, `${name}.content`, types),
+    createdAt: new Date(dateOf(createdAt, `${name}.createdAt`, now)),
+  } as Message;
   if (id !== undefined) message.id = idOf(id, `${name}.id`);
   if (metadata !== undefined) message.metadata = objectOf(metadata, `${name}.metadata`, 'metadata', types) as JsonObject;
   if (providerOptions !== undefined) message.providerOptions = providerOptionsOf(providerOptions, `${name}.providerOptions`, types);
@@ -142,7 +148,10 @@ export function messageTexts(message: Message): MessageTexts {
 
 function textsOf(message: Message, types: ValueTypes, name: string): MessageTexts {
   const { content, metadata, providerOptions } = message;
-  const json = (types.length === 0 ? { content, metadata, providerOptions } : toJsonForm({ content, metadata, providerOptions }, types)) as Record<string, unknown>;
+  const json = (types.length === 0 ? { content, metadata, providerOptions } : toJsonForm({ content, metadata, providerOptions }, types)) as Record<
+    string,
+    unknown
+  >;
   try {
     return {
       content: JSON.stringify(json.content),
@@ -234,11 +243,19 @@ const ISO_INSTANT =
 export function instantOf(text: string): number {
   const fields = ISO_INSTANT.exec(text)?.groups;
   if (!fields) return NaN;
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = ['year', 'month', 'day', 'hour', 'minute', 'second', 'offsetHours', 'offsetMinutes'].map(
-    (name) => Number(fields[name] ?? 0),
-  );
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [
+    'year',
+    'month',
+    'day',
+    'hour',
+    'minute',
+    'second',
+    'offsetHours',
+    'offsetMinutes',
+  ].map((name) => Number(fields[name] ?? 0));
   const lastDay = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
-  const inRange = month >= 1 && month <= 12 && day >= 1 && day <= lastDay && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+  const inRange =
+    month >= 1 && month <= 12 && day >= 1 && day <= lastDay && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
   // Date.UTC reads the years 0 to 99 as 1900 to 1999; the store takes none before 1000.
   if (!inRange || year < 1000) return inRange ? -Infinity : NaN;
   const millisecond = Number((fields.fraction ?? '').slice(0, 3).padEnd(3, '0'));
@@ -259,5 +276,3 @@ function describe(value: unknown): string {
 export function assertJson(value: unknown, name: string): void {
   checkValue(value, name, true);
 }
-
-

@@ -20,7 +20,10 @@ export class EntriesController {
   constructor(@Inject(TenantStores) private readonly tenants: TenantStores) {}
 
   @Post('entries')
-  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(MessageBody) }, { $ref: getSchemaPath(EventBody) }] }, description: 'A message (it has a role) or an event.' })
+  @ApiBody({
+    schema: { oneOf: [{ $ref: getSchemaPath(MessageBody) }, { $ref: getSchemaPath(EventBody) }] },
+    description: 'A message (it has a role) or an event.',
+  })
   @ApiCreatedResponse({ schema: { oneOf: [{ $ref: getSchemaPath(StoredMessageResponse) }, { $ref: getSchemaPath(StoredEventResponse) }] } })
   async append(
     @RequestTenant() tenant: string,
@@ -32,13 +35,18 @@ export class EntriesController {
 
   @Get('log')
   @ApiQueryOf(LogPageQuery)
-  @ApiOkResponse({ type: LogPageResponse, description: 'The whole log, a page at a time: messages, events, and the compaction and repair boundaries where they were written.' })
+  @ApiOkResponse({
+    type: LogPageResponse,
+    description: 'The whole log, a page at a time: messages, events, and the compaction and repair boundaries where they were written.',
+  })
   async log(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
     @Query(validated(LogPageQuery)) page: Validated<LogPageQuery>,
   ) {
-    const { entries, nextCursor } = await this.tenants.forTenant(tenant).sessions.getLogPage(id, plain({ limit: page.limit, cursor: page.cursor, fromSeq: page.fromSeq }));
+    const { entries, nextCursor } = await this.tenants
+      .forTenant(tenant)
+      .sessions.getLogPage(id, plain({ limit: page.limit, cursor: page.cursor, fromSeq: page.fromSeq }));
     return { entries: entries.map(logJson), nextCursor };
   }
 

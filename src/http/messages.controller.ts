@@ -11,7 +11,8 @@ import { wireMessage, wireMessages, wirePage, wireRepair } from './dto/wire.js';
 import { RequestTenant } from './request-tenant.js';
 import { ApiQueryOf, StoreApi } from './store-api.decorator.js';
 
-const STALE_READ = 'expectedStartSeq is not where the history starts now: another compaction or repair, a clear or a replacement came after the read. Nothing was written; read the history again.';
+const STALE_READ =
+  'expectedStartSeq is not where the history starts now: another compaction or repair, a clear or a replacement came after the read. Nothing was written; read the history again.';
 
 /**
  * Compactions and repairs answer 204: the store returns nothing to name them
@@ -92,7 +93,13 @@ export class MessagesController {
   ): Promise<void> {
     return this.tenants
       .forTenant(tenant)
-      .messages.appendCompaction(id, messageInputs(body.messages), body.sourceMessageCount, body.retainedMessageCount, plain({ expectedStartSeq: body.expectedStartSeq }));
+      .messages.appendCompaction(
+        id,
+        messageInputs(body.messages),
+        body.sourceMessageCount,
+        body.retainedMessageCount,
+        plain({ expectedStartSeq: body.expectedStartSeq }),
+      );
   }
 
   @Post('repairs')
@@ -107,7 +114,13 @@ export class MessagesController {
   ): Promise<void> {
     return this.tenants
       .forTenant(tenant)
-      .messages.appendRepair(id, messageInput(body.repairMessage), messageInputs(body.balancedMessages), body.sourceMessageCount, plain({ expectedStartSeq: body.expectedStartSeq }));
+      .messages.appendRepair(
+        id,
+        messageInput(body.repairMessage),
+        messageInputs(body.balancedMessages),
+        body.sourceMessageCount,
+        plain({ expectedStartSeq: body.expectedStartSeq }),
+      );
   }
 
   @Get('repairs')

@@ -1,7 +1,16 @@
 // One session: its header, its deletion, its export.
 import { Readable } from 'node:stream';
 import { Body, Delete, Get, HttpCode, HttpStatus, Inject, NotFoundException, Param, Patch, Post, Query, StreamableFile } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiProduces,
+} from '@nestjs/swagger';
 import type { ForkOptions } from '../lifecycle.types.js';
 import type { SessionMeta } from '../session.types.js';
 import { TenantStores } from '../stores/tenants/index.js';
@@ -41,7 +50,7 @@ export class SessionController {
   @ApiBody({ type: ForkBody })
   @ApiCreatedResponse({ type: SessionMetaResponse, description: "The fork's header; its forkedFrom names this session." })
   @ApiBadRequestResponse({ description: 'The fork point is not in the history, or leaves tool calls without their results.' })
-  @ApiConflictResponse({ description: 'The id is taken (or was a deleted session\'s).' })
+  @ApiConflictResponse({ description: "The id is taken (or was a deleted session's)." })
   fork(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,

@@ -83,15 +83,20 @@ export class StoreBodyMiddleware implements NestMiddleware<BodyRequest> {
   }
 }
 
-const hasBody = (request: IncomingMessage) =>
-  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+const hasBody = (request: IncomingMessage) => request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
 
 const isIdentity = (contentEncoding: string | undefined) => contentEncoding === undefined || contentEncoding.trim().toLowerCase() === 'identity';
 
 /** What the body is, by its Content-Type; undefined for a type or charset the store does not read. */
 function kindOf(contentType: string | undefined): Kind | undefined {
-  const [mediaType = '', ...parameters] = (contentType ?? '').toLowerCase().split(';').map((part) => part.trim());
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const [mediaType = '', ...parameters] = (contentType ?? '')
+    .toLowerCase()
+    .split(';')
+    .map((part) => part.trim());
+  const charset = parameters
+    .find((parameter) => parameter.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   if (charset !== undefined && charset !== 'utf-8') return undefined;
   return mediaType === 'application/json' || mediaType.endsWith('+json') ? 'json' : mediaType === 'application/x-ndjson' ? 'ndjson' : undefined;
 }

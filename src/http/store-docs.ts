@@ -12,7 +12,7 @@ export function setupStoreDocs(app: INestApplication, path = 'docs'): OpenAPIObj
   const config = new DocumentBuilder()
     .setTitle('Agent store')
     .setDescription("Conversation storage for agents: sessions, messages, compactions, repairs, transcripts. Every route acts for the API key's tenant only.")
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key of StoreModule\'s http.apiKeys.' })
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: "An API key of StoreModule's http.apiKeys." })
     .build();
   const document = SwaggerModule.createDocument(app, config, { include: [StoreHttpModule] });
   SwaggerModule.setup(path, app, document);

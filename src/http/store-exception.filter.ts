@@ -2,14 +2,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { redactText } from '../engine/redact.js';
-import {
-  StoreBusyError,
-  StoreConflictError,
-  StoreError,
-  StoreNotFoundError,
-  StoreUnavailableError,
-  StoreValidationError,
-} from '../store.errors.js';
+import { StoreBusyError, StoreConflictError, StoreError, StoreNotFoundError, StoreUnavailableError, StoreValidationError } from '../store.errors.js';
 
 /**
  * What a StoreError converted from a database error (toStoreError) answers:

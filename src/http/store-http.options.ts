@@ -133,7 +133,9 @@ function apiKeysOf(value: unknown): ReadonlyMap<string, string> {
 
 function guardOf(value: unknown): Type<CanActivate> {
   if (typeof value !== 'function' || typeof (value.prototype as Partial<CanActivate> | undefined)?.canActivate !== 'function') {
-    throw new StoreConfigurationError('StoreModule option "http.guard" must be a guard class (one with a canActivate method) that calls setRequestTenant(request, tenantId)');
+    throw new StoreConfigurationError(
+      'StoreModule option "http.guard" must be a guard class (one with a canActivate method) that calls setRequestTenant(request, tenantId)',
+    );
   }
   return value as Type<CanActivate>;
 }
@@ -161,7 +163,9 @@ function objectOf(value: unknown, name: string, known?: string[], expected = 'an
 
 function positiveInteger(value: unknown, name: string, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isSafeInteger(value) || (value as number) <= 0 || (value as number) > max) {
-    throw new StoreConfigurationError(`StoreModule option "${name}" must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}, got ${String(value)}`);
+    throw new StoreConfigurationError(
+      `StoreModule option "${name}" must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}, got ${String(value)}`,
+    );
   }
   return value as number;
 }

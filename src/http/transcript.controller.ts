@@ -18,7 +18,10 @@ export class TranscriptController {
 
   @Get('transcript')
   @ApiQueryOf(PageQuery)
-  @ApiOkResponse({ type: TranscriptPageResponse, description: 'Every committed message in append order, whatever was compacted or repaired, a page at a time.' })
+  @ApiOkResponse({
+    type: TranscriptPageResponse,
+    description: 'Every committed message in append order, whatever was compacted or repaired, a page at a time.',
+  })
   async transcript(
     @RequestTenant() tenant: string,
     @Param(validated(SessionParams)) { id }: Validated<SessionParams>,
@@ -37,7 +40,9 @@ export class TranscriptController {
     @Body(validated(TranscriptBody)) body: Validated<TranscriptBody>,
   ) {
     return wirePage(
-      await this.tenants.forTenant(tenant).transcripts.saveTranscript(id, plain({ messages: messageInputs(body.messages), subsessions: body.subsessions, metadata: body.metadata })),
+      await this.tenants
+        .forTenant(tenant)
+        .transcripts.saveTranscript(id, plain({ messages: messageInputs(body.messages), subsessions: body.subsessions, metadata: body.metadata })),
     );
   }
 

@@ -3,7 +3,23 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { COOKIE_SESSION_ID, DEMO_KEY, EDGE_ID, FILLER_SESSIONS, FORK_ID, LONG_HALF, LONG_ID, OTHER_KEY, REMOTE_URL, startGuardedApp, startViewerApp, XSS_ID, XSS_TEXT, XSS_TITLE, type ViewerApp } from './viewer-app.js';
+import {
+  COOKIE_SESSION_ID,
+  DEMO_KEY,
+  EDGE_ID,
+  FILLER_SESSIONS,
+  FORK_ID,
+  LONG_HALF,
+  LONG_ID,
+  OTHER_KEY,
+  REMOTE_URL,
+  startGuardedApp,
+  startViewerApp,
+  XSS_ID,
+  XSS_TEXT,
+  XSS_TITLE,
+  type ViewerApp,
+} from './viewer-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SCREENSHOT = join(process.cwd(), 'test-artifacts', 'session-viewer.png');
@@ -52,7 +68,10 @@ async function hasText(locator: Locator, text: string, exact = false): Promise<v
   const deadline = Date.now() + 10_000;
   let seen: string | null = null;
   while (Date.now() < deadline) {
-    seen = await locator.first().textContent({ timeout: 10_000 }).catch(() => null);
+    seen = await locator
+      .first()
+      .textContent({ timeout: 10_000 })
+      .catch(() => null);
     if (seen !== null && (exact ? seen === text : seen.includes(text))) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -160,7 +179,13 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
   await page.getByTestId('forks').getByRole('link', { name: FORK_ID }).click();
   await hasText(page.getByTestId('session-id'), FORK_ID, true);
   await hasText(page.getByTestId('forked-from-link'), viewer.demoSessionId, true);
-  expect(await page.getByTestId('session-header').locator('dd').filter({ has: page.getByTestId('forked-from-link') }).textContent()).toMatch(/ at seq \d+$/);
+  expect(
+    await page
+      .getByTestId('session-header')
+      .locator('dd')
+      .filter({ has: page.getByTestId('forked-from-link') })
+      .textContent(),
+  ).toMatch(/ at seq \d+$/);
   await page.goBack();
   await hasText(page.getByTestId('session-id'), viewer.demoSessionId, true);
 
@@ -169,8 +194,12 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
   const compaction = log.locator('[data-testid=boundary][data-kind=compaction]');
   const repair = log.locator('[data-testid=boundary][data-kind=repair]');
   await repair.waitFor();
-  expect(await compaction.getByTestId('boundary-text').textContent()).toMatch(/^compaction at seq \d+ replaces seq ≤ \d+ with 3 messages, 2 kept verbatim \(made from 6 of the history\)/);
-  expect(await repair.getByTestId('boundary-text').textContent()).toMatch(/^repair at seq \d+ replaces seq ≤ \d+ with 5 messages \(the balanced projection of \d+ of the history\).*latest/);
+  expect(await compaction.getByTestId('boundary-text').textContent()).toMatch(
+    /^compaction at seq \d+ replaces seq ≤ \d+ with 3 messages, 2 kept verbatim \(made from 6 of the history\)/,
+  );
+  expect(await repair.getByTestId('boundary-text').textContent()).toMatch(
+    /^repair at seq \d+ replaces seq ≤ \d+ with 5 messages \(the balanced projection of \d+ of the history\).*latest/,
+  );
   await compaction.getByTestId('boundary-messages').locator('summary').click();
   await hasText(compaction.getByTestId('boundary-messages'), 'Summary: flights TP 1337');
   await repair.getByTestId('repair-evidence').locator('summary').click();
@@ -179,7 +208,9 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
 
   // What the latest boundary cut away is dimmed; the history's own messages come from it.
   const cutSeq = Number(await repair.getAttribute('data-cut-seq'));
-  const dimmed = await log.locator('[data-testid=log-entry]:has([data-testid=cut])').evaluateAll((entries) => entries.map((entry) => Number(entry.getAttribute('data-seq'))));
+  const dimmed = await log
+    .locator('[data-testid=log-entry]:has([data-testid=cut])')
+    .evaluateAll((entries) => entries.map((entry) => Number(entry.getAttribute('data-seq'))));
   expect(dimmed.length).toBeGreaterThan(0);
   expect(dimmed.every((seq) => seq <= cutSeq)).toBe(true);
   expect(await page.getByTestId('history-pane').getByTestId('from-boundary').count()).toBe(5);
@@ -199,7 +230,9 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
   const first = log.getByTestId('message').first();
   await first.getByTestId('message-details').locator('summary').click();
   const size = Number((await first.getByTestId('message-size').textContent())!.split(' ')[0]);
-  const { entries: [entry] } = (await (await api(`sessions/${encodeURIComponent(viewer.demoSessionId)}/log?limit=1`)).json()) as { entries: [{ message: unknown }] };
+  const {
+    entries: [entry],
+  } = (await (await api(`sessions/${encodeURIComponent(viewer.demoSessionId)}/log?limit=1`)).json()) as { entries: [{ message: unknown }] };
   expect(size).toBe(Buffer.byteLength(JSON.stringify(entry.message)));
 
   mkdirSync(join(process.cwd(), 'test-artifacts'), { recursive: true });
@@ -218,7 +251,10 @@ test('exports the session as JSONL, equal to the API export', async () => {
 test('pages through a 100,000-message transcript, a page in the DOM at a time, and jumps to a seq', async () => {
   await session(LONG_ID);
   await hasText(page.getByTestId('session-id'), LONG_ID, true);
-  await page.getByTestId('log-status').filter({ hasText: /^seq 1–/ }).waitFor();
+  await page
+    .getByTestId('log-status')
+    .filter({ hasText: /^seq 1–/ })
+    .waitFor();
   expect(await logEntries().count()).toBe(PAGE_SIZE);
   expect(await page.getByTestId('history-entry').count()).toBe(PAGE_SIZE);
   // The history starts with the compaction's summary.
@@ -242,7 +278,11 @@ test('pages through a 100,000-message transcript, a page in the DOM at a time, a
   expect(await logEntries().count()).toBe(PAGE_SIZE);
   await hasText(page.getByTestId('log-pane').getByTestId('event'), 'checkpoint');
   await hasText(page.getByTestId('log-pane').locator('[data-testid=boundary][data-kind=compaction]'), `replaces seq ≤ ${LONG_HALF}`);
-  expect(await logEntries().filter({ has: page.getByTestId('cut') }).count()).toBe(11);
+  expect(
+    await logEntries()
+      .filter({ has: page.getByTestId('cut') })
+      .count(),
+  ).toBe(11);
   // Back from a jumped-to page: the entries just before it.
   await page.getByTestId('log-previous').click();
   await until(async () => Number(await logEntries().last().getAttribute('data-seq')) === LONG_HALF - 11, 'the page before ends just before the jump');
@@ -263,7 +303,7 @@ test('pages through a 100,000-message transcript, a page in the DOM at a time, a
   expect(await page.getByTestId('history-entry').count()).toBe(PAGE_SIZE);
 });
 
-test("pairs a call that ends a page with its result at the head of the next, and follows the link there", async () => {
+test('pairs a call that ends a page with its result at the head of the next, and follows the link there', async () => {
   await session(EDGE_ID);
   await logStartsAt(1);
   expect(await logEntries().count()).toBe(PAGE_SIZE);
@@ -271,10 +311,18 @@ test("pairs a call that ends a page with its result at the head of the next, and
   await hasText(call.getByTestId('tool-paired'), 'result at seq 101', true);
   expect(await call.getByTestId('orphaned').count()).toBe(0);
   // The history (no boundary: the same messages) pairs it the same way.
-  await hasText(page.getByTestId('history-pane').locator('[data-testid=tool-call][data-tool-call-id=edge-1]').getByTestId('tool-paired'), 'result at seq 101', true);
+  await hasText(
+    page.getByTestId('history-pane').locator('[data-testid=tool-call][data-tool-call-id=edge-1]').getByTestId('tool-paired'),
+    'result at seq 101',
+    true,
+  );
   await call.getByRole('link', { name: 'seq 101' }).click();
   await logStartsAt(101);
-  await hasText(page.getByTestId('log-pane').locator('[data-testid=tool-result][data-tool-call-id=edge-1]').getByTestId('tool-paired'), 'call at seq 100', true);
+  await hasText(
+    page.getByTestId('log-pane').locator('[data-testid=tool-result][data-tool-call-id=edge-1]').getByTestId('tool-paired'),
+    'call at seq 100',
+    true,
+  );
 });
 
 test('renders hostile titles and messages as text, and loads no URL found in a message', async () => {

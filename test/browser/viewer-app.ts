@@ -68,7 +68,10 @@ async function seedLong(stores: ScopedStores): Promise<void> {
   await stores.sessions.create({ id: LONG_ID, title: 'A long transcript' });
   const run = async (from: number) => {
     for (let start = from; start < from + LONG_HALF; start += 1000) {
-      await stores.messages.appendMany(LONG_ID, Array.from({ length: Math.min(1000, from + LONG_HALF - start) }, (_, i) => turn(start + i)));
+      await stores.messages.appendMany(
+        LONG_ID,
+        Array.from({ length: Math.min(1000, from + LONG_HALF - start) }, (_, i) => turn(start + i)),
+      );
     }
   };
   await run(0);
@@ -84,7 +87,14 @@ export const REMOTE_URL = 'https://evil.invalid/pixel.png';
 async function seedHostile(stores: ScopedStores): Promise<void> {
   await stores.sessions.create({ id: XSS_ID, title: XSS_TITLE, metadata: { note: XSS_TEXT } });
   await stores.messages.appendMany(XSS_ID, [
-    { role: 'user', content: [{ type: 'text', text: XSS_TEXT }, { type: 'image', image: new URL(REMOTE_URL) }], metadata: { html: XSS_TEXT } },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: XSS_TEXT },
+        { type: 'image', image: new URL(REMOTE_URL) },
+      ],
+      metadata: { html: XSS_TEXT },
+    },
     { role: 'assistant', content: XSS_TEXT },
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: XSS_TEXT, toolName: XSS_TEXT, input: { html: XSS_TEXT } }] },
     { role: 'tool', content: [{ type: 'tool-result', toolCallId: XSS_TEXT, toolName: XSS_TEXT, output: { type: 'text', value: XSS_TEXT } }] },

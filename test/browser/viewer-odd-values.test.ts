@@ -45,7 +45,12 @@ test('a part whose fields are objects with a non-callable toString is shown, not
   ]);
   await page.goto(`${guarded.api}/viewer/#/session/${id}`);
   const log = page.getByTestId('log-pane');
-  await log.getByTestId('log-status').filter({ hasText: /^seq 1–5/ }).or(log.getByTestId('log-error')).first().waitFor();
+  await log
+    .getByTestId('log-status')
+    .filter({ hasText: /^seq 1–5/ })
+    .or(log.getByTestId('log-error'))
+    .first()
+    .waitFor();
   // Today: the log's whole page (and the history's) is replaced by "Cannot convert object to primitive value".
   expect(await log.getByTestId('log-error').allTextContents()).toEqual([]);
   expect(await log.getByTestId('log-entry').count()).toBe(5);
@@ -59,8 +64,15 @@ test.each(['.', '..'])('a session whose id is "%s" is refused with a reason, not
   await stores().sessions.create({ id, title: `the id ${id}` });
   await stores().sessions.create({ id: `unrelated-${id.length}`, title: 'not a fork' });
   await page.goto(`${guarded.api}/viewer/#/`);
-  await page.getByTestId('session-item').filter({ hasText: `the id ${id}` }).getByRole('link').click();
-  await page.getByTestId('error').filter({ hasText: `session "${id}" cannot be read in a browser` }).waitFor();
+  await page
+    .getByTestId('session-item')
+    .filter({ hasText: `the id ${id}` })
+    .getByRole('link')
+    .click();
+  await page
+    .getByTestId('error')
+    .filter({ hasText: `session "${id}" cannot be read in a browser` })
+    .waitFor();
   expect(await page.getByTestId('session-header').count()).toBe(0);
   expect(pageErrors).toEqual([]);
 });

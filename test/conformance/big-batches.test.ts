@@ -99,7 +99,9 @@ eachBackend((backend) => {
       const id = sid();
       // Every tenth entry an event.
       const log = batch('imported').map((message, i) =>
-        i % 10 === 9 ? { type: 'event', seq: i + 1, event: { type: 'tick', data: { i } }, createdAt: '2026-01-02T03:04:05.006Z' } : { type: 'message', seq: i + 1, message },
+        i % 10 === 9
+          ? { type: 'event', seq: i + 1, event: { type: 'tick', data: { i } }, createdAt: '2026-01-02T03:04:05.006Z' }
+          : { type: 'message', seq: i + 1, message },
       );
       const jsonl = [{ type: 'session', version: 1, id, tenantId: null, title: 'big', metadata: null, createdAt: '2026-01-02T03:04:05.006Z' }, ...log]
         .map((line) => `${JSON.stringify(line)}\n`)
@@ -109,11 +111,13 @@ eachBackend((backend) => {
 
       const entries = await store.sessions.load(id);
       expect(seqs(entries)).toEqual(from(1, MANY));
-      expect(entries.map((entry) => ('role' in entry ? entry.content : entry.data))).toEqual(log.map((line) => (line.message ? line.message.content : line.event!.data)));
+      expect(entries.map((entry) => ('role' in entry ? entry.content : entry.data))).toEqual(
+        log.map((line) => (line.message ? line.message.content : line.event!.data)),
+      );
       expect(await store.messages.count(id)).toBe(MANY - MANY / 10);
     });
 
-    test('a batch of large messages, past MariaDB\'s 16 MiB packets in all', async () => {
+    test("a batch of large messages, past MariaDB's 16 MiB packets in all", async () => {
       const id = sid();
       // 1,200 messages of 16 KiB: 19 MiB.
       const messages = Array.from({ length: 1_200 }, (_, i): MessageInput => ({ role: 'user', content: `${i} ${'x'.repeat(16 * 1024)}` }));
@@ -169,7 +173,7 @@ eachBackend((backend) => {
       expect(await state(id)).toEqual(before);
     });
 
-    test("afterRun: neither the request nor the response", async () => {
+    test('afterRun: neither the request nor the response', async () => {
       const id = sid();
       await store.messages.appendMany(id, batch('kept', 2));
       const before = await state(id);
@@ -197,7 +201,10 @@ eachBackend((backend) => {
 
     test('importJsonl: no session', async () => {
       const id = sid();
-      const jsonl = [{ type: 'session', version: 1, id, createdAt: '2026-01-02T03:04:05.006Z' }, ...poisoned('import').map((message, i) => ({ type: 'message', seq: i + 1, message }))]
+      const jsonl = [
+        { type: 'session', version: 1, id, createdAt: '2026-01-02T03:04:05.006Z' },
+        ...poisoned('import').map((message, i) => ({ type: 'message', seq: i + 1, message })),
+      ]
         .map((line) => `${JSON.stringify(line)}\n`)
         .join('');
       await refused('import', () => store.sessions.importJsonl(jsonl));

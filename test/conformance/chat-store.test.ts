@@ -67,8 +67,10 @@ eachBackend((backend) => {
   /** The session's chat events, in log order. */
   const chatEvents = async (id: string, app: StoreApp = store): Promise<StoredSessionEvent[]> =>
     (await app.sessions.load(id)).filter(isEvent).filter((entry) => entry.type === CHAT_MESSAGE_EVENT || entry.type === CHAT_ORDER_EVENT);
-  const versionsOf = (events: StoredSessionEvent[]) => events.filter((event) => event.type === CHAT_MESSAGE_EVENT).map((event) => event.data as unknown as ChatMessage);
-  const ordersOf = (events: StoredSessionEvent[]) => events.filter((event) => event.type === CHAT_ORDER_EVENT).map((event) => (event.data as { ids: string[] }).ids);
+  const versionsOf = (events: StoredSessionEvent[]) =>
+    events.filter((event) => event.type === CHAT_MESSAGE_EVENT).map((event) => event.data as unknown as ChatMessage);
+  const ordersOf = (events: StoredSessionEvent[]) =>
+    events.filter((event) => event.type === CHAT_ORDER_EVENT).map((event) => (event.data as { ids: string[] }).ids);
 
   describe('save and load', () => {
     test('loadChat returns exactly what was saved, in order; [] for an unknown chat', async () => {
@@ -187,7 +189,12 @@ eachBackend((backend) => {
       const header = await store.sessions.get(id);
       await store.chats.saveChat(id, chat);
       await store.chats.saveChat(id, await store.chats.loadChat(id));
-      const reordered = chat.map(({ parts, metadata, role, id: messageId }) => ({ parts: parts.map((part) => Object.fromEntries(Object.entries(part).reverse())), metadata, role, id: messageId }));
+      const reordered = chat.map(({ parts, metadata, role, id: messageId }) => ({
+        parts: parts.map((part) => Object.fromEntries(Object.entries(part).reverse())),
+        metadata,
+        role,
+        id: messageId,
+      }));
       await store.chats.saveChat(id, reordered as ChatMessage[]);
       expect(await store.sessions.load(id)).toEqual(before);
       expect(await store.sessions.get(id)).toEqual(header);
@@ -207,7 +214,12 @@ eachBackend((backend) => {
       await store.sessions.append(id, { type: 'tool-started', data: { tool: 'search' } });
       await store.chats.saveChat(id, [user('u1', 'hi'), assistant('a1', 'hello')]);
       expect(await store.chats.loadChat(id)).toEqual([user('u1', 'hi'), assistant('a1', 'hello')]);
-      expect((await store.sessions.load(id)).map((entry) => (isEvent(entry) ? entry.type : entry.role))).toEqual(['user', CHAT_MESSAGE_EVENT, 'tool-started', CHAT_MESSAGE_EVENT]);
+      expect((await store.sessions.load(id)).map((entry) => (isEvent(entry) ? entry.type : entry.role))).toEqual([
+        'user',
+        CHAT_MESSAGE_EVENT,
+        'tool-started',
+        CHAT_MESSAGE_EVENT,
+      ]);
       expect(await store.messages.getHistory(id)).toMatchObject([{ role: 'user', content: 'a model message' }]);
     });
   });
@@ -289,7 +301,9 @@ eachBackend((backend) => {
     });
 
     test('an empty id says how the SDK gives response messages ids', async () => {
-      await expect(store.chats.saveChat(unique(), [user('u1', 'hi'), { ...assistant('', 'hello') }])).rejects.toThrow(/messages\[1\]\.id is empty.*generateMessageId/);
+      await expect(store.chats.saveChat(unique(), [user('u1', 'hi'), { ...assistant('', 'hello') }])).rejects.toThrow(
+        /messages\[1\]\.id is empty.*generateMessageId/,
+      );
     });
 
     test.each<[string, unknown]>([
@@ -369,7 +383,10 @@ eachBackend((backend) => {
       globalThis.structuredClone = nodeClone;
     });
 
-    const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: 2, reasoning: undefined } };
+    const usage = {
+      inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 2, text: 2, reasoning: undefined },
+    };
     /** A model that streams a reasoning part and `words` as one text part. */
     const model = (...words: string[]) =>
       new MockLanguageModelV3({
@@ -416,7 +433,12 @@ eachBackend((backend) => {
 
       // The next request: the stored chat and the new user message.
       const previous = await store.chats.loadChat<UIMessage>(id);
-      const second = await turn(store.chats, id, await validateUIMessages({ messages: [...previous, { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'More?' }] }] }), ['Sure.']);
+      const second = await turn(
+        store.chats,
+        id,
+        await validateUIMessages({ messages: [...previous, { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'More?' }] }] }),
+        ['Sure.'],
+      );
       expect(await store.chats.loadChat(id)).toEqual(second);
       expect(versionsOf(await chatEvents(id)).map((message) => message.id)).toEqual(['u1', first[1].id, 'u2', second[3].id]);
 

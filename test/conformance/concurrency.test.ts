@@ -31,7 +31,8 @@ eachBackend((backend) => {
 
   describe('retries of one batch that overlap: four appendMany at once with message ids m0..m19, m5..m24, m10..m29, m15..m34', () => {
     const ROUNDS = 10;
-    const batch = (from: number): MessageInput[] => Array.from({ length: 20 }, (_, i) => ({ id: `m${from + i}`, role: 'user', content: `text of m${from + i}` }));
+    const batch = (from: number): MessageInput[] =>
+      Array.from({ length: 20 }, (_, i) => ({ id: `m${from + i}`, role: 'user', content: `text of m${from + i}` }));
     /** Four overlapping calls through two clients; each must return its batch as stored, and the thread hold each id once. */
     async function overlap(thread: string, firstSeq: number) {
       const calls = [0, 5, 10, 15].map((from, i) => both()[i % 2].messages.appendMany(thread, batch(from)));
@@ -98,7 +99,10 @@ eachBackend((backend) => {
     let jsonl = '';
     for await (const line of a.sessions.exportJsonl('source')) jsonl += line;
     for (let i = 0; i < 5; i++) {
-      const results = await Promise.allSettled([a.sessions.importJsonl(jsonl, { sessionId: `copy-${i}` }), b.sessions.importJsonl(jsonl, { sessionId: `copy-${i}` })]);
+      const results = await Promise.allSettled([
+        a.sessions.importJsonl(jsonl, { sessionId: `copy-${i}` }),
+        b.sessions.importJsonl(jsonl, { sessionId: `copy-${i}` }),
+      ]);
       expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
       expect((await a.sessions.load(`copy-${i}`)).map((entry) => ('content' in entry ? entry.content : null))).toEqual(['imported']);
     }
@@ -108,7 +112,10 @@ eachBackend((backend) => {
     let jsonl = '';
     for await (const line of a.sessions.exportJsonl('source')) jsonl += line;
     for (let i = 0; i < 5; i++) {
-      const [imported] = await Promise.allSettled([a.sessions.importJsonl(jsonl, { sessionId: `mixed-${i}` }), b.messages.append(`mixed-${i}`, user('appended'))]);
+      const [imported] = await Promise.allSettled([
+        a.sessions.importJsonl(jsonl, { sessionId: `mixed-${i}` }),
+        b.messages.append(`mixed-${i}`, user('appended')),
+      ]);
       const contents = (await a.sessions.load(`mixed-${i}`)).map((entry) => ('content' in entry ? entry.content : null));
       expect(contents).toEqual(imported.status === 'fulfilled' ? ['imported', 'appended'] : ['appended']);
     }
@@ -141,7 +148,10 @@ eachBackend((backend) => {
   });
 
   test('a compaction racing appends keeps every committed message', async () => {
-    await a.messages.appendMany('compacting', Array.from({ length: 20 }, (_, i) => user(`before-${i}`)));
+    await a.messages.appendMany(
+      'compacting',
+      Array.from({ length: 20 }, (_, i) => user(`before-${i}`)),
+    );
     // The summarizer reads the history, then commits its summary while appends keep arriving.
     const seen = await a.messages.count('compacting');
     const appends = Array.from({ length: 60 }, (_, i) => b.messages.append('compacting', user(`during-${i}`)));
@@ -154,14 +164,22 @@ eachBackend((backend) => {
     for (const ack of acks) expect(transcript.find((m) => m.seq === ack.seq)?.content).toBe(ack.content);
     const history = await b.messages.getHistory('compacting');
     expect(history[0].content).toBe('summary');
-    expect(history.slice(1).map((m) => m.content).sort()).toEqual(acks.map((m) => m.content).sort());
+    expect(
+      history
+        .slice(1)
+        .map((m) => m.content)
+        .sort(),
+    ).toEqual(acks.map((m) => m.content).sort());
     expect(await b.messages.count('compacting')).toBe(61);
   });
 
   test('two summarizers of the same read commit at once through two clients: one boundary is accepted, the other is a conflict', async () => {
     for (let round = 0; round < 8; round++) {
       const id = `summarized-${round}`;
-      await a.messages.appendMany(id, Array.from({ length: 10 }, (_, i) => user(`m${i}`)));
+      await a.messages.appendMany(
+        id,
+        Array.from({ length: 10 }, (_, i) => user(`m${i}`)),
+      );
       const [readA, readB] = await Promise.all([a.messages.getHistoryPage(id), b.messages.getHistoryPage(id)]);
       const appends = Array.from({ length: 6 }, (_, i) => both()[i % 2].messages.append(id, user(`during-${i}`)));
       const writes = await Promise.allSettled([
@@ -176,7 +194,12 @@ eachBackend((backend) => {
       expect(await boundaryCount(a, id)).toBe(1);
       const history = await b.messages.getHistory(id);
       expect(['A', 'B']).toContain(history[0].content);
-      expect(history.slice(1).map((m) => m.content).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `during-${i}`));
+      expect(
+        history
+          .slice(1)
+          .map((m) => m.content)
+          .sort(),
+      ).toEqual(Array.from({ length: 6 }, (_, i) => `during-${i}`));
     }
   });
 });

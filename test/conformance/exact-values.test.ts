@@ -36,7 +36,17 @@ type MessageLike = { role: string; content: unknown; id?: string; metadata?: unk
 
 /** What a message is, spelled out: role, content, id, metadata, provider options and time (in this order; the absent ones left out). */
 function fields({ role, content, id, metadata, providerOptions, createdAt }: MessageLike, given = false): unknown {
-  return spelled({ role, content, ...(id !== undefined && { id }), ...(metadata !== undefined && { metadata }), ...(providerOptions !== undefined && { providerOptions }), createdAt }, given);
+  return spelled(
+    {
+      role,
+      content,
+      ...(id !== undefined && { id }),
+      ...(metadata !== undefined && { metadata }),
+      ...(providerOptions !== undefined && { providerOptions }),
+      createdAt,
+    },
+    given,
+  );
 }
 
 const givenFields = (messages: MessageLike[]) => messages.map((message) => fields(message, true));
@@ -47,7 +57,21 @@ const at = (ms: number) => new Date(Date.UTC(2026, 2, 4, 5, 6, 7, ms));
 /** Every string oddity at once: NUL, emoji sequences, RTL, combining marks, astral characters, line and paragraph separators, U+FFFF. */
 const TEXT = 'a\u0000b \u0000 Ünïcödé 日本語 עברית 👩‍👩‍👧‍👦 🚀 e\u0301 𝄞 \u2028\u2029 \uFFFF "quoted" \\ \n\t';
 /* eslint-disable no-loss-of-precision -- a literal JavaScript rounds, stored as it rounds it */
-const NUMBERS = [0, -1, 1.5, -273.15, 0.1 + 0.2, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 123456789.98765432];
+const NUMBERS = [
+  0,
+  -1,
+  1.5,
+  -273.15,
+  0.1 + 0.2,
+  1e21,
+  1e-7,
+  5e-324,
+  1.7976931348623157e308,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  2 ** 53 + 2,
+  123456789.98765432,
+];
 /* eslint-enable no-loss-of-precision */
 // JS itself puts integer-like keys first, in numeric order ("2", "10"): the others keep the order they were written in.
 const keyOrder = () => ({ b: 1, a: 2, '10': 3, '2': 4, z: { y: 'y', x: 'x' }, é: 5, A: 6, '-1': 7, '01': 8 });
@@ -78,9 +102,22 @@ function conversation(): MessageInput[] {
         nul: 'a\u0000b',
         '\u0000': '\u0000\u0000',
         numbers: NUMBERS,
-        values: { at: at(10), link: new URL('https://example.com/'), raw: Buffer.from('raw'), bytes: Uint8Array.from([255, 0]), buffer: Uint8Array.from([7]).buffer, list: [at(11), new URL('mailto:x@example.com')] },
+        values: {
+          at: at(10),
+          link: new URL('https://example.com/'),
+          raw: Buffer.from('raw'),
+          bytes: Uint8Array.from([255, 0]),
+          buffer: Uint8Array.from([7]).buffer,
+          list: [at(11), new URL('mailto:x@example.com')],
+        },
         // Strings that look like the JSON form of a value stay strings.
-        lookalikes: { date: at(12).toISOString(), url: 'https://example.com/cat.png', base64: 'AAEC', valueTypes: [[['content', 0], 'Date']], nested: { type: 'Date', value: '2026-01-01T00:00:00.000Z' } },
+        lookalikes: {
+          date: at(12).toISOString(),
+          url: 'https://example.com/cat.png',
+          base64: 'AAEC',
+          valueTypes: [[['content', 0], 'Date']],
+          nested: { type: 'Date', value: '2026-01-01T00:00:00.000Z' },
+        },
         gone: undefined,
       },
       providerOptions: { zeta: { order: keyOrder() }, alpha: { bytes: Uint8Array.from([1, 2]), at: at(4), link: new URL('https://example.com/po') } },
@@ -98,7 +135,15 @@ function conversation(): MessageInput[] {
           toolName: 'lookup',
           input: {
             b: 'x',
-            a: { when: at(6), link: new URL('https://example.com/x'), bytes: Uint8Array.from([0, 0, 0]), file: Buffer.from([1, 2]), raw: new ArrayBuffer(2), nul: '\u0000', numbers: NUMBERS },
+            a: {
+              when: at(6),
+              link: new URL('https://example.com/x'),
+              bytes: Uint8Array.from([0, 0, 0]),
+              file: Buffer.from([1, 2]),
+              raw: new ArrayBuffer(2),
+              nul: '\u0000',
+              numbers: NUMBERS,
+            },
             '1': 'one',
             list: [at(7), [new URL('https://example.com/y')]],
           },
@@ -110,9 +155,21 @@ function conversation(): MessageInput[] {
     {
       role: 'tool',
       createdAt: at(8),
-      content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'lookup', output: { type: 'json', value: { b: [1e21, -0.5], a: { '\u0000': 'nul key' }, text: TEXT } } }],
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'call-1',
+          toolName: 'lookup',
+          output: { type: 'json', value: { b: [1e21, -0.5], a: { '\u0000': 'nul key' }, text: TEXT } },
+        },
+      ],
     },
-    { role: 'assistant', createdAt: at(9), content: `done ${TEXT}`, metadata: { empty: { bytes: new Uint8Array(0), buffer: new ArrayBuffer(0), text: '', list: [], object: {} } } },
+    {
+      role: 'assistant',
+      createdAt: at(9),
+      content: `done ${TEXT}`,
+      metadata: { empty: { bytes: new Uint8Array(0), buffer: new ArrayBuffer(0), text: '', list: [], object: {} } },
+    },
   ];
 }
 
@@ -211,7 +268,7 @@ eachBackend((backend) => {
       expect((userMessage.providerOptions as { alpha: { link: unknown } }).alpha.link).toBeInstanceOf(URL);
     });
 
-    test('the values read are new objects: changing them changes neither the caller\'s nor the next read', async () => {
+    test("the values read are new objects: changing them changes neither the caller's nor the next read", async () => {
       const id = thread();
       const given = conversation();
       await store.messages.appendMany(id, given);
@@ -288,7 +345,7 @@ eachBackend((backend) => {
       expect(readFields(appended)).toEqual(givenFields(given));
     });
 
-    test('objects, arrays and Dates of another realm (a vm context; under jest, what structuredClone gives, as in ai 6\'s response.messages) are kept like any others', async () => {
+    test("objects, arrays and Dates of another realm (a vm context; under jest, what structuredClone gives, as in ai 6's response.messages) are kept like any others", async () => {
       const id = thread();
       const foreign = runInNewContext(`({
         role: 'assistant',
@@ -304,7 +361,7 @@ eachBackend((backend) => {
       );
     });
 
-    test('a JSONL export imports as it was: messages, a compaction\'s summary and a repair\'s balanced messages and evidence', async () => {
+    test("a JSONL export imports as it was: messages, a compaction's summary and a repair's balanced messages and evidence", async () => {
       const id = thread();
       const given = conversation();
       await store.messages.appendMany(id, given);
@@ -417,7 +474,7 @@ eachBackend((backend) => {
       ['a tool call input', (bad) => ({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: { deep: [{ bad }] } }] })],
       ['metadata', (bad) => ({ role: 'user', content: 'x', metadata: { bad } })],
       ['providerOptions', (bad) => ({ role: 'user', content: 'x', providerOptions: { p: { bad } } })],
-      ['a part\'s providerOptions', (bad) => ({ role: 'user', content: [{ type: 'text', text: 'x', providerOptions: { p: { bad } } }] })],
+      ["a part's providerOptions", (bad) => ({ role: 'user', content: [{ type: 'text', text: 'x', providerOptions: { p: { bad } } }] })],
     ];
 
     test.each(BAD)('%s, anywhere in a message, through every write', async (_name, bad) => {
@@ -494,7 +551,13 @@ eachBackend((backend) => {
     test('appendMany with some held ids stores only the new ones and returns the batch as stored', async () => {
       const id = thread();
       await store.messages.appendMany(id, [user('a', { id: 'a' }), { role: 'assistant', content: 'b', id: 'b' }]);
-      const batch: MessageInput[] = [user('a', { id: 'a' }), user('no id'), user('c', { id: 'c' }), { role: 'assistant', content: 'b', id: 'b' }, user('d', { id: 'd' })];
+      const batch: MessageInput[] = [
+        user('a', { id: 'a' }),
+        user('no id'),
+        user('c', { id: 'c' }),
+        { role: 'assistant', content: 'b', id: 'b' },
+        user('d', { id: 'd' }),
+      ];
       const stored = await store.messages.appendMany(id, batch);
       expect(stored.map((message) => [message.seq, message.id ?? null, message.content])).toEqual([
         [1, 'a', 'a'],
@@ -511,7 +574,14 @@ eachBackend((backend) => {
         [5, 'd'],
       ]);
       // All held: nothing new. A message without an id is never one already held.
-      expect(seqs(await store.messages.appendMany(id, batch.filter((message) => message.id !== undefined)))).toEqual([1, 4, 2, 5]);
+      expect(
+        seqs(
+          await store.messages.appendMany(
+            id,
+            batch.filter((message) => message.id !== undefined),
+          ),
+        ),
+      ).toEqual([1, 4, 2, 5]);
       expect(seqs(await store.messages.appendMany(id, [user('no id'), user('d', { id: 'd' })]))).toEqual([6, 5]);
       expect(await store.messages.count(id)).toBe(6);
     });
@@ -522,10 +592,22 @@ eachBackend((backend) => {
       ['other metadata', user('a', { id: 'm', metadata: { k: 1 } }), user('a', { id: 'm', metadata: { k: 2 } })],
       ['metadata added', user('a', { id: 'm' }), user('a', { id: 'm', metadata: { k: 1 } })],
       ['other provider options', user('a', { id: 'm', providerOptions: { p: { k: 1 } } }), user('a', { id: 'm', providerOptions: { p: { k: 1.5 } } })],
-      ['one byte other', { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1, 2]) }] }, { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1, 3]) }] }],
-      ['a URL given as its text', { role: 'user', id: 'm', content: [{ type: 'image', image: new URL('https://example.com/a.png') }] }, { role: 'user', id: 'm', content: [{ type: 'image', image: 'https://example.com/a.png' }] }],
+      [
+        'one byte other',
+        { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1, 2]) }] },
+        { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1, 3]) }] },
+      ],
+      [
+        'a URL given as its text',
+        { role: 'user', id: 'm', content: [{ type: 'image', image: new URL('https://example.com/a.png') }] },
+        { role: 'user', id: 'm', content: [{ type: 'image', image: 'https://example.com/a.png' }] },
+      ],
       ['a Date given as its text', user('a', { id: 'm', metadata: { at: at(1) } }), user('a', { id: 'm', metadata: { at: at(1).toISOString() } })],
-      ['bytes given as an ArrayBuffer', { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1]) }] }, { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1]).buffer }] }],
+      [
+        'bytes given as an ArrayBuffer',
+        { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1]) }] },
+        { role: 'user', id: 'm', content: [{ type: 'image', image: Uint8Array.from([1]).buffer }] },
+      ],
     ];
 
     test.each(other)('the same id with %s is a StoreConflictError, and nothing is written', async (_name, held, given) => {
@@ -568,7 +650,10 @@ eachBackend((backend) => {
           const start = round % 2 === 1 ? (await store.messages.appendMany(id, [user('x'), user('y')])).length + 1 : 1;
           const batch: MessageInput[] = Array.from({ length: 20 }, (_, i) => ({
             role: i % 2 === 0 ? 'user' : 'assistant',
-            content: [{ type: 'text', text: `m${i}` }, { type: 'image', image: Uint8Array.from([round, i]) }],
+            content: [
+              { type: 'text', text: `m${i}` },
+              { type: 'image', image: Uint8Array.from([round, i]) },
+            ],
             id: `r${round}-m${i}`,
             metadata: { i, at: at(i) },
           }));
@@ -577,7 +662,9 @@ eachBackend((backend) => {
           const transcript = await store.messages.getTranscript(id);
           expect(seqs(transcript)).toEqual(range(1, start + 19));
           expect(transcript.slice(start - 1).map((message) => message.id)).toEqual(batch.map((message) => message.id));
-          expect(transcript.slice(start - 1).map((message) => spelled([message.content, message.metadata]))).toEqual(batch.map((message) => spelled([message.content, message.metadata], true)));
+          expect(transcript.slice(start - 1).map((message) => spelled([message.content, message.metadata]))).toEqual(
+            batch.map((message) => spelled([message.content, message.metadata], true)),
+          );
           for (const answer of answers) {
             expect(seqs(answer)).toEqual(range(start, 20));
             expect(answer.map((message) => message.id)).toEqual(batch.map((message) => message.id));
@@ -591,8 +678,18 @@ eachBackend((backend) => {
 
   describe('repairToolCalls', () => {
     const call = (toolCallId: string, toolName = 'weather', input: unknown = { city: 'Paris' }) => ({ type: 'tool-call', toolCallId, toolName, input });
-    const result = (toolCallId: string, toolName = 'weather') => ({ type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: { celsius: 21 } } });
-    const interrupted = (toolCallId: string, toolName = 'weather', value: unknown = expect.any(String)) => ({ type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value } });
+    const result = (toolCallId: string, toolName = 'weather') => ({
+      type: 'tool-result',
+      toolCallId,
+      toolName,
+      output: { type: 'json', value: { celsius: 21 } },
+    });
+    const interrupted = (toolCallId: string, toolName = 'weather', value: unknown = expect.any(String)) => ({
+      type: 'tool-result',
+      toolCallId,
+      toolName,
+      output: { type: 'error-text', value },
+    });
     const assistant = (...content: object[]): MessageInput => ({ role: 'assistant', content: content as MessageInput['content'] });
     const tool = (...content: object[]): MessageInput => ({ role: 'tool', content: content as MessageInput['content'] });
     const shapes = (messages: { role: string; content: unknown }[]) => messages.map(({ role, content }) => ({ role, content }));
@@ -610,7 +707,12 @@ eachBackend((backend) => {
 
     test('orphans in one assistant message: one repair, the history balanced, the evidence in getRepairs; a second call does nothing', async () => {
       const id = thread();
-      const messages = [user('plan a trip'), assistant({ type: 'text', text: 'Looking.' }, call('c1'), call('c2', 'hotels')), tool(result('c1')), user('hurry')];
+      const messages = [
+        user('plan a trip'),
+        assistant({ type: 'text', text: 'Looking.' }, call('c1'), call('c2', 'hotels')),
+        tool(result('c1')),
+        user('hurry'),
+      ];
       await store.messages.appendMany(id, messages);
       const record = await store.messages.repairToolCalls(id);
       expect(record).toMatchObject({ seq: 5, sourceMessageCount: 3, repairMessage: { role: 'tool', content: [interrupted('c2', 'hotels')] } });
@@ -630,7 +732,10 @@ eachBackend((backend) => {
       const messages = [user('a'), assistant(call('c1')), user('b'), assistant(call('c2', 'news'), call('c3', 'news')), tool(result('c3', 'news'))];
       await store.messages.appendMany(id, messages);
       const record = await store.messages.repairToolCalls(id, { errorText: 'crashed' });
-      expect(record).toMatchObject({ sourceMessageCount: 5, repairMessage: { role: 'tool', content: [interrupted('c1', 'weather', 'crashed'), interrupted('c2', 'news', 'crashed')] } });
+      expect(record).toMatchObject({
+        sourceMessageCount: 5,
+        repairMessage: { role: 'tool', content: [interrupted('c1', 'weather', 'crashed'), interrupted('c2', 'news', 'crashed')] },
+      });
       await expectRepaired(id, record, [
         messages[0],
         messages[1],

@@ -22,7 +22,7 @@ eachBackend((backend) => {
   }
 
   describe('beforeRun', () => {
-    test('puts the stored effective history before the run\'s input and keeps the other context properties', async () => {
+    test("puts the stored effective history before the run's input and keeps the other context properties", async () => {
       const id = thread();
       const stored = await store.messages.appendMany(id, [user('a'), assistant('b')]);
       const tools = { search: { description: 'searches the web' } };
@@ -68,7 +68,10 @@ eachBackend((backend) => {
       const id = thread();
       await store.messages.append(id, user('earlier'));
       const provider = store.histories.forThread(id);
-      const request: MessageInput[] = [{ role: 'system', content: 'tools available' }, { ...user('weather?'), id: 'req-1', metadata: { locale: 'en' } }];
+      const request: MessageInput[] = [
+        { role: 'system', content: 'tools available' },
+        { ...user('weather?'), id: 'req-1', metadata: { locale: 'en' } },
+      ];
       const response: MessageInput[] = [
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Oslo' } }] },
         { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'weather', output: { type: 'json', value: { temp: 4 } } }] },
@@ -79,10 +82,11 @@ eachBackend((backend) => {
 
       const transcript = await store.messages.getTranscript(id);
       expect(transcript.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(transcript.slice(1).map(({ role, content, id: messageId, metadata }) => ({ role, content, ...(messageId && { id: messageId }), ...(metadata && { metadata }) }))).toEqual([
-        ...request,
-        ...response,
-      ]);
+      expect(
+        transcript
+          .slice(1)
+          .map(({ role, content, id: messageId, metadata }) => ({ role, content, ...(messageId && { id: messageId }), ...(metadata && { metadata }) })),
+      ).toEqual([...request, ...response]);
     });
 
     test.each([

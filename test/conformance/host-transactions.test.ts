@@ -34,7 +34,7 @@ async function createOrders(prisma: AppClient): Promise<void> {
 type Queryable = Pick<AppClient, '$queryRaw' | '$executeRaw'>;
 
 const setStatus = (tx: Queryable, status: string) => tx.$executeRaw`UPDATE app_order SET status = ${status} WHERE id = ${'o1'}`;
-const statusOf = async (tx: Queryable) => ((await tx.$queryRaw<{ status: string }[]>`SELECT status FROM app_order WHERE id = ${'o1'}`)[0]).status;
+const statusOf = async (tx: Queryable) => (await tx.$queryRaw<{ status: string }[]>`SELECT status FROM app_order WHERE id = ${'o1'}`)[0].status;
 const user = (text: string, id?: string) => ({ role: 'user' as const, content: text, ...(id && { id }) });
 
 interface Stores {
@@ -205,29 +205,35 @@ eachDatabase((database) => {
       expect(await stores.messages.getTranscript('deleted')).toEqual([]);
     });
 
-    it.each([false, true])('a call after Prisma’s timeout ended the transaction never lands in another one (the store used before it: %s)', async (usedBefore) => {
-      const threadId = `after the timeout ${usedBefore}`;
-      const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-      let late: unknown;
-      const timedOut = stores.prisma
-        .$transaction(
-          async (tx) => {
-            const messages = stores.messages.withTransaction(tx);
-            if (usedBefore) await messages.count(threadId);
-            await sleep(700);
-            late = await messages.append(threadId, user('after the timeout')).catch((error: unknown) => error);
-          },
-          { timeout: 300 },
-        )
-        .then(() => 'committed', (error: unknown) => error);
-      await sleep(450);
-      // Another transaction of the client, the only one open when the late call comes.
-      const other = stores.prisma.$transaction(() => sleep(600), { timeout: 5_000 });
-      const [outcome] = await Promise.all([timedOut, other]);
-      expect(outcome).toBeInstanceOf(Error);
-      expect(late).toBeInstanceOf(Error);
-      expect(await stores.messages.getHistory(threadId)).toEqual([]);
-    });
+    it.each([false, true])(
+      'a call after Prisma’s timeout ended the transaction never lands in another one (the store used before it: %s)',
+      async (usedBefore) => {
+        const threadId = `after the timeout ${usedBefore}`;
+        const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+        let late: unknown;
+        const timedOut = stores.prisma
+          .$transaction(
+            async (tx) => {
+              const messages = stores.messages.withTransaction(tx);
+              if (usedBefore) await messages.count(threadId);
+              await sleep(700);
+              late = await messages.append(threadId, user('after the timeout')).catch((error: unknown) => error);
+            },
+            { timeout: 300 },
+          )
+          .then(
+            () => 'committed',
+            (error: unknown) => error,
+          );
+        await sleep(450);
+        // Another transaction of the client, the only one open when the late call comes.
+        const other = stores.prisma.$transaction(() => sleep(600), { timeout: 5_000 });
+        const [outcome] = await Promise.all([timedOut, other]);
+        expect(outcome).toBeInstanceOf(Error);
+        expect(late).toBeInstanceOf(Error);
+        expect(await stores.messages.getHistory(threadId)).toEqual([]);
+      },
+    );
 
     if (database.provider !== 'sqlite') {
       it('queues calls through a transaction’s client and its nested transaction’s client as one: a failed one never undoes another', async () => {
@@ -300,7 +306,9 @@ eachDatabase((database) => {
       await expect(
         stores.prisma.$transaction(async (tx) => {
           await acme.messages.withTransaction(tx).append('acme chat', user('scoped'));
-          await expect(stores.tenants.forTenant('globex').messages.withTransaction(tx).append('acme chat', user('not theirs'))).rejects.toBeInstanceOf(StoreNotFoundError);
+          await expect(stores.tenants.forTenant('globex').messages.withTransaction(tx).append('acme chat', user('not theirs'))).rejects.toBeInstanceOf(
+            StoreNotFoundError,
+          );
           expect((await acme.messages.withTransaction(tx).getHistory('acme chat')).map((m) => m.content)).toEqual(['scoped']);
           throw new Rollback();
         }),
@@ -354,7 +362,10 @@ eachDatabase((database) => {
           const threadId = 'snapshot';
           await stores.messages.clear(threadId);
           await stores.messages.append(threadId, user('a'));
-          const outcome = await readFirst(threadId, level, compact).then(() => 'compacted', (error: unknown) => error);
+          const outcome = await readFirst(threadId, level, compact).then(
+            () => 'compacted',
+            (error: unknown) => error,
+          );
           if (stale.includes(level ?? defaultLevel)) {
             expect(outcome).toBeInstanceOf(StoreBusyError);
             expect((await stores.messages.getHistory(threadId)).map((m) => m.content)).toEqual(['a', 'b, from elsewhere']);
@@ -395,7 +406,10 @@ eachDatabase((database) => {
               await stores.transcripts.deleteTranscript(threadId);
               await messages.append(threadId, user('after the delete'));
             }, levelOption(level))
-            .then(() => 'appended', (error: unknown) => error);
+            .then(
+              () => 'appended',
+              (error: unknown) => error,
+            );
           // PostgreSQL fails the stale snapshot's write (a serialization failure: of the thread's row, or of the store's insert of a
           // tombstone the snapshot cannot see); MariaDB's locking read of the tombstone finds the delete.
           const stalePostgres = database.provider === 'postgresql' && stale.includes(level ?? defaultLevel);
@@ -408,7 +422,10 @@ eachDatabase((database) => {
       it('a one-statement append the database fails: PostgreSQL’s fast path ends the transaction, as any failed statement there; a savepoint keeps it usable elsewhere', async () => {
         // The thread's counter at the INTEGER column's end: the next sequence number is out of range.
         await stores.messages.append('counter at its end', user('a'));
-        await stores.prisma.$executeRawUnsafe(`UPDATE agent_thread SET last_seq = 2147483647 WHERE id = ${database.provider === 'postgresql' ? '$1' : '?'}`, 'counter at its end');
+        await stores.prisma.$executeRawUnsafe(
+          `UPDATE agent_thread SET last_seq = 2147483647 WHERE id = ${database.provider === 'postgresql' ? '$1' : '?'}`,
+          'counter at its end',
+        );
         let failure: unknown;
         let afterwards: unknown;
         const outcome = await stores.prisma
@@ -416,9 +433,15 @@ eachDatabase((database) => {
             await setStatus(tx, 'paid');
             const messages = stores.messages.withTransaction(tx);
             failure = await messages.append('counter at its end', user('past the end')).catch((error: unknown) => error);
-            afterwards = await messages.append('after the failure', user('b')).then(() => 'appended', (error: unknown) => error);
+            afterwards = await messages.append('after the failure', user('b')).then(
+              () => 'appended',
+              (error: unknown) => error,
+            );
           })
-          .then(() => 'returned', (error: unknown) => error);
+          .then(
+            () => 'returned',
+            (error: unknown) => error,
+          );
         expect(failure).toBeInstanceOf(StoreValidationError);
         expect(await stores.messages.getTranscript('counter at its end')).toHaveLength(1);
         if (database.provider === 'postgresql' && !connectedFirst) {
@@ -459,7 +482,10 @@ eachDatabase((database) => {
         await stores.messages.append(threadId, user('a'));
         // Another transaction holds the thread's row past the host's timeout.
         const holder = stores.prisma.$transaction(async (tx) => {
-          await tx.$queryRawUnsafe('SELECT id FROM agent_thread WHERE id = $1 FOR UPDATE'.replace('$1', database.provider === 'postgresql' ? '$1' : '?'), threadId);
+          await tx.$queryRawUnsafe(
+            'SELECT id FROM agent_thread WHERE id = $1 FOR UPDATE'.replace('$1', database.provider === 'postgresql' ? '$1' : '?'),
+            threadId,
+          );
           await new Promise((resolve) => setTimeout(resolve, 1_200));
         });
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -467,11 +493,17 @@ eachDatabase((database) => {
           .$transaction(
             async (tx) => {
               await setStatus(tx, 'paid');
-              await stores.messages.withTransaction(tx).appendMany(threadId, Array.from({ length: size }, (_, i) => user(`m${i}`)));
+              await stores.messages.withTransaction(tx).appendMany(
+                threadId,
+                Array.from({ length: size }, (_, i) => user(`m${i}`)),
+              );
             },
             { timeout: 400 },
           )
-          .then(() => 'committed', (error: unknown) => error);
+          .then(
+            () => 'committed',
+            (error: unknown) => error,
+          );
         await holder;
         // What was left of the call after the timeout runs no more: it would have committed statement by statement.
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -549,7 +581,10 @@ eachDatabase((database) => {
             async (tx) => {
               setTimeout(release, 300);
               const batch = Array.from({ length: 1_001 }, (_, i) => user(`m${i}`));
-              failure = await stores.messages.withTransaction(tx).appendMany(threadId, batch).catch((error: unknown) => error);
+              failure = await stores.messages
+                .withTransaction(tx)
+                .appendMany(threadId, batch)
+                .catch((error: unknown) => error);
               throw new Rollback();
             },
             { timeout: 10_000 },
@@ -559,7 +594,14 @@ eachDatabase((database) => {
           // The host rolled back: nothing of its append may be left.
           expect((await stores.messages.getTranscript(threadId)).map((m) => m.seq)).toEqual([1]);
           // The thread goes on: its counter says 1, so a later append must not meet a seq already held.
-          expect((await stores.messages.appendMany(threadId, Array.from({ length: 1_001 }, (_, i) => user(`later ${i}`)))).at(-1)?.seq).toBe(1_002);
+          expect(
+            (
+              await stores.messages.appendMany(
+                threadId,
+                Array.from({ length: 1_001 }, (_, i) => user(`later ${i}`)),
+              )
+            ).at(-1)?.seq,
+          ).toBe(1_002);
         });
 
         it('an append whose INSERT MariaDB refuses (a trigger) writes nothing and leaves the transaction usable: to a session that existed or one it created, in one INSERT or several', async () => {
@@ -618,10 +660,16 @@ eachDatabase((database) => {
           } finally {
             if (database.provider === 'mysql') await tx.$executeRawUnsafe('SET innodb_lock_wait_timeout = DEFAULT');
             // A host that goes on regardless: the store refuses its later calls in the transaction.
-            afterwards = await stores.messages.withTransaction(tx).append('elsewhere', user('later')).catch((error: unknown) => error);
+            afterwards = await stores.messages
+              .withTransaction(tx)
+              .append('elsewhere', user('later'))
+              .catch((error: unknown) => error);
           }
         });
-        const failure = await waiter.then(() => undefined, (error: unknown) => error);
+        const failure = await waiter.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
         const waited = Date.now() - started;
         await holder;
         expect(failure).toBeInstanceOf(StoreBusyError);

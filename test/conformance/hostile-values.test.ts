@@ -12,7 +12,7 @@ eachBackend((backend) => {
   let n = 0;
   const thread = () => `hostile-${++n}`;
 
-  test('what the caller changes after the call returned its promise is not stored; the returned message is not the caller\'s object', async () => {
+  test("what the caller changes after the call returned its promise is not stored; the returned message is not the caller's object", async () => {
     const id = thread();
     const createdAt = new Date('2026-01-02T03:04:05.006Z');
     const message = { role: 'user' as const, content: [{ type: 'text', text: 'as given' }], metadata: { k: 'v' }, createdAt };
@@ -23,12 +23,34 @@ eachBackend((backend) => {
     const stored = await writing;
     expect(stored.createdAt).not.toBe(createdAt);
     expect(stored.createdAt.toISOString()).toBe('2026-01-02T03:04:05.006Z');
-    expect((await store.messages.getTranscript(id)).map(({ content, metadata }) => ({ content, metadata }))).toEqual([{ content: [{ type: 'text', text: 'as given' }], metadata: { k: 'v' } }]);
+    expect((await store.messages.getTranscript(id)).map(({ content, metadata }) => ({ content, metadata }))).toEqual([
+      { content: [{ type: 'text', text: 'as given' }], metadata: { k: 'v' } },
+    ]);
   });
 
   test.each<[string, () => unknown]>([
-    ['a getter that throws', () => ({ role: 'user', content: [{ type: 'text', get text() { throw new Error('no'); } }] })],
-    ['a revoked Proxy', () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return { role: 'user', content: 'a', metadata: { p: proxy } }; }],
+    [
+      'a getter that throws',
+      () => ({
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            get text() {
+              throw new Error('no');
+            },
+          },
+        ],
+      }),
+    ],
+    [
+      'a revoked Proxy',
+      () => {
+        const { proxy, revoke } = Proxy.revocable({}, {});
+        revoke();
+        return { role: 'user', content: 'a', metadata: { p: proxy } };
+      },
+    ],
     ['a hole in a batch', () => null],
     ['a tool message with text content', () => ({ role: 'tool', content: 'the result' })],
     ['a system message with parts', () => ({ role: 'system', content: [{ type: 'text', text: 'rules' }] })],
@@ -46,15 +68,28 @@ eachBackend((backend) => {
     ['a chat order naming a message the file does not hold', { type: 'ui-message-order', data: { ids: ['ghost'] } }],
   ])("a JSONL file with %s is refused: loadChat reads a chat's events as they are", async (_name, event) => {
     const id = thread();
-    const lines = [{ type: 'session', version: 1, id, createdAt: '2026-01-01T00:00:00Z' }, { type: 'event', seq: 1, event, createdAt: '2026-01-01T00:00:00Z' }];
+    const lines = [
+      { type: 'session', version: 1, id, createdAt: '2026-01-01T00:00:00Z' },
+      { type: 'event', seq: 1, event, createdAt: '2026-01-01T00:00:00Z' },
+    ];
     await expect(store.sessions.importJsonl(lines.map((line) => `${JSON.stringify(line)}\n`).join(''))).rejects.toThrow(StoreValidationError);
     expect(await store.sessions.get(id)).toBeNull();
   });
 
   test('a retried message whose keys come in another order is the same message: not stored again, no conflict', async () => {
     const id = thread();
-    const first = await store.messages.append(id, { role: 'user', id: 'm', content: [{ type: 'text', text: 'hi', extra: { a: 1, b: 2 } }], metadata: { x: 1, y: 2 } });
-    const again = await store.messages.append(id, { metadata: { y: 2, x: 1 }, content: [{ extra: { b: 2, a: 1 }, text: 'hi', type: 'text' }], id: 'm', role: 'user' });
+    const first = await store.messages.append(id, {
+      role: 'user',
+      id: 'm',
+      content: [{ type: 'text', text: 'hi', extra: { a: 1, b: 2 } }],
+      metadata: { x: 1, y: 2 },
+    });
+    const again = await store.messages.append(id, {
+      metadata: { y: 2, x: 1 },
+      content: [{ extra: { b: 2, a: 1 }, text: 'hi', type: 'text' }],
+      id: 'm',
+      role: 'user',
+    });
     expect(again.seq).toBe(first.seq);
     expect(await store.messages.count(id)).toBe(1);
   });
@@ -78,7 +113,10 @@ eachBackend((backend) => {
         { role: 'user', content: 'go' },
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: {} }] },
       ]);
-      const result: MessageInput = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'text', value: 'REAL' } }] };
+      const result: MessageInput = {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'text', value: 'REAL' } }],
+      };
       const [, real] = await Promise.all([store.messages.repairToolCalls(id), store.messages.append(id, result)]);
       // A repair may come first (the real result then arrives late, after it); it must never be written after the result it did not see.
       const repairs = await store.messages.getRepairs(id);

@@ -47,75 +47,107 @@ eachBackend((backend) => {
 
   /** Threads whose effective history has every shape: each returns its id. */
   const shapes: [string, () => Promise<string>][] = [
-    ['one message', async () => {
-      const id = thread();
-      await store.messages.append(id, user('only'));
-      return id;
-    }],
-    ['23 messages', async () => {
-      const id = thread();
-      await store.messages.appendMany(id, many('m', 23));
-      return id;
-    }],
-    ['a compaction and a repair whose replacement messages straddle page breaks', async () => {
-      const id = thread();
-      await store.messages.appendMany(id, many('m', 10));
-      // history: s1 s2 s3 s4 m7 m8 m9 m10
-      await store.messages.appendCompaction(id, [system('s1'), system('s2'), system('s3'), user('s4')], 6, 1);
-      await store.messages.appendMany(id, many('n', 3));
-      // history: s1 s2 s3 s4 m7 m8 m9 m10 n1 n2 n3; the repair replaces the first 5 with b1 b2 b3
-      await store.messages.appendRepair(id, user('repair'), [system('b1'), user('b2'), user('b3')], 5);
-      await store.messages.appendMany(id, many('p', 4));
-      return id;
-    }],
-    ['a summary longer than several pages', async () => {
-      const id = thread();
-      await store.messages.appendMany(id, many('m', 5));
-      await store.messages.appendCompaction(id, Array.from({ length: 12 }, (_, i) => system(`summary ${i + 1}`)), 3, 0);
-      await store.messages.appendMany(id, many('n', 6));
-      return id;
-    }],
-    ["a repair ending inside the previous compaction's replacement", async () => {
-      const id = thread();
-      await store.messages.appendMany(id, many('m', 6));
-      // history: s1 s2 s3 s4 m4 m5 m6
-      await store.messages.appendCompaction(id, [system('s1'), system('s2'), system('s3'), system('s4')], 3, 0);
-      // history: r1 s3 s4 m4 m5 m6
-      await store.messages.appendRepair(id, user('repair'), [system('r1')], 2);
-      await store.messages.append(id, user('m7'));
-      return id;
-    }],
-    ['a compaction of everything, nothing after it', async () => {
-      const id = thread();
-      await store.messages.appendMany(id, many('m', 8));
-      await store.messages.appendCompaction(id, [system('s1'), system('s2'), system('s3')], 8, 0);
-      return id;
-    }],
-    ['a compaction of nothing (a preamble)', async () => {
-      const id = thread();
-      await store.messages.appendMany(id, many('m', 5));
-      await store.messages.appendCompaction(id, [system('preamble 1'), system('preamble 2')], 0, 0);
-      return id;
-    }],
-    ['events between the messages of a session', async () => {
-      const id = await store.sessions.create({ id: thread('session') });
-      for (let i = 1; i <= 9; i++) {
-        await store.sessions.append(id, user(`m${i}`));
-        await store.sessions.append(id, { type: 'tick', data: i });
-      }
-      await store.messages.appendCompaction(id, [system('s')], 2, 0);
-      await store.sessions.append(id, { type: 'tock' });
-      await store.sessions.append(id, user('m10'));
-      return id;
-    }],
-    ['sequence numbers that start after a clear', async () => {
-      const id = thread();
-      await store.messages.appendMany(id, many('old', 6));
-      await store.messages.appendCompaction(id, [system('s')], 2, 0);
-      await store.messages.clear(id);
-      await store.messages.appendMany(id, many('m', 9));
-      return id;
-    }],
+    [
+      'one message',
+      async () => {
+        const id = thread();
+        await store.messages.append(id, user('only'));
+        return id;
+      },
+    ],
+    [
+      '23 messages',
+      async () => {
+        const id = thread();
+        await store.messages.appendMany(id, many('m', 23));
+        return id;
+      },
+    ],
+    [
+      'a compaction and a repair whose replacement messages straddle page breaks',
+      async () => {
+        const id = thread();
+        await store.messages.appendMany(id, many('m', 10));
+        // history: s1 s2 s3 s4 m7 m8 m9 m10
+        await store.messages.appendCompaction(id, [system('s1'), system('s2'), system('s3'), user('s4')], 6, 1);
+        await store.messages.appendMany(id, many('n', 3));
+        // history: s1 s2 s3 s4 m7 m8 m9 m10 n1 n2 n3; the repair replaces the first 5 with b1 b2 b3
+        await store.messages.appendRepair(id, user('repair'), [system('b1'), user('b2'), user('b3')], 5);
+        await store.messages.appendMany(id, many('p', 4));
+        return id;
+      },
+    ],
+    [
+      'a summary longer than several pages',
+      async () => {
+        const id = thread();
+        await store.messages.appendMany(id, many('m', 5));
+        await store.messages.appendCompaction(
+          id,
+          Array.from({ length: 12 }, (_, i) => system(`summary ${i + 1}`)),
+          3,
+          0,
+        );
+        await store.messages.appendMany(id, many('n', 6));
+        return id;
+      },
+    ],
+    [
+      "a repair ending inside the previous compaction's replacement",
+      async () => {
+        const id = thread();
+        await store.messages.appendMany(id, many('m', 6));
+        // history: s1 s2 s3 s4 m4 m5 m6
+        await store.messages.appendCompaction(id, [system('s1'), system('s2'), system('s3'), system('s4')], 3, 0);
+        // history: r1 s3 s4 m4 m5 m6
+        await store.messages.appendRepair(id, user('repair'), [system('r1')], 2);
+        await store.messages.append(id, user('m7'));
+        return id;
+      },
+    ],
+    [
+      'a compaction of everything, nothing after it',
+      async () => {
+        const id = thread();
+        await store.messages.appendMany(id, many('m', 8));
+        await store.messages.appendCompaction(id, [system('s1'), system('s2'), system('s3')], 8, 0);
+        return id;
+      },
+    ],
+    [
+      'a compaction of nothing (a preamble)',
+      async () => {
+        const id = thread();
+        await store.messages.appendMany(id, many('m', 5));
+        await store.messages.appendCompaction(id, [system('preamble 1'), system('preamble 2')], 0, 0);
+        return id;
+      },
+    ],
+    [
+      'events between the messages of a session',
+      async () => {
+        const id = await store.sessions.create({ id: thread('session') });
+        for (let i = 1; i <= 9; i++) {
+          await store.sessions.append(id, user(`m${i}`));
+          await store.sessions.append(id, { type: 'tick', data: i });
+        }
+        await store.messages.appendCompaction(id, [system('s')], 2, 0);
+        await store.sessions.append(id, { type: 'tock' });
+        await store.sessions.append(id, user('m10'));
+        return id;
+      },
+    ],
+    [
+      'sequence numbers that start after a clear',
+      async () => {
+        const id = thread();
+        await store.messages.appendMany(id, many('old', 6));
+        await store.messages.appendCompaction(id, [system('s')], 2, 0);
+        await store.messages.clear(id);
+        await store.messages.appendMany(id, many('m', 9));
+        return id;
+      },
+    ],
   ];
 
   describe('pages concatenate to exactly the whole', () => {
@@ -315,10 +347,13 @@ eachBackend((backend) => {
 
     test.each([
       ['replaceHistory', (id: string) => store.messages.replaceHistory(id, many('new', 6)).then(() => undefined)],
-      ['clear and new appends', async (id: string) => {
-        await store.messages.clear(id);
-        await store.messages.appendMany(id, many('new', 6));
-      }],
+      [
+        'clear and new appends',
+        async (id: string) => {
+          await store.messages.clear(id);
+          await store.messages.appendMany(id, many('new', 6));
+        },
+      ],
     ])('history pages never stitch two histories together: after %s the cursor is a conflict', async (_name, change) => {
       // Not named by the contract, which names compaction and repair; but the old
       // first page followed by the new history was never the history.
@@ -475,28 +510,37 @@ eachBackend((backend) => {
     });
   });
 
-  describe("a cursor from another thread", () => {
+  describe('a cursor from another thread', () => {
     // A cursor is a position in one thread's pages: sequence numbers and boundary
     // positions are per thread, so read against another thread it would silently
     // skip or repeat that thread's messages. It is not a cursor that thread's pages
     // handed out: a validation error, like any other cursor the store did not hand out.
     test.each([
-      ['a thread of the same shape', async () => {
-        const other = thread();
-        await store.messages.appendMany(other, many('o', 8));
-        return other;
-      }],
-      ['a thread with a compaction', async () => {
-        const other = thread();
-        await store.messages.appendMany(other, many('o', 8));
-        await store.messages.appendCompaction(other, [system('os')], 2, 0);
-        return other;
-      }],
+      [
+        'a thread of the same shape',
+        async () => {
+          const other = thread();
+          await store.messages.appendMany(other, many('o', 8));
+          return other;
+        },
+      ],
+      [
+        'a thread with a compaction',
+        async () => {
+          const other = thread();
+          await store.messages.appendMany(other, many('o', 8));
+          await store.messages.appendCompaction(other, [system('os')], 2, 0);
+          return other;
+        },
+      ],
       ['an unknown thread', async () => thread('unknown')],
-      ['its id in another case', async (id: string) => {
-        await store.messages.appendMany(id.toUpperCase(), many('o', 8));
-        return id.toUpperCase();
-      }],
+      [
+        'its id in another case',
+        async (id: string) => {
+          await store.messages.appendMany(id.toUpperCase(), many('o', 8));
+          return id.toUpperCase();
+        },
+      ],
     ])('is a validation error on %s, and reads nothing of either', async (_name, arrange) => {
       const id = thread('x');
       await store.messages.appendMany(id, many('m', 8));

@@ -94,15 +94,18 @@ eachBackend((backend) => {
             { type: 'file', data: 'JVBERi0=', mediaType: 'application/pdf', filename: 'a.pdf' },
           ],
         },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'weather', output: { type: 'json', value: { temp: -3.25, ok: false } } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'weather', output: { type: 'json', value: { temp: -3.25, ok: false } } }],
+        },
       ];
       const stored = await store.messages.appendMany(id, messages);
       const read = await store.messages.getTranscript(id);
       expect(read).toEqual(stored);
       expect(read[0].createdAt.toISOString()).toBe(createdAt.toISOString());
-      expect(read.map(({ role, content, id: messageId, metadata }) => ({ role, content, ...(messageId && { id: messageId }), ...(metadata && { metadata }) }))).toEqual(
-        messages.map(({ createdAt: _omit, ...rest }) => rest),
-      );
+      expect(
+        read.map(({ role, content, id: messageId, metadata }) => ({ role, content, ...(messageId && { id: messageId }), ...(metadata && { metadata }) })),
+      ).toEqual(messages.map(({ createdAt: _omit, ...rest }) => rest));
     });
 
     test('a 1 MiB string', async () => {
@@ -173,7 +176,7 @@ eachBackend((backend) => {
       expect(await store.messages.getTranscript(id)).toEqual([...original, ...late]);
     });
 
-    test('a second compaction that ends inside the first one\'s summary keeps the rest of it', async () => {
+    test("a second compaction that ends inside the first one's summary keeps the rest of it", async () => {
       const id = thread();
       await store.messages.appendMany(id, ['a', 'b', 'c'].map(user));
       await store.messages.appendCompaction(id, [user('s1'), user('s1-tail')], 2, 0);
@@ -248,7 +251,10 @@ eachBackend((backend) => {
       const call: MessageInput = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }] };
       await store.messages.appendMany(id, [user('find x'), call]);
       // The process crashed before the tool result; on reload the orphaned call is repaired.
-      const repair: MessageInput = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'error-text', value: 'interrupted' } }] };
+      const repair: MessageInput = {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'error-text', value: 'interrupted' } }],
+      };
       await store.messages.appendRepair(id, repair, [user('find x'), call, repair], 2);
       const after = await store.messages.append(id, user('again'));
 
@@ -330,10 +336,13 @@ eachBackend((backend) => {
     });
 
     test.each([
-      ['a clear and new messages', async (id: string) => {
-        await store.messages.clear(id);
-        await store.messages.appendMany(id, many('new', 6));
-      }],
+      [
+        'a clear and new messages',
+        async (id: string) => {
+          await store.messages.clear(id);
+          await store.messages.appendMany(id, many('new', 6));
+        },
+      ],
       ['a replaceHistory', (id: string) => store.messages.replaceHistory(id, many('new', 6)).then(() => undefined)],
       ['a clear', (id: string) => store.messages.clear(id)],
     ])('after %s, a summary of the old messages is a conflict', async (_name, change) => {
@@ -347,7 +356,7 @@ eachBackend((backend) => {
       expect(await snapshot(id)).toEqual(before);
     });
 
-    test('startSeq: null for an empty history; the first message\'s seq; the latest boundary\'s; appends never change it', async () => {
+    test("startSeq: null for an empty history; the first message's seq; the latest boundary's; appends never change it", async () => {
       const id = thread();
       expect((await read(id)).startSeq).toBeNull();
       const session = await store.sessions.create();
@@ -443,9 +452,15 @@ eachBackend((backend) => {
       ['a part without a type', () => store.messages.append('v', { role: 'user', content: [{ text: 'a' }] } as never)],
       ['bytes of another typed array', () => store.messages.append('v', { role: 'user', content: [{ type: 'image', image: new Int16Array([1]) }] } as never)],
       ['a class instance', () => store.messages.append('v', { role: 'user', content: 'a', metadata: { seen: new Map() } } as never)],
-      ['a function', () => store.messages.append('v', { role: 'user', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: () => 1 }] } as never)],
+      [
+        'a function',
+        () => store.messages.append('v', { role: 'user', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: () => 1 }] } as never),
+      ],
       ['a cycle', () => store.messages.append('v', { role: 'user', content: 'a', metadata: cyclic() } as never)],
-      ['an invalid Date in content', () => store.messages.append('v', { role: 'user', content: [{ type: 'text', text: 'a', when: new Date(Number.NaN) }] } as never)],
+      [
+        'an invalid Date in content',
+        () => store.messages.append('v', { role: 'user', content: [{ type: 'text', text: 'a', when: new Date(Number.NaN) }] } as never),
+      ],
       ['a non-finite number in a part', () => store.messages.append('v', { role: 'user', content: [{ type: 'text', text: 'a', n: Infinity }] })],
       ['a non-finite number', () => store.messages.append('v', { role: 'user', content: 'a', metadata: { n: Number.NaN } })],
       ['an invalid date', () => store.messages.append('v', { role: 'user', content: 'a', createdAt: 'yesterday' })],
@@ -491,7 +506,9 @@ eachBackend((backend) => {
       ['a fraction after a comma', '2024-05-01T12:00:00,5Z'],
       ['an Invalid Date', new Date('nope')],
     ])('rejects a createdAt that is %s (%s) and writes nothing', async (_name, createdAt) => {
-      await expect(store.messages.append('v', { role: 'user', content: 'a', createdAt })).rejects.toThrow(/createdAt must be a Date or an ISO-8601 date-time with Z or an offset/);
+      await expect(store.messages.append('v', { role: 'user', content: 'a', createdAt })).rejects.toThrow(
+        /createdAt must be a Date or an ISO-8601 date-time with Z or an offset/,
+      );
       expect(await store.sessions.get('v')).toBeNull();
     });
 
@@ -517,7 +534,9 @@ eachBackend((backend) => {
       expect((await store.messages.getTranscript('deep'))[0]).toEqual(stored);
       // A retry of it is compared with the stored message whole (Node's deep equality, the deepest walk): the same, stored once.
       expect(await store.messages.append('deep', { role: 'tool', content: deepest, id: 'deep-1' })).toEqual(stored);
-      await expect(store.messages.append('deep', { role: 'tool', content: [{ type: 'data', value: nest(MAX_JSON_DEPTH - 3) }], id: 'deep-1' })).rejects.toThrow(StoreConflictError);
+      await expect(store.messages.append('deep', { role: 'tool', content: [{ type: 'data', value: nest(MAX_JSON_DEPTH - 3) }], id: 'deep-1' })).rejects.toThrow(
+        StoreConflictError,
+      );
       expect(await store.messages.count('deep')).toBe(1);
       // A JSONL export reads back in: the file's line holds two levels more (the line, its message).
       let jsonl = '';

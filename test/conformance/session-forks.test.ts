@@ -46,7 +46,7 @@ eachBackend((backend) => {
       expect(fork).toMatchObject({ id, title: 'Trip, take two', metadata: { branch: 'b' } });
     });
 
-    test("a compacted source forks its summary and the messages after the cut, not the transcript before it", async () => {
+    test('a compacted source forks its summary and the messages after the cut, not the transcript before it', async () => {
       const source = await sourceWith(Array.from({ length: 30 }, (_, i) => user(`m${i}`)));
       await store.messages.appendCompaction(source, [assistant('summary of 28')], 28, 0);
       await store.messages.append(source, user('after'));
@@ -140,7 +140,10 @@ eachBackend((backend) => {
       const compactionOf = async (id: string) => {
         for await (const line of store.sessions.exportJsonl(id)) if (JSON.parse(line).type === 'compaction') return JSON.parse(line);
       };
-      expect(await compactionOf((await store.sessions.fork(source, { at: { position: 1 } })).id)).toMatchObject({ messages: [{ content: 'summary' }], retainedMessageCount: 0 });
+      expect(await compactionOf((await store.sessions.fork(source, { at: { position: 1 } })).id)).toMatchObject({
+        messages: [{ content: 'summary' }],
+        retainedMessageCount: 0,
+      });
       expect(await compactionOf((await store.sessions.fork(source, { at: { position: 2 } })).id)).toMatchObject({ retainedMessageCount: 1 });
       expect(await compactionOf((await store.sessions.fork(source)).id)).toMatchObject({ retainedMessageCount: 2 });
     });
@@ -167,7 +170,9 @@ eachBackend((backend) => {
       const repaired = await store.sessions.fork(source, { at: { position: 2 }, unansweredToolCalls: 'repair' });
       const history = await store.messages.getHistory(repaired.id);
       expect(history.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
-      expect(history[2].content).toEqual([expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: { type: 'error-text', value: expect.any(String) } })]);
+      expect(history[2].content).toEqual([
+        expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: { type: 'error-text', value: expect.any(String) } }),
+      ]);
       expect(await store.messages.getRepairs(repaired.id)).toHaveLength(1);
       expect(await store.messages.getRepairs(source)).toEqual([]);
       expect(texts(await store.messages.getHistory(source))).toHaveLength(4);
@@ -231,7 +236,17 @@ eachBackend((backend) => {
       const header = JSON.parse(file.split('\n')[0]);
       expect(Object.hasOwn(header, 'forkedFrom')).toBe(false);
       const body = file.slice(file.indexOf('\n'));
-      for (const forkedFrom of ['s', false, 0, '', [], { sessionId: 's' }, { sessionId: '', seq: 1 }, { sessionId: 's', seq: -1 }, { sessionId: 's', seq: 1, more: 1 }]) {
+      for (const forkedFrom of [
+        's',
+        false,
+        0,
+        '',
+        [],
+        { sessionId: 's' },
+        { sessionId: '', seq: 1 },
+        { sessionId: 's', seq: -1 },
+        { sessionId: 's', seq: 1, more: 1 },
+      ]) {
         const id = unique('bad-origin');
         await expect(store.sessions.importJsonl(JSON.stringify({ ...header, id, forkedFrom }) + body)).rejects.toThrow(StoreValidationError);
         await expect(store.sessions.importJsonl(JSON.stringify({ ...header, id, forkedFrom }) + body)).rejects.toThrow(/line 1: forkedFrom/);

@@ -86,7 +86,12 @@ eachBackend((backend) => {
    * then, with `subsessions`, two children registered in order a, b.
    */
   async function buildSession(app: StoreApp, options: { subsessions: boolean }): Promise<string> {
-    const id = await app.sessions.create({ id: sid(), tenantId: 'tenant-1', title: 'Trip planning ✈️', metadata: { channel: 'web', tags: ['a', 'b'], score: 0.5 } });
+    const id = await app.sessions.create({
+      id: sid(),
+      tenantId: 'tenant-1',
+      title: 'Trip planning ✈️',
+      metadata: { channel: 'web', tags: ['a', 'b'], score: 0.5 },
+    });
     await app.sessions.append(id, { role: 'system', content: 'You are a helpful travel agent.' });
     await app.sessions.append(id, { type: 'run-started', data: { runId: 'r1', model: 'm-1', params: [1, null, true] } });
     await app.messages.appendMany(id, [
@@ -155,7 +160,12 @@ eachBackend((backend) => {
           const { seq, ...message } = entry;
           expect(line).toEqual({ type: 'message', seq, message: json(message) });
         } else {
-          expect(line).toEqual({ type: 'event', seq: entry.seq, event: { type: entry.type, data: json(entry.data) }, createdAt: entry.createdAt.toISOString() });
+          expect(line).toEqual({
+            type: 'event',
+            seq: entry.seq,
+            event: { type: entry.type, data: json(entry.data) },
+            createdAt: entry.createdAt.toISOString(),
+          });
         }
       }
       expect(log[2]).toMatchObject({ message: { role: 'user', id: 'u-1', metadata: KEPT.metadata } });
@@ -293,7 +303,13 @@ eachBackend((backend) => {
     /** A parent with a log and a subsession that has a header and a log of its own; the files of both. */
     async function buildTree(app: StoreApp) {
       const parent = await buildSession(app, { subsessions: false });
-      const child = await app.sessions.create({ id: `${parent}-sub`, parentId: parent, tenantId: 'tenant-1', title: 'Sub-agent: flights', metadata: { agent: 'flights', depth: 1 } });
+      const child = await app.sessions.create({
+        id: `${parent}-sub`,
+        parentId: parent,
+        tenantId: 'tenant-1',
+        title: 'Sub-agent: flights',
+        metadata: { agent: 'flights', depth: 1 },
+      });
       await app.messages.appendMany(child, [user('find flights'), { role: 'assistant', content: 'LX 318 at 07:40' }]);
       return { parent, child, files: { parent: (await exportLines(app, parent)).join(''), child: (await exportLines(app, child)).join('') } };
     }
@@ -304,7 +320,12 @@ eachBackend((backend) => {
     ])('restored %s into an empty database: every header, log and edge comes back', async (_order, order) => {
       const { parent, child, files } = await buildTree(store);
       const expected = { parent: await stateOf(store, parent), child: await stateOf(store, child) };
-      expect(expected.child.meta).toMatchObject({ title: 'Sub-agent: flights', metadata: { agent: 'flights', depth: 1 }, parentId: parent, tenantId: 'tenant-1' });
+      expect(expected.child.meta).toMatchObject({
+        title: 'Sub-agent: flights',
+        metadata: { agent: 'flights', depth: 1 },
+        parentId: parent,
+        tenantId: 'tenant-1',
+      });
 
       await withFreshApp(async (fresh) => {
         for (const which of order) expect(await fresh.sessions.importJsonl(files[which])).toMatchObject({ warnings: [] });
@@ -326,7 +347,7 @@ eachBackend((backend) => {
       });
     });
 
-    test("copied under a new id, a session with subsessions is a StoreConflictError that says to omit them; nothing is imported", async () => {
+    test('copied under a new id, a session with subsessions is a StoreConflictError that says to omit them; nothing is imported', async () => {
       const { parent, files } = await buildTree(store);
       const copy = sid();
       expect(files.parent).toContain(JSON.stringify({ type: 'subsession', childId: `${parent}-sub` }));
@@ -346,7 +367,11 @@ eachBackend((backend) => {
 
       for (const [original, copy] of copies) {
         const [was, now] = [await stateOf(store, original), await stateOf(store, copy)];
-        expect({ ...now, meta: { ...now.meta, parentId: undefined }, subsessions: undefined }).toEqual({ ...was, meta: { ...was.meta, parentId: undefined }, subsessions: undefined });
+        expect({ ...now, meta: { ...now.meta, parentId: undefined }, subsessions: undefined }).toEqual({
+          ...was,
+          meta: { ...was.meta, parentId: undefined },
+          subsessions: undefined,
+        });
       }
       expect(await store.transcripts.getSubsessions(copies.get(parent)!)).toEqual([copies.get(child)]);
       // The original tree is untouched.
@@ -373,14 +398,21 @@ eachBackend((backend) => {
 
   describe('sequence numbers at the limit of the INTEGER columns', () => {
     const lineOf = (seq: number) =>
-      JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
-      JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n';
+      JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) +
+      '\n' +
+      JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) +
+      '\n';
 
-    test.each([2_147_483_648, 2_147_483_647, 1_000_000_001])('a seq of %i is refused (it would leave the session no room to grow), and nothing is imported', async (seq) => {
-      const id = sid();
-      await expect(store.sessions.importJsonl(lineOf(seq), { sessionId: id })).rejects.toThrow(/line 2: seq must be an integer from (0 to 2147483647|1 to 1000000000)/);
-      expect(await rawOf(store, id)).toEqual({ thread: null, entries: 0, boundaries: 0, children: 0 });
-    });
+    test.each([2_147_483_648, 2_147_483_647, 1_000_000_001])(
+      'a seq of %i is refused (it would leave the session no room to grow), and nothing is imported',
+      async (seq) => {
+        const id = sid();
+        await expect(store.sessions.importJsonl(lineOf(seq), { sessionId: id })).rejects.toThrow(
+          /line 2: seq must be an integer from (0 to 2147483647|1 to 1000000000)/,
+        );
+        expect(await rawOf(store, id)).toEqual({ thread: null, entries: 0, boundaries: 0, children: 0 });
+      },
+    );
 
     test('a seq of 1,000,000,000 is kept, and the session goes on after it', async () => {
       const id = sid();
@@ -410,9 +442,21 @@ eachBackend((backend) => {
       await store.messages.appendMany(id, ['a', 'b'].map(user));
       await store.messages.clear(id);
       const file =
-        JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
-        [10, 20, 30].map((seq) => JSON.stringify({ type: 'message', seq, message: { role: 'user', content: `m${seq}`, createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n').join('') +
-        JSON.stringify({ type: 'compaction', seq: 40, cutSeq: 20, messages: [{ role: 'system', content: 'summary', createdAt: '2026-01-01T00:00:00.000Z' }], sourceMessageCount: 2, retainedMessageCount: 0, createdAt: '2026-01-01T00:00:00.000Z' }) + '\n';
+        JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) +
+        '\n' +
+        [10, 20, 30]
+          .map((seq) => JSON.stringify({ type: 'message', seq, message: { role: 'user', content: `m${seq}`, createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n')
+          .join('') +
+        JSON.stringify({
+          type: 'compaction',
+          seq: 40,
+          cutSeq: 20,
+          messages: [{ role: 'system', content: 'summary', createdAt: '2026-01-01T00:00:00.000Z' }],
+          sourceMessageCount: 2,
+          retainedMessageCount: 0,
+          createdAt: '2026-01-01T00:00:00.000Z',
+        }) +
+        '\n';
 
       await store.sessions.importJsonl(file, { sessionId: id });
 
@@ -616,8 +660,14 @@ eachBackend((backend) => {
     const header = '{"type":"session","version":1,"id":"b","tenantId":null,"title":null,"metadata":null,"createdAt":"2026-01-01T00:00:00.000Z"}\n';
     const message = '{"type":"message","seq":1,"message":{"role":"user","content":"a","createdAt":"2026-01-01T00:00:00.000Z"}}\n';
     test.each([
-      ['a retained count above the source count', '{"type":"compaction","seq":2,"cutSeq":1,"messages":[],"sourceMessageCount":0,"retainedMessageCount":1,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
-      ['a cut at no message', '{"type":"compaction","seq":2,"cutSeq":5,"messages":[],"sourceMessageCount":1,"retainedMessageCount":0,"createdAt":"2026-01-01T00:00:00.000Z"}\n'],
+      [
+        'a retained count above the source count',
+        '{"type":"compaction","seq":2,"cutSeq":1,"messages":[],"sourceMessageCount":0,"retainedMessageCount":1,"createdAt":"2026-01-01T00:00:00.000Z"}\n',
+      ],
+      [
+        'a cut at no message',
+        '{"type":"compaction","seq":2,"cutSeq":5,"messages":[],"sourceMessageCount":1,"retainedMessageCount":0,"createdAt":"2026-01-01T00:00:00.000Z"}\n',
+      ],
     ])('%s', async (_name, boundary) => {
       await expect(store.sessions.importJsonl(header + message + boundary)).rejects.toThrow(/line 3/);
       expect(await store.sessions.get('b')).toBeNull();

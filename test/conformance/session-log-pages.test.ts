@@ -52,7 +52,19 @@ eachBackend((backend) => {
     test('pages of any size read the whole log in seq order, each entry as the export writes it', async () => {
       const id = await mixedSession();
       const exported = await exportedLog(store.sessions, id);
-      expect(exported.map((line) => (line as { type: string }).type)).toEqual(['message', 'message', 'message', 'event', 'compaction', 'compaction', 'message', 'message', 'repair', 'event', 'message']);
+      expect(exported.map((line) => (line as { type: string }).type)).toEqual([
+        'message',
+        'message',
+        'message',
+        'event',
+        'compaction',
+        'compaction',
+        'message',
+        'message',
+        'repair',
+        'event',
+        'message',
+      ]);
       for (const limit of [1, 2, 3, 5, 100]) {
         const pages = await wholeLog(store.sessions, id, limit);
         expect(pages.slice(0, -1).every((page) => page.length === limit)).toBe(true);
@@ -65,7 +77,12 @@ eachBackend((backend) => {
       const id = await mixedSession();
       const { entries } = await store.sessions.getLogPage(id);
       const [first, second] = entries.filter((entry) => entry.type === 'compaction');
-      expect(first).toMatchObject({ cutSeq: 3, sourceMessageCount: 3, retainedMessageCount: 0, messages: [{ role: 'system', content: 'summary of one to three' }] });
+      expect(first).toMatchObject({
+        cutSeq: 3,
+        sourceMessageCount: 3,
+        retainedMessageCount: 0,
+        messages: [{ role: 'system', content: 'summary of one to three' }],
+      });
       expect(second).toMatchObject({ cutSeq: 3, sourceMessageCount: 1, messages: [{ role: 'system', content: 'summary again' }] });
       const repair = entries.find((entry) => entry.type === 'repair');
       expect(repair).toMatchObject({ type: 'repair', repairMessage: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'orphan' }] } });
@@ -104,7 +121,10 @@ eachBackend((backend) => {
       const rest = await store.sessions.getLogPage(id, { cursor: first.nextCursor! });
       expect(rest.entries.map((entry) => entry.seq)).toEqual([4, 5]);
       // The boundary keeps its cut as stored, though the messages it names are gone.
-      expect((await store.sessions.getLogPage(id)).entries).toMatchObject([{ type: 'compaction', seq: 4, cutSeq: 3 }, { type: 'message', seq: 5 }]);
+      expect((await store.sessions.getLogPage(id)).entries).toMatchObject([
+        { type: 'compaction', seq: 4, cutSeq: 3 },
+        { type: 'message', seq: 5 },
+      ]);
     });
 
     test("another tenant's session is not found, and its cursors are refused", async () => {
@@ -211,12 +231,15 @@ eachBackend((backend) => {
   describe('search and cursors at their edges', () => {
     // The pattern is lowered by the database's LOWER, as the columns: lowered by JavaScript, it missed
     // text written exactly as stored (SQLite folds ASCII only; MariaDB and PostgreSQL differ on ẞ and İ).
-    test.each(['Éclair', 'ÉCLAIR AU', 'Ölpreis', 'ẞtraße', 'İstanbul', 'ДОМ'])('a search for %s finds the session whose title holds it verbatim', async (text) => {
-      const marker = unique('verbatim');
-      const id = await store.sessions.create({ id: unique('v'), title: `${marker} ${text} ${marker}` });
-      expect((await store.sessions.list({ search: text })).sessions.map((meta) => meta.id)).toContain(id);
-      expect((await store.sessions.list({ search: `${marker} ${text}` })).sessions.map((meta) => meta.id)).toEqual([id]);
-    });
+    test.each(['Éclair', 'ÉCLAIR AU', 'Ölpreis', 'ẞtraße', 'İstanbul', 'ДОМ'])(
+      'a search for %s finds the session whose title holds it verbatim',
+      async (text) => {
+        const marker = unique('verbatim');
+        const id = await store.sessions.create({ id: unique('v'), title: `${marker} ${text} ${marker}` });
+        expect((await store.sessions.list({ search: text })).sessions.map((meta) => meta.id)).toContain(id);
+        expect((await store.sessions.list({ search: `${marker} ${text}` })).sessions.map((meta) => meta.id)).toEqual([id]);
+      },
+    );
 
     test('a backslash in a search is matched as itself', async () => {
       const marker = unique('slash');

@@ -100,7 +100,12 @@ eachDatabaseBackend((backend) => {
     const tenantId = unique('tenant');
     for (let i = 0; i < 5; i++) await tree(tenantId, unique('batch'));
     const sizes: number[] = [];
-    const report = await ops.maintenance.purge({ updatedBefore: await cutoff(), tenantId, batchSize: 2, onBatch: ({ sessionIds }) => void sizes.push(sessionIds.length) });
+    const report = await ops.maintenance.purge({
+      updatedBefore: await cutoff(),
+      tenantId,
+      batchSize: 2,
+      onBatch: ({ sessionIds }) => void sizes.push(sessionIds.length),
+    });
     expect(sizes).toEqual([4, 4, 2]);
     expect(report).toEqual({ sessions: 10, batches: 3 });
   });
@@ -254,7 +259,11 @@ eachDatabaseBackend((backend) => {
     const small = performance.now() - start;
 
     const big = await sessions.create({ id: unique('big') });
-    for (let i = 0; i < 20; i++) await messages.appendMany(big, Array.from({ length: 1_000 }, (_, j) => user(`message ${i * 1_000 + j} ${'x'.repeat(100)}`)));
+    for (let i = 0; i < 20; i++)
+      await messages.appendMany(
+        big,
+        Array.from({ length: 1_000 }, (_, j) => user(`message ${i * 1_000 + j} ${'x'.repeat(100)}`)),
+      );
     expect(await messages.count(big)).toBe(20_000);
     const bystander = await store.sessions.create({ id: unique('bystander') });
     const latencies: number[] = [];

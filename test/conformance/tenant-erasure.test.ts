@@ -49,13 +49,22 @@ async function seed(scope: Scope, mark: string, tenantId: string | null): Promis
   const digests = [digest([tenantId, threadId])];
   for (const checkpoint_ns of ['', `${mark}-ns`]) {
     const checkpoint = { ...emptyCheckpoint(), channel_values: { log: [`${mark} value`] }, channel_versions: { log: 1 } };
-    const config = await scope.checkpointer.put({ configurable: { thread_id: threadId, checkpoint_ns } }, checkpoint, { source: 'update', step: -1, parents: {} }, { log: 1 });
+    const config = await scope.checkpointer.put(
+      { configurable: { thread_id: threadId, checkpoint_ns } },
+      checkpoint,
+      { source: 'update', step: -1, parents: {} },
+      { log: 1 },
+    );
     await scope.checkpointer.putWrites(config, [['log', `${mark} pending`]], `${mark}-task`);
     digests.push(digest([tenantId, threadId, checkpoint_ns]));
   }
   // A pending write whose checkpoint never landed: LangGraph does not wait for its put.
   const orphan = `${mark}-orphan-thread`;
-  await scope.checkpointer.putWrites({ configurable: { thread_id: orphan, checkpoint_ns: '', checkpoint_id: `${mark}-never-put` } }, [['log', `${mark} orphan`]], `${mark}-orphan-task`);
+  await scope.checkpointer.putWrites(
+    { configurable: { thread_id: orphan, checkpoint_ns: '', checkpoint_id: `${mark}-never-put` } },
+    [['log', `${mark} orphan`]],
+    `${mark}-orphan-task`,
+  );
   digests.push(digest([tenantId, orphan]), digest([tenantId, orphan, '']));
 
   const key = { projectKey: `${mark}-project`, sessionId: `${mark}-claude` };
@@ -80,12 +89,20 @@ eachDatabaseBackend((backend) => {
       transcripts,
       sessions,
       chats,
-    checkpointer: ops.checkpointer.forTenant(tenantId),
-    claude: ops.claude.forTenant(tenantId),
+      checkpointer: ops.checkpointer.forTenant(tenantId),
+      claude: ops.claude.forTenant(tenantId),
       openai: ops.openai.forTenant(tenantId),
     };
   };
-  const unscoped = (): Scope => ({ messages: store.messages, transcripts: store.transcripts, sessions: store.sessions, chats: store.chats, checkpointer: ops.checkpointer, claude: ops.claude, openai: ops.openai });
+  const unscoped = (): Scope => ({
+    messages: store.messages,
+    transcripts: store.transcripts,
+    sessions: store.sessions,
+    chats: store.chats,
+    checkpointer: ops.checkpointer,
+    claude: ops.claude,
+    openai: ops.openai,
+  });
 
   test('erases every row of the tenant in every table, and changes nothing else', async () => {
     const tenant = 'tenant-zq7erase';

@@ -103,7 +103,10 @@ eachBackend((backend) => {
    */
   async function expectCountersUntouched(view: View, state: Awaited<ReturnType<typeof stateOf>>) {
     for (const { id, jsonl } of state) {
-      const seqs = jsonl.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { seq?: number }).seq ?? 0);
+      const seqs = jsonl
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { seq?: number }).seq ?? 0);
       expect((await view.messages.append(id, user('after'))).seq).toBe(Math.max(0, ...seqs) + 1);
     }
   }
@@ -170,7 +173,11 @@ eachBackend((backend) => {
       expect(await a.transcripts.getSubsessions(root)).toEqual([child]);
       expect((await a.sessions.get(child))?.parentId).toBe(root);
       expect(texts(await a.messages.getHistory(root))).toEqual(['summary of m1-m2', 'm3', 'm4', CALL.content, INTERRUPTED.content]);
-      expect(await a.messages.getHistoryPage(root, { limit: 100 })).toEqual({ messages: await store.messages.getHistory(root), nextCursor: null, startSeq: (await store.messages.getHistoryPage(root)).startSeq });
+      expect(await a.messages.getHistoryPage(root, { limit: 100 })).toEqual({
+        messages: await store.messages.getHistory(root),
+        nextCursor: null,
+        startSeq: (await store.messages.getHistoryPage(root)).startSeq,
+      });
       expect(await a.messages.getTranscriptPage(root, { limit: 100 })).toEqual({ messages: await store.messages.getTranscript(root), nextCursor: null });
     });
 
@@ -266,7 +273,11 @@ eachBackend((backend) => {
       ['transcripts.addSubsession with it as the parent', (b, id, { mine }) => b.transcripts.addSubsession(id, mine), notFound],
       ['transcripts.addSubsession with it as the child', (b, id, { mine }) => b.transcripts.addSubsession(mine, id), notFound],
       ['transcripts.addSubsession of a missing child under it', (b, id, { fresh }) => b.transcripts.addSubsession(id, fresh), notFound],
-      ['transcripts.saveTranscript with it as a subsession', (b, id, { mine }) => b.transcripts.saveTranscript(mine, { messages: [user('B')], subsessions: [id] }), notFound],
+      [
+        'transcripts.saveTranscript with it as a subsession',
+        (b, id, { mine }) => b.transcripts.saveTranscript(mine, { messages: [user('B')], subsessions: [id] }),
+        notFound,
+      ],
       ['transcripts.getSubsessions', (b, id) => b.transcripts.getSubsessions(id), notFound],
       ['transcripts.deleteTranscript', (b, id) => b.transcripts.deleteTranscript(id), { value: 0 }],
       ['sessions.get', (b, id) => b.sessions.get(id), { value: null }],
@@ -358,14 +369,19 @@ eachBackend((backend) => {
       const rowBefore = await rowsOf(root);
       // The largest span a file may give (seq 1,000,000,000) and a small one answer alike: nothing runs on A's row first.
       const importOf = (seq: number) =>
-        JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) + '\n' +
-        JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) + '\n';
+        JSON.stringify({ type: 'session', version: 1, id: 'w', createdAt: '2026-01-01T00:00:00.000Z' }) +
+        '\n' +
+        JSON.stringify({ type: 'message', seq, message: { role: 'user', content: 'x', createdAt: '2026-01-01T00:00:00.000Z' } }) +
+        '\n';
       for (const id of [root, gone]) {
         const answers = [
           await outcomeOf(() => b.sessions.create({ id }), { [id]: '<id>' }),
           await outcomeOf(() => b.sessions.importJsonl(importOf(1), { sessionId: id }), { [id]: '<id>' }),
           await outcomeOf(() => b.sessions.importJsonl(importOf(1_000_000_000), { sessionId: id }), { [id]: '<id>' }),
-          await outcomeOf(() => b.sessions.importJsonl(importOf(1) + JSON.stringify({ type: 'subsession', childId: id }) + '\n', { sessionId: unique('mine') }), { [id]: '<id>' }),
+          await outcomeOf(
+            () => b.sessions.importJsonl(importOf(1) + JSON.stringify({ type: 'subsession', childId: id }) + '\n', { sessionId: unique('mine') }),
+            { [id]: '<id>' },
+          ),
         ];
         expect(answers).toEqual(Array(4).fill({ threw: 'StoreConflictError', message: 'session id <id> is not available' }));
       }
@@ -376,7 +392,8 @@ eachBackend((backend) => {
 
     const header = (fields: Record<string, unknown>) =>
       `${JSON.stringify({ type: 'session', version: 1, id: unique('imported'), tenantId: null, title: 'imported', metadata: null, createdAt: '2026-01-01T00:00:00.000Z', ...fields })}\n`;
-    const messageLine = (seq: number, text: string) => `${JSON.stringify({ type: 'message', seq, message: { role: 'user', content: text, createdAt: '2026-01-01T00:00:01.000Z' } })}\n`;
+    const messageLine = (seq: number, text: string) =>
+      `${JSON.stringify({ type: 'message', seq, message: { role: 'user', content: text, createdAt: '2026-01-01T00:00:01.000Z' } })}\n`;
     const subsessionLine = (childId: string) => `${JSON.stringify({ type: 'subsession', childId })}\n`;
 
     test('create puts the session in the tenant', async () => {
@@ -433,7 +450,10 @@ eachBackend((backend) => {
       await b.sessions.importJsonl(foreign, { sessionId: target });
       expect((await store.sessions.get(target))?.tenantId).toBe(b.tenantId);
       expect(await a.sessions.get(target)).toBeNull();
-      const exported = (await jsonlOf(a, root)).split('\n').filter((line) => !line.startsWith('{"type":"subsession"')).join('\n');
+      const exported = (await jsonlOf(a, root))
+        .split('\n')
+        .filter((line) => !line.startsWith('{"type":"subsession"'))
+        .join('\n');
       const copy = unique('copy');
       await b.sessions.importJsonl(exported, { sessionId: copy });
       expect((await store.sessions.get(copy))?.tenantId).toBe(b.tenantId);
@@ -477,16 +497,22 @@ eachBackend((backend) => {
     });
 
     test.each([
-      ["another tenant's session", async () => {
-        const { a, b } = tenantPair();
-        const { child, root, ids } = await seed(a);
-        return { b, owner: a as View, ids, subsession: root, alsoTried: child };
-      }],
-      ['a session of no tenant', async () => {
-        const { b } = tenantPair();
-        const { root, child, ids } = await seed(store);
-        return { b, owner: store as View, ids, subsession: root, alsoTried: child };
-      }],
+      [
+        "another tenant's session",
+        async () => {
+          const { a, b } = tenantPair();
+          const { child, root, ids } = await seed(a);
+          return { b, owner: a as View, ids, subsession: root, alsoTried: child };
+        },
+      ],
+      [
+        'a session of no tenant',
+        async () => {
+          const { b } = tenantPair();
+          const { root, child, ids } = await seed(store);
+          return { b, owner: store as View, ids, subsession: root, alsoTried: child };
+        },
+      ],
     ])('importJsonl with a subsession line naming %s imports nothing and changes nothing', async (_name, arrange) => {
       const { b, owner, ids, subsession, alsoTried } = await arrange();
       const before = await stateOf(owner, ids);

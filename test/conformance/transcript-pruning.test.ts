@@ -1,7 +1,15 @@
 // MessageStore.pruneTranscript and StoreMaintenance.pruneTranscripts on the three databases: what
 // the latest compaction or repair made unreachable is deleted, and nothing the effective history,
 // the repairs' evidence, a session's events or a concurrent append needs.
-import { StoreConflictError, StoreNotFoundError, StoreValidationError, type MessageInput, type MessageStore, type SessionStore, type StoredMessage } from '../../src/index.js';
+import {
+  StoreConflictError,
+  StoreNotFoundError,
+  StoreValidationError,
+  type MessageInput,
+  type MessageStore,
+  type SessionStore,
+  type StoredMessage,
+} from '../../src/index.js';
 import { PRUNE_BATCH, PRUNE_BOUNDARY_BATCH } from '../../src/stores/messages/transcript-pruning.js';
 import { eachDatabase, runSql } from '../support/databases.js';
 import { exportedLines } from '../support/footprint.js';
@@ -9,7 +17,8 @@ import { eachDatabaseBackend, ownClientStores, storeOn, type AppClient, type Own
 
 const user = (text: string, id?: string): MessageInput => ({ role: 'user', content: text, ...(id !== undefined && { id }) });
 const texts = (messages: { content: unknown }[]) => messages.map((m) => m.content);
-const numbered = (prefix: string, count: number, withIds = false) => Array.from({ length: count }, (_, i) => user(`${prefix}${i + 1}`, withIds ? `${prefix}${i + 1}` : undefined));
+const numbered = (prefix: string, count: number, withIds = false) =>
+  Array.from({ length: count }, (_, i) => user(`${prefix}${i + 1}`, withIds ? `${prefix}${i + 1}` : undefined));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every page of the effective history, `limit` a page, and the startSeq each page gave. */
@@ -159,7 +168,11 @@ eachDatabaseBackend((backend) => {
       expect(await store.messages.pruneTranscript(id)).toEqual({ messages: count - 10, boundaries: PRUNE_BOUNDARY_BATCH + 1 });
 
       expect(await historyView(store.messages, id)).toEqual(before);
-      expect(texts(await store.messages.getTranscript(id))).toEqual(numbered('m', count).slice(-10).map((m) => m.content));
+      expect(texts(await store.messages.getTranscript(id))).toEqual(
+        numbered('m', count)
+          .slice(-10)
+          .map((m) => m.content),
+      );
       expect((await exportedLines(store, id)).filter((line) => line.type === 'compaction')).toHaveLength(1);
     });
 
@@ -198,16 +211,24 @@ eachDatabaseBackend((backend) => {
       const history = await store.messages.getHistory(id);
       expect(history).toEqual([...before, ...appended]);
       expect(await store.messages.count(id)).toBe(before.length + 60);
-      expect(texts(await store.messages.getTranscript(id))).toEqual([...numbered(`${id}:m`, count).slice(-20).map((m) => m.content), ...texts(appended)]);
+      expect(texts(await store.messages.getTranscript(id))).toEqual([
+        ...numbered(`${id}:m`, count)
+          .slice(-20)
+          .map((m) => m.content),
+        ...texts(appended),
+      ]);
     });
 
-    test("makes a transcript cursor on a pruned message stale; one after the cut reads on, as history cursors do", async () => {
+    test('makes a transcript cursor on a pruned message stale; one after the cut reads on, as history cursors do', async () => {
       const id = thread();
       await compacted(id, 8, 4);
       const summaryPage = await store.messages.getHistoryPage(id, { limit: 1 });
       const historyPage = await store.messages.getHistoryPage(id, { limit: 2, cursor: summaryPage.nextCursor! });
       const first = await store.messages.getTranscriptPage(id, { limit: 2 });
-      const third = await store.messages.getTranscriptPage(id, { limit: 2, cursor: (await store.messages.getTranscriptPage(id, { limit: 2, cursor: first.nextCursor! })).nextCursor! });
+      const third = await store.messages.getTranscriptPage(id, {
+        limit: 2,
+        cursor: (await store.messages.getTranscriptPage(id, { limit: 2, cursor: first.nextCursor! })).nextCursor!,
+      });
       expect(texts(third.messages)).toEqual([`${id}:m5`, `${id}:m6`]);
 
       await store.messages.pruneTranscript(id);
@@ -281,7 +302,9 @@ eachDatabaseBackend((backend) => {
       await store.messages.append(used, user('gone'));
       await store.messages.clear(used);
       await store.sessions.importJsonl(await jsonlOf(store, id), { sessionId: used });
-      expect(await store.messages.getHistory(used)).toEqual((await store.messages.getHistory(id)).map((m) => (m.seq === null ? m : { ...m, seq: expect.any(Number) })));
+      expect(await store.messages.getHistory(used)).toEqual(
+        (await store.messages.getHistory(id)).map((m) => (m.seq === null ? m : { ...m, seq: expect.any(Number) })),
+      );
       expect(texts(await store.messages.getTranscript(used))).toEqual(texts(await store.messages.getTranscript(id)));
     });
   });
@@ -324,7 +347,11 @@ eachDatabaseBackend((backend) => {
       expect(await Promise.all(Object.values(ids).map((id) => own.messages.getHistory(id)))).toEqual(histories);
 
       // A later date reaches the rest: the recompacted thread up to its latest boundary.
-      expect(await own.maintenance.pruneTranscripts({ compactedBefore: new Date(Date.now() + 1000), keepRepairs: false })).toEqual({ threads: 2, messages: 4, boundaries: 1 });
+      expect(await own.maintenance.pruneTranscripts({ compactedBefore: new Date(Date.now() + 1000), keepRepairs: false })).toEqual({
+        threads: 2,
+        messages: 4,
+        boundaries: 1,
+      });
       expect(texts(await own.messages.getTranscript(recompacted))).toEqual(['r3', 'r4']);
       expect(texts(await own.messages.getTranscript(ids.plain))).toEqual(['p3', 'p4']);
     });
@@ -338,7 +365,11 @@ eachDatabaseBackend((backend) => {
         await tenant.messages.appendCompaction(id, [user('s')], 1, 0);
         ids.push(id);
       }
-      expect(await own.maintenance.pruneTranscripts({ compactedBefore: new Date(Date.now() + 1000), tenantId: 'many' })).toEqual({ threads: 130, messages: 130, boundaries: 0 });
+      expect(await own.maintenance.pruneTranscripts({ compactedBefore: new Date(Date.now() + 1000), tenantId: 'many' })).toEqual({
+        threads: 130,
+        messages: 130,
+        boundaries: 0,
+      });
       expect(texts(await own.messages.getTranscript(ids[129]))).toEqual(['m2']);
     });
 

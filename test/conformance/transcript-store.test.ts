@@ -18,13 +18,19 @@ eachBackend((backend) => {
 
   /** The subsession graph around these sessions: each one's parent and children. */
   const graphOf = async (ids: string[]) =>
-    Promise.all(ids.map(async (id) => ({ id, parent: (await store.sessions.get(id))?.parentId ?? null, children: await store.transcripts.getSubsessions(id) })));
+    Promise.all(
+      ids.map(async (id) => ({ id, parent: (await store.sessions.get(id))?.parentId ?? null, children: await store.transcripts.getSubsessions(id) })),
+    );
 
   describe('saveTranscript and getTranscript', () => {
     test('a saved transcript reads back; an unknown session is null', async () => {
       const id = session();
       const [a, b] = [session('child'), session('child')];
-      const saved = await store.transcripts.saveTranscript(id, { messages: [user('hi'), { role: 'assistant', content: 'hello' }], subsessions: [a, b], metadata: { agent: 'x' } });
+      const saved = await store.transcripts.saveTranscript(id, {
+        messages: [user('hi'), { role: 'assistant', content: 'hello' }],
+        subsessions: [a, b],
+        metadata: { agent: 'x' },
+      });
       expect(await store.transcripts.getTranscript(id)).toEqual(saved);
       expect(saved).toMatchObject({ subsessions: [a, b], metadata: { agent: 'x' } });
       expect(texts(saved.messages)).toEqual(['hi', 'hello']);
@@ -85,7 +91,10 @@ eachBackend((backend) => {
       await store.transcripts.addSubsession(orphanParent, loner);
       expect((await store.sessions.get(orphanParent))?.tenantId).toBe('globex');
 
-      const [foreign, untenanted] = [await store.sessions.create({ id: session('foreign'), tenantId: 'globex' }), await store.sessions.create({ id: session('none') })];
+      const [foreign, untenanted] = [
+        await store.sessions.create({ id: session('foreign'), tenantId: 'globex' }),
+        await store.sessions.create({ id: session('none') }),
+      ];
       for (const other of [foreign, untenanted]) {
         await expect(store.transcripts.addSubsession(parent, other)).rejects.toThrow(StoreConflictError);
         await expect(store.transcripts.addSubsession(other, session('fresh'))).resolves.toBeUndefined();
@@ -111,20 +120,29 @@ eachBackend((backend) => {
     });
 
     test.each([
-      ['a second parent', async (a: string, b: string, c: string) => {
-        await store.transcripts.addSubsession(a, b);
-        return () => store.transcripts.addSubsession(c, b);
-      }],
+      [
+        'a second parent',
+        async (a: string, b: string, c: string) => {
+          await store.transcripts.addSubsession(a, b);
+          return () => store.transcripts.addSubsession(c, b);
+        },
+      ],
       ['the session itself', async (a: string) => () => store.transcripts.addSubsession(a, a)],
-      ['a two-session cycle', async (a: string, b: string) => {
-        await store.transcripts.addSubsession(a, b);
-        return () => store.transcripts.addSubsession(b, a);
-      }],
-      ['a longer cycle', async (a: string, b: string, c: string) => {
-        await store.transcripts.addSubsession(a, b);
-        await store.transcripts.addSubsession(b, c);
-        return () => store.transcripts.addSubsession(c, a);
-      }],
+      [
+        'a two-session cycle',
+        async (a: string, b: string) => {
+          await store.transcripts.addSubsession(a, b);
+          return () => store.transcripts.addSubsession(b, a);
+        },
+      ],
+      [
+        'a longer cycle',
+        async (a: string, b: string, c: string) => {
+          await store.transcripts.addSubsession(a, b);
+          await store.transcripts.addSubsession(b, c);
+          return () => store.transcripts.addSubsession(c, a);
+        },
+      ],
     ])('rejects %s with a conflict and changes nothing', async (_name, arrange) => {
       const [a, b, c] = [session('a'), session('b'), session('c')];
       const attempt = await arrange(a, b, c);

@@ -77,7 +77,7 @@ const toolCall = { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', inp
 const toolResult = { type: 'tool-result', toolCallId: 'c1', toolName: 'weather', output: { celsius: 18.5, sunny: true, note: null } };
 
 describe('sessions', () => {
-  test('POST /sessions without a body: 201 with the full header, a generated UUID, in the caller\'s tenant; GET /sessions/:id answers it again', async () => {
+  test("POST /sessions without a body: 201 with the full header, a generated UUID, in the caller's tenant; GET /sessions/:id answers it again", async () => {
     const created = await ok(a.post('/sessions'), 201);
     expect(created.headers['content-type']).toMatch(/^application\/json/);
     expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'forkedFrom', 'id', 'metadata', 'parentId', 'tenantId', 'title', 'updatedAt']);
@@ -245,7 +245,16 @@ describe('sessions', () => {
 describe('POST /sessions/:id/fork', () => {
   test("201 with the fork's header: the source's history up to the point, in the caller's tenant; the source lists it", async () => {
     const source = await createSession({ title: 'Trip' });
-    await ok(a.post(`/sessions/${source}/messages/batch`, { messages: [{ role: 'user', content: 'Rome?' }, { role: 'assistant', content: 'Rome.' }, { role: 'user', content: 'Paris?' }] }), 201);
+    await ok(
+      a.post(`/sessions/${source}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'Rome?' },
+          { role: 'assistant', content: 'Rome.' },
+          { role: 'user', content: 'Paris?' },
+        ],
+      }),
+      201,
+    );
     const fork = (await ok(a.post(`/sessions/${source}/fork`, { id: unique('fork'), at: { seq: 2 } }), 201)).body;
     expect(fork).toMatchObject({ title: 'Trip', tenantId: TENANT_A, parentId: null, forkedFrom: { sessionId: source, seq: 2 } });
     expect((await ok(a.get(`/sessions/${fork.id}/history`), 200)).body.messages.map((m: { content: string }) => m.content)).toEqual(['Rome?', 'Rome.']);
@@ -255,7 +264,15 @@ describe('POST /sessions/:id/fork', () => {
 
   test('edit and regenerate: replaceLastUserMessage ends the fork with the edited message', async () => {
     const source = await createSession();
-    await ok(a.post(`/sessions/${source}/messages/batch`, { messages: [{ role: 'user', content: 'Rome?' }, { role: 'assistant', content: 'Rome.' }] }), 201);
+    await ok(
+      a.post(`/sessions/${source}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'Rome?' },
+          { role: 'assistant', content: 'Rome.' },
+        ],
+      }),
+      201,
+    );
     const fork = (await ok(a.post(`/sessions/${source}/fork`, { replaceLastUserMessage: { role: 'user', content: 'Paris?' } }), 201)).body;
     expect((await ok(a.get(`/sessions/${fork.id}/history`), 200)).body.messages).toMatchObject([{ role: 'user', content: 'Paris?', seq: 1 }]);
   });
@@ -270,7 +287,11 @@ describe('POST /sessions/:id/fork', () => {
     expectError(await a.post(`/sessions/${source}/fork`, { depth: 1 }), 400);
     expectError(await a.post(`/sessions/${source}/fork`, {}), 400, /tool calls without their results/);
     const repaired = (await ok(a.post(`/sessions/${source}/fork`, { unansweredToolCalls: 'repair' }), 201)).body;
-    expect((await ok(a.get(`/sessions/${repaired.id}/history`), 200)).body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect((await ok(a.get(`/sessions/${repaired.id}/history`), 200)).body.messages.map((m: { role: string }) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+    ]);
     expectError(await a.post(`/sessions/${source}/fork`, { id: source, at: { position: 1 } }), 409);
     expectError(await a.post(`/sessions/${unique('missing')}/fork`, {}), 404);
   });
@@ -282,7 +303,13 @@ describe('messages', () => {
     const first = await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'What is the weather?' }), 201);
     expect(first.body).toEqual({ seq: 1, role: 'user', content: 'What is the weather?', createdAt: expect.stringMatching(ISO) });
 
-    const given = { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, toolCall], id: 'my-msg-1', metadata: { model: 'x', tokens: 12 }, createdAt: '2025-05-06T07:08:09.010Z' };
+    const given = {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Checking.' }, toolCall],
+      id: 'my-msg-1',
+      metadata: { model: 'x', tokens: 12 },
+      createdAt: '2025-05-06T07:08:09.010Z',
+    };
     const second = await ok(a.post(`/sessions/${id}/messages`, given), 201);
     expect(second.body).toEqual({ ...given, seq: 2 });
     const third = await ok(a.post(`/sessions/${id}/messages`, { role: 'tool', content: [toolResult] }), 201);
@@ -295,11 +322,19 @@ describe('messages', () => {
     const bytes = Buffer.from([0, 137, 80, 78, 71, 255]).toString('base64');
     const given = {
       role: 'user',
-      content: [{ type: 'text', text: 'NUL \u0000 here', zeta: 1, alpha: 2 }, { type: 'image', image: bytes, mediaType: 'image/png' }, { type: 'file', data: 'https://example.com/a.pdf', mediaType: 'application/pdf' }],
+      content: [
+        { type: 'text', text: 'NUL \u0000 here', zeta: 1, alpha: 2 },
+        { type: 'image', image: bytes, mediaType: 'image/png' },
+        { type: 'file', data: 'https://example.com/a.pdf', mediaType: 'application/pdf' },
+      ],
       metadata: { z: 1, a: { y: 2, b: 3 }, at: '2025-05-06T07:08:09.010Z' },
       providerOptions: { openai: { reasoningEffort: 'low' } },
       createdAt: '2025-05-06T07:08:09.010Z',
-      valueTypes: [[['content', 1, 'image'], 'Uint8Array'], [['content', 2, 'data'], 'URL'], [['metadata', 'at'], 'Date']],
+      valueTypes: [
+        [['content', 1, 'image'], 'Uint8Array'],
+        [['content', 2, 'data'], 'URL'],
+        [['metadata', 'at'], 'Date'],
+      ],
     };
     const stored = await ok(a.post(`/sessions/${id}/messages`, given), 201);
     // The response is the message as sent, key for key and in order.
@@ -308,7 +343,10 @@ describe('messages', () => {
     expect(Object.keys(stored.body.metadata)).toEqual(['z', 'a', 'at']);
     expect((await ok(a.get(`/sessions/${id}/history`), 200)).body.messages).toEqual([stored.body]);
     expect((await ok(a.get(`/sessions/${id}/transcript`), 200)).body.messages).toEqual([stored.body]);
-    const exported = (await ok(a.get(`/sessions/${id}/export`), 200)).text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const exported = (await ok(a.get(`/sessions/${id}/export`), 200)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(exported[1]).toEqual({ type: 'message', seq: 1, message: given });
     // The same message appended again (a retried request) is the stored one, not a second row.
     const retried = await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ ...given, id: 'm1' }] }), 201);
@@ -320,8 +358,21 @@ describe('messages', () => {
   test('POST /sessions/:id/messages/batch: 201 { messages } with consecutive seqs; an empty batch is 201 { messages: [] }', async () => {
     const id = await createSession();
     await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'zero' }), 201);
-    const batch = await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: [toolCall] }, { role: 'tool', content: [toolResult] }] }), 201);
-    expect(batch.body.messages.map((m: { seq: number; role: string }) => [m.seq, m.role])).toEqual([[2, 'user'], [3, 'assistant'], [4, 'tool']]);
+    const batch = await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: [toolCall] },
+          { role: 'tool', content: [toolResult] },
+        ],
+      }),
+      201,
+    );
+    expect(batch.body.messages.map((m: { seq: number; role: string }) => [m.seq, m.role])).toEqual([
+      [2, 'user'],
+      [3, 'assistant'],
+      [4, 'tool'],
+    ]);
     expect(batch.body.messages[1]).toEqual({ seq: 3, role: 'assistant', content: [toolCall], createdAt: expect.stringMatching(ISO) });
     expect((await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [] }), 201)).body).toEqual({ messages: [] });
     expect((await ok(a.get(`/sessions/${id}/count`), 200)).body).toEqual({ count: 4 });
@@ -330,8 +381,25 @@ describe('messages', () => {
   test('a batch with one bad message stores none of it (400)', async () => {
     const id = await createSession();
     await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'kept' }), 201);
-    expectError(await a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'fine' }, { role: 'user', content: 'bad \ud800' }] }), 400, /surrogate/);
-    expectError(await a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'fine' }, { role: 'robot', content: 'x' }] }), 400);
+    expectError(
+      await a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'fine' },
+          { role: 'user', content: 'bad \ud800' },
+        ],
+      }),
+      400,
+      /surrogate/,
+    );
+    expectError(
+      await a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'fine' },
+          { role: 'robot', content: 'x' },
+        ],
+      }),
+      400,
+    );
     expect((await ok(a.get(`/sessions/${id}/transcript`), 200)).body.messages.map((m: { content: string }) => m.content)).toEqual(['kept']);
   });
 
@@ -346,7 +414,10 @@ describe('messages', () => {
     test('POST compactions: 204 with no body; the effective history is the summary, the retained message, then what followed', async () => {
       const compacted = await ok(
         a.post(`/sessions/${id}/compactions`, {
-          messages: [{ role: 'system', content: 'Summary of u1..a2' }, { role: 'assistant', content: 'a2 (kept)' }],
+          messages: [
+            { role: 'system', content: 'Summary of u1..a2' },
+            { role: 'assistant', content: 'a2 (kept)' },
+          ],
           sourceMessageCount: 4,
           retainedMessageCount: 1,
         }),
@@ -384,7 +455,10 @@ describe('messages', () => {
     test('GET transcript holds every message as appended, whatever was compacted, and its pages concatenate to it', async () => {
       const transcript = await ok(a.get(`/sessions/${id}/transcript`), 200);
       expect(transcript.body.nextCursor).toBeNull();
-      expect(transcript.body.messages.map((m: { seq: number; content: string }) => [m.seq, m.content])).toEqual([...log.map((content, i) => [i + 1, content]), [8, 'u4']]);
+      expect(transcript.body.messages.map((m: { seq: number; content: string }) => [m.seq, m.content])).toEqual([
+        ...log.map((content, i) => [i + 1, content]),
+        [8, 'u4'],
+      ]);
       for (const limit of [1, 2, 3, 7, 8]) {
         expect((await allPages(`/sessions/${id}/transcript`, limit)).messages).toEqual(transcript.body.messages);
       }
@@ -393,7 +467,10 @@ describe('messages', () => {
     test('a history cursor handed out before a compaction is stale afterwards (409); a transcript cursor is not', async () => {
       const historyPage = await ok(a.get(`/sessions/${id}/history?limit=2`), 200);
       const transcriptPage = await ok(a.get(`/sessions/${id}/transcript?limit=2`), 200);
-      await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 'Summary 2' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
+      await ok(
+        a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 'Summary 2' }], sourceMessageCount: 2, retainedMessageCount: 0 }),
+        204,
+      );
       expectError(await a.get(`/sessions/${id}/history?limit=2&cursor=${historyPage.body.nextCursor}`), 409, /compacted|read it again/);
       const rest = await ok(a.get(`/sessions/${id}/transcript?limit=100&cursor=${transcriptPage.body.nextCursor}`), 200);
       expect(rest.body.messages.map((m: { content: string }) => m.content)).toEqual(['u2', 'a2', 'u3', 'a3', 'u4']);
@@ -403,11 +480,28 @@ describe('messages', () => {
 
   test('PUT history replaces the whole log (200 { messages }, seqs never reused); old cursors are stale (409)', async () => {
     const id = await createSession();
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'old1' }, { role: 'assistant', content: 'old2' }, { role: 'user', content: 'old3' }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'old1' },
+          { role: 'assistant', content: 'old2' },
+          { role: 'user', content: 'old3' },
+        ],
+      }),
+      201,
+    );
     const historyCursor = (await ok(a.get(`/sessions/${id}/history?limit=1`), 200)).body.nextCursor;
     const transcriptCursor = (await ok(a.get(`/sessions/${id}/transcript?limit=1`), 200)).body.nextCursor;
 
-    const replaced = await ok(a.put(`/sessions/${id}/history`, { messages: [{ role: 'system', content: 'new1' }, { role: 'user', content: 'new2', metadata: { k: 1 } }] }), 200);
+    const replaced = await ok(
+      a.put(`/sessions/${id}/history`, {
+        messages: [
+          { role: 'system', content: 'new1' },
+          { role: 'user', content: 'new2', metadata: { k: 1 } },
+        ],
+      }),
+      200,
+    );
     expect(replaced.body).toEqual({
       messages: [
         { seq: 4, role: 'system', content: 'new1', createdAt: expect.stringMatching(ISO) },
@@ -423,10 +517,25 @@ describe('messages', () => {
 
   test('DELETE history: 204 with no body, then count 0 and nothing in any view; the session stays, and seqs go on', async () => {
     const id = await createSession({ title: 'Cleared' });
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: 'two' },
+        ],
+      }),
+      201,
+    );
     await ok(a.post(`/sessions/${id}/entries`, { type: 'note' }), 201);
     await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 's' }], sourceMessageCount: 1, retainedMessageCount: 0 }), 204);
-    await ok(a.post(`/sessions/${id}/repairs`, { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'r' }] }, balancedMessages: [], sourceMessageCount: 0 }), 204);
+    await ok(
+      a.post(`/sessions/${id}/repairs`, {
+        repairMessage: { role: 'tool', content: [{ type: 'text', text: 'r' }] },
+        balancedMessages: [],
+        sourceMessageCount: 0,
+      }),
+      204,
+    );
     const historyCursor = (await ok(a.get(`/sessions/${id}/history?limit=1`), 200)).body.nextCursor;
 
     const cleared = await ok(a.delete(`/sessions/${id}/history`), 204);
@@ -444,7 +553,16 @@ describe('messages', () => {
 
   test('POST repairs: 204; GET repairs lists the evidence oldest first; the history is the balanced messages, then the rest', async () => {
     const id = await createSession();
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: [toolCall] }, { role: 'user', content: 'hello?' }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: [toolCall] },
+          { role: 'user', content: 'hello?' },
+        ],
+      }),
+      201,
+    );
     expect((await ok(a.get(`/sessions/${id}/repairs`), 200)).body).toEqual({ repairs: [] });
 
     const repairMessage = { role: 'tool', content: [{ ...toolResult, output: { error: 'tool call was interrupted' } }], metadata: { synthetic: true } };
@@ -458,7 +576,12 @@ describe('messages', () => {
     );
     expect(repaired.text).toBe('');
     const history = (await ok(a.get(`/sessions/${id}/history`), 200)).body.messages;
-    expect(history.map((m: { seq: number | null; role: string }) => [m.seq, m.role])).toEqual([[null, 'user'], [null, 'assistant'], [null, 'tool'], [3, 'user']]);
+    expect(history.map((m: { seq: number | null; role: string }) => [m.seq, m.role])).toEqual([
+      [null, 'user'],
+      [null, 'assistant'],
+      [null, 'tool'],
+      [3, 'user'],
+    ]);
     expect((await ok(a.get(`/sessions/${id}/count`), 200)).body).toEqual({ count: 4 });
 
     await ok(a.post(`/sessions/${id}/repairs`, { repairMessage: { role: 'system', content: 'second' }, balancedMessages: [], sourceMessageCount: 0 }), 204);
@@ -466,7 +589,12 @@ describe('messages', () => {
     expect(repairs.body).toEqual({
       repairs: [
         { seq: 4, repairMessage: { ...repairMessage, createdAt: expect.stringMatching(ISO) }, sourceMessageCount: 2, createdAt: expect.stringMatching(ISO) },
-        { seq: 5, repairMessage: { role: 'system', content: 'second', createdAt: expect.stringMatching(ISO) }, sourceMessageCount: 0, createdAt: expect.stringMatching(ISO) },
+        {
+          seq: 5,
+          repairMessage: { role: 'system', content: 'second', createdAt: expect.stringMatching(ISO) },
+          sourceMessageCount: 0,
+          createdAt: expect.stringMatching(ISO),
+        },
       ],
     });
     // The transcript is untouched by repairs.
@@ -478,8 +606,24 @@ describe('compactions and repairs from a history read before another one (expect
   const batch = (prefix: string) => ({ messages: Array.from({ length: 10 }, (_, i) => ({ role: 'user', content: `${prefix}${i + 1}` })) });
 
   test.each([
-    ['compactions', (text: string, source: number, expectedStartSeq: unknown) => ({ messages: [{ role: 'system', content: text }], sourceMessageCount: source, retainedMessageCount: 0, expectedStartSeq })],
-    ['repairs', (text: string, source: number, expectedStartSeq: unknown) => ({ repairMessage: { role: 'tool', content: [{ type: 'text', text: 'r' }] }, balancedMessages: [{ role: 'system', content: text }], sourceMessageCount: source, expectedStartSeq })],
+    [
+      'compactions',
+      (text: string, source: number, expectedStartSeq: unknown) => ({
+        messages: [{ role: 'system', content: text }],
+        sourceMessageCount: source,
+        retainedMessageCount: 0,
+        expectedStartSeq,
+      }),
+    ],
+    [
+      'repairs',
+      (text: string, source: number, expectedStartSeq: unknown) => ({
+        repairMessage: { role: 'tool', content: [{ type: 'text', text: 'r' }] },
+        balancedMessages: [{ role: 'system', content: text }],
+        sourceMessageCount: source,
+        expectedStartSeq,
+      }),
+    ],
   ])('POST %s with the startSeq of a read that another boundary followed: 409, and nothing changes', async (route, body) => {
     const id = await createSession();
     await ok(a.post(`/sessions/${id}/messages/batch`, batch('m')), 201);
@@ -524,7 +668,17 @@ describe('transcripts and subsessions', () => {
     await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'old' }), 201);
     await ok(a.post(`/sessions/${id}/subsessions`, { childId: kid3 }), 204);
 
-    const saved = await ok(a.put(`/sessions/${id}/transcript`, { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], subsessions: [kid1, kid2], metadata: { run: 7 } }), 200);
+    const saved = await ok(
+      a.put(`/sessions/${id}/transcript`, {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+        subsessions: [kid1, kid2],
+        metadata: { run: 7 },
+      }),
+      200,
+    );
     expect(saved.body).toEqual({
       messages: [
         { seq: 2, role: 'user', content: 'hi', createdAt: expect.stringMatching(ISO) },
@@ -569,7 +723,13 @@ describe('entries', () => {
     await ok(a.post(`/sessions/${id}/messages`, { role: 'assistant', content: 'bye' }), 201);
 
     const entries = await ok(a.get(`/sessions/${id}/entries`), 200);
-    expect(entries.body.entries).toEqual([message.body, event.body, bare.body, scalar.body, expect.objectContaining({ seq: 5, role: 'assistant', content: 'bye' })]);
+    expect(entries.body.entries).toEqual([
+      message.body,
+      event.body,
+      bare.body,
+      scalar.body,
+      expect.objectContaining({ seq: 5, role: 'assistant', content: 'bye' }),
+    ]);
     // Events are in the log, not in the history.
     expect((await ok(a.get(`/sessions/${id}/history`), 200)).body.messages.map((m: { seq: number }) => m.seq)).toEqual([1, 5]);
     expect((await ok(a.get(`/sessions/${id}/count`), 200)).body).toEqual({ count: 2 });
@@ -579,12 +739,24 @@ describe('entries', () => {
 describe('GET /sessions/:id/log', () => {
   test('the whole log a page at a time, each entry as its export line; fromSeq starts at a seq', async () => {
     const id = await createSession();
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'q1' }, { role: 'assistant', content: [toolCall] }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'q1' },
+          { role: 'assistant', content: [toolCall] },
+        ],
+      }),
+      201,
+    );
     await ok(a.post(`/sessions/${id}/entries`, { type: 'approval', data: { ok: true } }), 201);
     await ok(a.post(`/sessions/${id}/messages`, { role: 'tool', content: [toolResult] }), 201);
     await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 'sum' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
     await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'q2' }), 201);
-    const exported = (await ok(a.get(`/sessions/${id}/export`), 200)).text.trim().split('\n').slice(1).map((line) => JSON.parse(line) as object);
+    const exported = (await ok(a.get(`/sessions/${id}/export`), 200)).text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line) as object);
     const entries: object[] = [];
     let cursor: string | null = null;
     do {
@@ -602,9 +774,27 @@ describe('GET /sessions/:id/log', () => {
 
   test('400 for a bad limit, fromSeq or cursor; 404 for an unknown session', async () => {
     const id = await createSession();
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'q1' }, { role: 'user', content: 'q2' }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'q1' },
+          { role: 'user', content: 'q2' },
+        ],
+      }),
+      201,
+    );
     const { nextCursor } = (await ok(a.get(`/sessions/${id}/log?limit=1`), 200)).body as { nextCursor: string };
-    for (const query of ['limit=0', 'limit=1001', 'fromSeq=0', 'fromSeq=1e2', 'fromSeq=-1', 'fromSeq=2147483648', `fromSeq=1&cursor=${encodeURIComponent(nextCursor)}`, 'cursor=forged', 'after=1']) {
+    for (const query of [
+      'limit=0',
+      'limit=1001',
+      'fromSeq=0',
+      'fromSeq=1e2',
+      'fromSeq=-1',
+      'fromSeq=2147483648',
+      `fromSeq=1&cursor=${encodeURIComponent(nextCursor)}`,
+      'cursor=forged',
+      'after=1',
+    ]) {
       expectError(await a.get(`/sessions/${id}/log?${query}`), 400);
     }
     expectError(await a.get(`/sessions/${unique('missing')}/log`), 404);
@@ -629,11 +819,26 @@ describe('export and import', () => {
   /** A session with a bit of everything: messages, an event, a compaction, a repair, two subsessions. */
   async function richSession() {
     const id = await createSession({ id: unique('rich'), title: 'Rich', metadata: { rich: true } });
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'q1', id: 'm1' }, { role: 'assistant', content: [toolCall], metadata: { t: 1 } }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'q1', id: 'm1' },
+          { role: 'assistant', content: [toolCall], metadata: { t: 1 } },
+        ],
+      }),
+      201,
+    );
     await ok(a.post(`/sessions/${id}/entries`, { type: 'approval', data: { ok: true } }), 201);
     await ok(a.post(`/sessions/${id}/messages`, { role: 'tool', content: [toolResult] }), 201);
     await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 'sum' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
-    await ok(a.post(`/sessions/${id}/repairs`, { repairMessage: { role: 'system', content: 'fix' }, balancedMessages: [{ role: 'system', content: 'sum2' }], sourceMessageCount: 1 }), 204);
+    await ok(
+      a.post(`/sessions/${id}/repairs`, {
+        repairMessage: { role: 'system', content: 'fix' },
+        balancedMessages: [{ role: 'system', content: 'sum2' }],
+        sourceMessageCount: 1,
+      }),
+      204,
+    );
     await ok(a.post(`/sessions/${id}/messages`, { role: 'user', content: 'q2' }), 201);
     const kids = [await createSession({ id: unique('rich-kid') }), await createSession({ id: unique('rich-kid') })];
     for (const kid of kids) await ok(a.post(`/sessions/${id}/subsessions`, { childId: kid }), 204);
@@ -656,8 +861,19 @@ describe('export and import', () => {
     expect(exported.headers['transfer-encoding']).toBe('chunked');
     expect(exported.headers['content-length']).toBeUndefined();
     expect(exported.text.endsWith('\n')).toBe(true);
-    const lines = exported.text.slice(0, -1).split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toEqual({ type: 'session', version: 1, id, tenantId: TENANT_A, title: 'Rich', metadata: { rich: true }, createdAt: expect.stringMatching(ISO) });
+    const lines = exported.text
+      .slice(0, -1)
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[0]).toEqual({
+      type: 'session',
+      version: 1,
+      id,
+      tenantId: TENANT_A,
+      title: 'Rich',
+      metadata: { rich: true },
+      createdAt: expect.stringMatching(ISO),
+    });
     expect(lines.slice(1).map((line) => [line.type, line.seq])).toEqual([
       ['message', 1],
       ['message', 2],
@@ -697,25 +913,42 @@ describe('export and import', () => {
       { type: 'message', seq: 1, message: { role: 'user', content: 'imported', createdAt: '2024-02-03T04:05:07.000Z' } },
     );
     expect((await ok(a.postText('/sessions/import', body, 'application/x-ndjson'), 201)).body).toEqual({ sessionId: id, entries: 1, warnings: [] });
-    expect((await ok(a.get(`/sessions/${id}`), 200)).body).toMatchObject({ id, tenantId: TENANT_A, title: 'From header', metadata: { m: 1 }, createdAt: '2024-02-03T04:05:06.007Z' });
+    expect((await ok(a.get(`/sessions/${id}`), 200)).body).toMatchObject({
+      id,
+      tenantId: TENANT_A,
+      title: 'From header',
+      metadata: { m: 1 },
+      createdAt: '2024-02-03T04:05:06.007Z',
+    });
 
     const empty = await createSession();
-    expect((await ok(a.postText(`/sessions/import?sessionId=${empty}`, body, 'application/x-ndjson'), 201)).body).toEqual({ sessionId: empty, entries: 1, warnings: [] });
-    expect((await ok(a.get(`/sessions/${empty}/history`), 200)).body.messages).toEqual([{ seq: 1, role: 'user', content: 'imported', createdAt: '2024-02-03T04:05:07.000Z' }]);
+    expect((await ok(a.postText(`/sessions/import?sessionId=${empty}`, body, 'application/x-ndjson'), 201)).body).toEqual({
+      sessionId: empty,
+      entries: 1,
+      warnings: [],
+    });
+    expect((await ok(a.get(`/sessions/${empty}/history`), 200)).body.messages).toEqual([
+      { seq: 1, role: 'user', content: 'imported', createdAt: '2024-02-03T04:05:07.000Z' },
+    ]);
   });
 
   test("a tree restored file by file, parent first: the child's own file gives it back its header", async () => {
     const [parent, child] = [unique('tree-parent'), unique('tree-child')];
     const header = (id: string, fields: object) => ({ type: 'session', version: 1, id, tenantId: null, createdAt: '2024-03-01T00:00:00.000Z', ...fields });
     const parentFile = jsonl(header(parent, { title: 'Parent' }), { type: 'subsession', childId: child });
-    const childFile = jsonl(
-      header(child, { title: 'Child', metadata: { agent: 'flights' }, createdAt: '2024-03-01T00:00:05.000Z' }),
-      { type: 'message', seq: 1, message: { role: 'user', content: 'find flights', createdAt: '2024-03-01T00:00:06.000Z' } },
-    );
+    const childFile = jsonl(header(child, { title: 'Child', metadata: { agent: 'flights' }, createdAt: '2024-03-01T00:00:05.000Z' }), {
+      type: 'message',
+      seq: 1,
+      message: { role: 'user', content: 'find flights', createdAt: '2024-03-01T00:00:06.000Z' },
+    });
     await ok(a.postText('/sessions/import', parentFile, 'application/x-ndjson'), 201);
     await ok(a.postText('/sessions/import', childFile, 'application/x-ndjson'), 201);
     expect((await ok(a.get(`/sessions/${child}`), 200)).body).toMatchObject({
-      parentId: parent, tenantId: TENANT_A, title: 'Child', metadata: { agent: 'flights' }, createdAt: '2024-03-01T00:00:05.000Z',
+      parentId: parent,
+      tenantId: TENANT_A,
+      title: 'Child',
+      metadata: { agent: 'flights' },
+      createdAt: '2024-03-01T00:00:05.000Z',
     });
     expect((await ok(a.get(`/sessions/${child}/transcript`), 200)).body.messages).toHaveLength(1);
 
@@ -784,16 +1017,32 @@ describe('400: bad input', () => {
   beforeAll(async () => {
     id = await createSession({ id: unique('bad-input') });
     other = await createSession({ id: unique('bad-input-other') });
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }, { role: 'user', content: 'three' }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: 'two' },
+          { role: 'user', content: 'three' },
+        ],
+      }),
+      201,
+    );
   });
   const json = (method: 'post' | 'put' | 'patch', path: () => string, body: unknown) => () => a[method](path(), body);
   const text = (path: () => string, body: string) => () => a.postText(path(), body);
-  const session = (suffix = '') => () => `/sessions/${id}${suffix}`;
+  const session =
+    (suffix = '') =>
+    () =>
+      `/sessions/${id}${suffix}`;
 
   const cases: [string, () => PromiseLike<Response>, RegExp][] = [
     // Not whitelisted
     ['a property the body does not have', json('post', () => '/sessions', { title: 'x', tenantId: 'tenant-b' }), /property tenantId should not exist/],
-    ['a property a nested message does not have', json('post', session('/messages/batch'), { messages: [{ role: 'user', content: 'x', seq: 9 }] }), /property seq should not exist/],
+    [
+      'a property a nested message does not have',
+      json('post', session('/messages/batch'), { messages: [{ role: 'user', content: 'x', seq: 9 }] }),
+      /property seq should not exist/,
+    ],
     ['a property an event does not have', json('post', session('/entries'), { type: 'note', tenantId: 'tenant-b' }), /property tenantId should not exist/],
     ['a property PATCH does not take', json('patch', session(), { parentId: 'x' }), /property parentId should not exist/],
     ['a query parameter the route does not take', () => a.get('/sessions?tenantId=tenant-b'), /property tenantId should not exist/],
@@ -805,12 +1054,32 @@ describe('400: bad input', () => {
     ['content that is a number', json('post', session('/messages'), { role: 'user', content: 5 }), /content must be a string or an array of parts/],
     ['content parts without a type', json('post', session('/messages'), { role: 'user', content: [{ text: 'x' }] }), /content/],
     ['a role that is not one', json('post', session('/messages'), { role: 'robot', content: 'x' }), /role must be one of/],
-    ['createdAt that is not a date', json('post', session('/messages'), { role: 'user', content: 'x', createdAt: 'yesterday' }), /createdAt must be an ISO-8601 date-time with Z or an offset/],
+    [
+      'createdAt that is not a date',
+      json('post', session('/messages'), { role: 'user', content: 'x', createdAt: 'yesterday' }),
+      /createdAt must be an ISO-8601 date-time with Z or an offset/,
+    ],
     ['messages that are not an array', json('post', session('/messages/batch'), { messages: 'x' }), /messages must be an array/],
     ['a message that is not an object', json('put', session('/history'), { messages: ['x'] }), /./],
-    ['a count given as a string', json('post', session('/compactions'), { messages: [], sourceMessageCount: '1', retainedMessageCount: 0 }), /sourceMessageCount must be an integer/],
-    ['a count that is not an integer', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: 1.5 }), /sourceMessageCount must be an integer/],
-    ['a repair message that is not an object', json('post', session('/repairs'), { repairMessage: 'x', balancedMessages: [], sourceMessageCount: 0 }), /repairMessage/],
+    [
+      'a count given as a string',
+      json('post', session('/compactions'), { messages: [], sourceMessageCount: '1', retainedMessageCount: 0 }),
+      /sourceMessageCount must be an integer/,
+    ],
+    [
+      'a count that is not an integer',
+      json('post', session('/repairs'), {
+        repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] },
+        balancedMessages: [],
+        sourceMessageCount: 1.5,
+      }),
+      /sourceMessageCount must be an integer/,
+    ],
+    [
+      'a repair message that is not an object',
+      json('post', session('/repairs'), { repairMessage: 'x', balancedMessages: [], sourceMessageCount: 0 }),
+      /repairMessage/,
+    ],
     ['an event type that is not a string', json('post', session('/entries'), { type: 5 }), /type must be a string/],
     ['subsessions that are not an array of strings', json('put', session('/transcript'), { messages: [], subsessions: 'x' }), /subsessions/],
     ['a JSON string as the body', text(() => '/sessions', '"a session"'), /object is expected/],
@@ -825,7 +1094,16 @@ describe('400: bad input', () => {
     ['a message id that is an object', json('post', session('/messages'), { role: 'user', content: 'x', id: { in: ['a'] } }), /id must be a string/],
     ['?parentId[contains]=x', () => a.get('/sessions?parentId[contains]=x'), /parentId/],
     ['?parentId given twice', () => a.get('/sessions?parentId=a&parentId=b'), /parentId must be a string/],
-    ['?sessionId[contains]=x on import', () => a.postText('/sessions/import?sessionId[contains]=x', jsonl({ type: 'session', version: 1, id: 'x', createdAt: '2024-01-01T00:00:00Z' }), 'application/x-ndjson'), /sessionId/],
+    [
+      '?sessionId[contains]=x on import',
+      () =>
+        a.postText(
+          '/sessions/import?sessionId[contains]=x',
+          jsonl({ type: 'session', version: 1, id: 'x', createdAt: '2024-01-01T00:00:00Z' }),
+          'application/x-ndjson',
+        ),
+      /sessionId/,
+    ],
     ['?cursor[x]=1', () => a.get(`/sessions/${id}/history?cursor[x]=1`), /cursor/],
     // Limits
     ['?limit=0 on sessions', () => a.get('/sessions?limit=0'), /limit must be an integer from 1 to 500/],
@@ -846,12 +1124,37 @@ describe('400: bad input', () => {
     ['JSON with a trailing comma', text(session('/messages'), '{"role":"user","content":"x",}'), /not valid JSON/],
     ['JSON with single quotes', text(session('/messages'), "{'role':'user'}"), /not valid JSON/],
     // What the store refuses
-    ['content in a JSONL file nested one level past the store\'s bound', () => a.postText('/sessions/import', `${jsonl({ type: 'session', version: 1, id: unique('deep-content'), createdAt: '2024-01-01T00:00:00Z' })}{"type":"message","seq":1,"message":{"role":"user","content":[{"type":"deep","value":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}]}}\n`, 'application/x-ndjson'), new RegExp(`deeper than ${MAX_JSON_DEPTH} levels`)],
+    [
+      "content in a JSONL file nested one level past the store's bound",
+      () =>
+        a.postText(
+          '/sessions/import',
+          `${jsonl({ type: 'session', version: 1, id: unique('deep-content'), createdAt: '2024-01-01T00:00:00Z' })}{"type":"message","seq":1,"message":{"role":"user","content":[{"type":"deep","value":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}]}}\n`,
+          'application/x-ndjson',
+        ),
+      new RegExp(`deeper than ${MAX_JSON_DEPTH} levels`),
+    ],
     ['a NUL character in a title', json('post', () => '/sessions', { title: 'a\u0000b' }), /NUL/],
     ['a NUL character in a title', json('patch', session(), { title: 'a\u0000b' }), /NUL/],
-    ['valueTypes naming a path the message does not have', json('post', session('/messages'), { role: 'user', content: 'a', valueTypes: [[['content', 0], 'URL']] }), /valueTypes name a path/],
-    ['valueTypes with a type the store does not keep', json('post', session('/messages'), { role: 'user', content: [{ type: 'text', text: 'x' }], valueTypes: [[['content', 0, 'text'], 'Map']] }), /valueTypes must be/],
-    ['bytes that are not base64', json('post', session('/messages'), { role: 'user', content: [{ type: 'image', image: 'not base64!' }], valueTypes: [[['content', 0, 'image'], 'Uint8Array']] }), /base64/],
+    [
+      'valueTypes naming a path the message does not have',
+      json('post', session('/messages'), { role: 'user', content: 'a', valueTypes: [[['content', 0], 'URL']] }),
+      /valueTypes name a path/,
+    ],
+    [
+      'valueTypes with a type the store does not keep',
+      json('post', session('/messages'), { role: 'user', content: [{ type: 'text', text: 'x' }], valueTypes: [[['content', 0, 'text'], 'Map']] }),
+      /valueTypes must be/,
+    ],
+    [
+      'bytes that are not base64',
+      json('post', session('/messages'), {
+        role: 'user',
+        content: [{ type: 'image', image: 'not base64!' }],
+        valueTypes: [[['content', 0, 'image'], 'Uint8Array']],
+      }),
+      /base64/,
+    ],
     ['a NUL character in an event type', json('post', session('/entries'), { type: 'a\u0000b' }), /NUL/],
     ['a NUL character in an id in the path', () => a.get('/sessions/a%00b'), /NUL/],
     ['a NUL character in an id in the body', json('post', () => '/sessions', { id: 'a\u0000b' }), /NUL/],
@@ -861,28 +1164,125 @@ describe('400: bad input', () => {
     ['an empty id', json('post', () => '/sessions', { id: '' }), /non-empty/],
     ['a malformed percent-encoding in the path', () => a.get('/sessions/%E0%A4%A'), /decode/],
     ['a title longer than 65,535 bytes', json('post', () => '/sessions', { title: 'é'.repeat(32_768) }), /65,535 bytes/],
-    ['a createdAt before the year 1000', json('post', session('/messages'), { role: 'user', content: 'x', createdAt: '0999-12-31T00:00:00.000Z' }), /years 1000 to 9999/],
-    ['a compaction of more messages than the history has', json('post', session('/compactions'), { messages: [], sourceMessageCount: 4, retainedMessageCount: 0 }), /exceeds the 3 messages/],
-    ['a compaction that retains more than it replaces', json('post', session('/compactions'), { messages: [{ role: 'system', content: 's' }], sourceMessageCount: 0, retainedMessageCount: 1 }), /retainedMessageCount/],
-    ['a negative count', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: -1 }), /sourceMessageCount/],
-    ['a count past what the database stores', json('post', session('/compactions'), { messages: [], sourceMessageCount: 2 ** 31, retainedMessageCount: 0 }), /sourceMessageCount/],
-    ['an expectedStartSeq given as a string', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: '1' }), /expectedStartSeq must be an integer/],
-    ['an expectedStartSeq of 0', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 0 }), /expectedStartSeq must not be less than 1/],
-    ['an expectedStartSeq that is not an integer', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: 1.5 }), /expectedStartSeq must be an integer/],
-    ['an expectedStartSeq that is an object', json('post', session('/repairs'), { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] }, balancedMessages: [], sourceMessageCount: 0, expectedStartSeq: { gt: 0 } }), /expectedStartSeq must be an integer/],
-    ['an expectedStartSeq past the integers', json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 2 ** 53 }), /expectedStartSeq/],
-    ['a history cursor into a summary the session does not have', () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 1, 0)}`), /not a history cursor this store handed out/],
-    ['a history cursor past the last seq', () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 0, 99)}`), /not a history cursor this store handed out/],
-    ['a transcript cursor past the last seq', () => a.get(`/sessions/${id}/transcript?cursor=${forge('t', id, 99)}`), /not a transcript cursor this store handed out/],
+    [
+      'a createdAt before the year 1000',
+      json('post', session('/messages'), { role: 'user', content: 'x', createdAt: '0999-12-31T00:00:00.000Z' }),
+      /years 1000 to 9999/,
+    ],
+    [
+      'a compaction of more messages than the history has',
+      json('post', session('/compactions'), { messages: [], sourceMessageCount: 4, retainedMessageCount: 0 }),
+      /exceeds the 3 messages/,
+    ],
+    [
+      'a compaction that retains more than it replaces',
+      json('post', session('/compactions'), { messages: [{ role: 'system', content: 's' }], sourceMessageCount: 0, retainedMessageCount: 1 }),
+      /retainedMessageCount/,
+    ],
+    [
+      'a negative count',
+      json('post', session('/repairs'), {
+        repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] },
+        balancedMessages: [],
+        sourceMessageCount: -1,
+      }),
+      /sourceMessageCount/,
+    ],
+    [
+      'a count past what the database stores',
+      json('post', session('/compactions'), { messages: [], sourceMessageCount: 2 ** 31, retainedMessageCount: 0 }),
+      /sourceMessageCount/,
+    ],
+    [
+      'an expectedStartSeq given as a string',
+      json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: '1' }),
+      /expectedStartSeq must be an integer/,
+    ],
+    [
+      'an expectedStartSeq of 0',
+      json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 0 }),
+      /expectedStartSeq must not be less than 1/,
+    ],
+    [
+      'an expectedStartSeq that is not an integer',
+      json('post', session('/repairs'), {
+        repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] },
+        balancedMessages: [],
+        sourceMessageCount: 0,
+        expectedStartSeq: 1.5,
+      }),
+      /expectedStartSeq must be an integer/,
+    ],
+    [
+      'an expectedStartSeq that is an object',
+      json('post', session('/repairs'), {
+        repairMessage: { role: 'tool', content: [{ type: 'text', text: 'x' }] },
+        balancedMessages: [],
+        sourceMessageCount: 0,
+        expectedStartSeq: { gt: 0 },
+      }),
+      /expectedStartSeq must be an integer/,
+    ],
+    [
+      'an expectedStartSeq past the integers',
+      json('post', session('/compactions'), { messages: [], sourceMessageCount: 0, retainedMessageCount: 0, expectedStartSeq: 2 ** 53 }),
+      /expectedStartSeq/,
+    ],
+    [
+      'a history cursor into a summary the session does not have',
+      () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 1, 0)}`),
+      /not a history cursor this store handed out/,
+    ],
+    [
+      'a history cursor past the last seq',
+      () => a.get(`/sessions/${id}/history?cursor=${forge('h', id, 0, 0, 99)}`),
+      /not a history cursor this store handed out/,
+    ],
+    [
+      'a transcript cursor past the last seq',
+      () => a.get(`/sessions/${id}/transcript?cursor=${forge('t', id, 99)}`),
+      /not a transcript cursor this store handed out/,
+    ],
     ['an empty event type', json('post', session('/entries'), { type: '' }), /non-empty/],
-    ['an empty ?sessionId on import', () => a.postText('/sessions/import?sessionId=', jsonl({ type: 'session', version: 1, id: 'x', createdAt: '2024-01-01T00:00:00Z' }), 'application/x-ndjson'), /sessionId/],
+    [
+      'an empty ?sessionId on import',
+      () =>
+        a.postText('/sessions/import?sessionId=', jsonl({ type: 'session', version: 1, id: 'x', createdAt: '2024-01-01T00:00:00Z' }), 'application/x-ndjson'),
+      /sessionId/,
+    ],
     // JSONL
-    ['a JSONL line that is not JSON before the last', () => a.postText('/sessions/import', `${jsonl({ type: 'session', version: 1, id: unique('bad-jsonl'), createdAt: '2024-01-01T00:00:00Z' })}{oops\n`, 'application/x-ndjson'), /line 2 is not valid JSON/],
-    ['a JSONL file without a header', () => a.postText('/sessions/import', jsonl({ type: 'message', seq: 1, message: { role: 'user', content: 'x' } }), 'application/x-ndjson'), /line 1/],
-    ['a JSONL line nested 10,000 deep', () => a.postText('/sessions/import', `${jsonl({ type: 'session', version: 1, id: unique('deep-jsonl'), createdAt: '2024-01-01T00:00:00Z' })}{"type":"event","seq":1,"event":{"type":"x","data":${'['.repeat(10_000)}${']'.repeat(10_000)}},"createdAt":"2024-01-01T00:00:00Z"}\n`, 'application/x-ndjson'), new RegExp(`deeper than ${MAX_JSON_DEPTH} levels`)],
+    [
+      'a JSONL line that is not JSON before the last',
+      () =>
+        a.postText(
+          '/sessions/import',
+          `${jsonl({ type: 'session', version: 1, id: unique('bad-jsonl'), createdAt: '2024-01-01T00:00:00Z' })}{oops\n`,
+          'application/x-ndjson',
+        ),
+      /line 2 is not valid JSON/,
+    ],
+    [
+      'a JSONL file without a header',
+      () => a.postText('/sessions/import', jsonl({ type: 'message', seq: 1, message: { role: 'user', content: 'x' } }), 'application/x-ndjson'),
+      /line 1/,
+    ],
+    [
+      'a JSONL line nested 10,000 deep',
+      () =>
+        a.postText(
+          '/sessions/import',
+          `${jsonl({ type: 'session', version: 1, id: unique('deep-jsonl'), createdAt: '2024-01-01T00:00:00Z' })}{"type":"event","seq":1,"event":{"type":"x","data":${'['.repeat(10_000)}${']'.repeat(10_000)}},"createdAt":"2024-01-01T00:00:00Z"}\n`,
+          'application/x-ndjson',
+        ),
+      new RegExp(`deeper than ${MAX_JSON_DEPTH} levels`),
+    ],
     // Deep bodies
     ['a body of arrays nested 10,000 deep', text(() => '/sessions', '['.repeat(10_000) + ']'.repeat(10_000)), /deeper than 64 levels/],
-    ['a body of objects nested 10,000 deep', text(session('/entries'), `{"type":"x","data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`), /deeper than 64 levels/],
+    [
+      'a body of objects nested 10,000 deep',
+      text(session('/entries'), `{"type":"x","data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`),
+      /deeper than 64 levels/,
+    ],
     ['a body nested 65 deep, one past the limit', text(session('/entries'), `{"type":"x","data":${'['.repeat(64)}${']'.repeat(64)}}`), /deeper than 64 levels/],
   ];
 
@@ -900,7 +1300,7 @@ describe('400: bad input', () => {
     await ok(a.postText(`/sessions/${other}/entries`, `{"type":"x","data":${'['.repeat(63)}${']'.repeat(63)}}`), 201);
   });
 
-  test("a page cursor of another session, or of the other kind of page: 400", async () => {
+  test('a page cursor of another session, or of the other kind of page: 400', async () => {
     const historyCursor = (await ok(a.get(`/sessions/${id}/history?limit=1`), 200)).body.nextCursor;
     const transcriptCursor = (await ok(a.get(`/sessions/${id}/transcript?limit=1`), 200)).body.nextCursor;
     await ok(a.get(`/sessions/${id}/history?limit=1&cursor=${historyCursor}`), 200);
@@ -914,10 +1314,21 @@ describe('400: bad input', () => {
   test("a forged history cursor into a compacted session's cut-off messages: 400, and the real cursors still read the history", async () => {
     const compacted = await createSession();
     await ok(a.post(`/sessions/${compacted}/messages/batch`, { messages: ['m1', 'm2', 'm3', 'm4'].map((content) => ({ role: 'user', content })) }), 201);
-    await ok(a.post(`/sessions/${compacted}/compactions`, { messages: [{ role: 'system', content: 'summary' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
+    await ok(
+      a.post(`/sessions/${compacted}/compactions`, { messages: [{ role: 'system', content: 'summary' }], sourceMessageCount: 2, retainedMessageCount: 0 }),
+      204,
+    );
     // [boundary seq, summary messages read, last seq read]: a seq before the cut (2), the log under the summary, an index past the summary.
-    for (const position of [[5, 1, 1], [5, 0, 0], [5, 2, 3]]) {
-      expectError(await a.get(`/sessions/${compacted}/history?cursor=${forge('h', compacted, ...position)}`), 400, /not a history cursor this store handed out/);
+    for (const position of [
+      [5, 1, 1],
+      [5, 0, 0],
+      [5, 2, 3],
+    ]) {
+      expectError(
+        await a.get(`/sessions/${compacted}/history?cursor=${forge('h', compacted, ...position)}`),
+        400,
+        /not a history cursor this store handed out/,
+      );
     }
     const first = (await ok(a.get(`/sessions/${compacted}/history?limit=1`), 200)).body;
     const rest = (await ok(a.get(`/sessions/${compacted}/history?cursor=${first.nextCursor}`), 200)).body;
@@ -939,7 +1350,11 @@ describe('400: bad input', () => {
   });
 
   test('bytes that are not UTF-8: 400', async () => {
-    const answer = await rawRequest(h.server, 'POST', '/sessions', { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY_A}` }, [Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const answer = await rawRequest(h.server, 'POST', '/sessions', { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY_A}` }, [
+      Buffer.from('{"title":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     expectError(answer, 400, /not valid UTF-8/);
   });
 });
@@ -1055,7 +1470,16 @@ describe('409: conflicts', () => {
 
   test('a history cursor that a compaction made stale', async () => {
     const id = await createSession();
-    await ok(a.post(`/sessions/${id}/messages/batch`, { messages: [{ role: 'user', content: '1' }, { role: 'user', content: '2' }, { role: 'user', content: '3' }] }), 201);
+    await ok(
+      a.post(`/sessions/${id}/messages/batch`, {
+        messages: [
+          { role: 'user', content: '1' },
+          { role: 'user', content: '2' },
+          { role: 'user', content: '3' },
+        ],
+      }),
+      201,
+    );
     const cursor = (await ok(a.get(`/sessions/${id}/history?limit=1`), 200)).body.nextCursor;
     await ok(a.get(`/sessions/${id}/history?limit=1&cursor=${cursor}`), 200);
     await ok(a.post(`/sessions/${id}/compactions`, { messages: [{ role: 'system', content: 's' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
@@ -1093,10 +1517,16 @@ describe('413: a body past maxBodyBytes', () => {
     expect((await client.postText('/sessions', createBody(LIMIT))).status).toBe(201);
     expectError(await client.postText('/sessions', createBody(LIMIT + 1)), 413, `the body is larger than ${LIMIT} bytes`);
     const body = Buffer.from(createBody(LIMIT + 1));
-    expectError(await rawRequest(small.server, 'POST', '/sessions', { 'Content-Type': 'application/json', ...auth }, [body.subarray(0, 1000), body.subarray(1000)]), 413);
+    expectError(
+      await rawRequest(small.server, 'POST', '/sessions', { 'Content-Type': 'application/json', ...auth }, [body.subarray(0, 1000), body.subarray(1000)]),
+      413,
+    );
     // A chunked body within the limit is read whole.
     const within = Buffer.from(JSON.stringify({ title: 'chunked' }));
-    expect((await rawRequest(small.server, 'POST', '/sessions', { 'Content-Type': 'application/json', ...auth }, [within.subarray(0, 5), within.subarray(5)])).status).toBe(201);
+    expect(
+      (await rawRequest(small.server, 'POST', '/sessions', { 'Content-Type': 'application/json', ...auth }, [within.subarray(0, 5), within.subarray(5)]))
+        .status,
+    ).toBe(201);
     const titles = (await client.get('/sessions?limit=500')).body.sessions.map((s: { title: string }) => s.title.length);
     expect(titles.sort((x: number, y: number) => x - y)).toEqual([7, LIMIT - JSON.stringify({ title: '' }).length]);
   });
@@ -1106,7 +1536,13 @@ describe('413: a body past maxBodyBytes', () => {
     const line = jsonl({ type: 'message', seq: 1, message: { role: 'user', content: 'x'.repeat(LIMIT), createdAt: '2024-01-01T00:00:00.000Z' } });
     expectError(await client.postText('/sessions/import', header + line, 'application/x-ndjson'), 413, `the body is larger than ${LIMIT} bytes`);
     const body = Buffer.from(header + line);
-    expectError(await rawRequest(small.server, 'POST', '/sessions/import', { 'Content-Type': 'application/x-ndjson', ...auth }, [body.subarray(0, 100), body.subarray(100)]), 413);
+    expectError(
+      await rawRequest(small.server, 'POST', '/sessions/import', { 'Content-Type': 'application/x-ndjson', ...auth }, [
+        body.subarray(0, 100),
+        body.subarray(100),
+      ]),
+      413,
+    );
     expectError(await client.get('/sessions/too-big'), 404);
   });
 
@@ -1166,7 +1602,16 @@ describeWith(hasPostgresBinaries() && POSTGRESQL.available, 'PostgreSQL binaries
         answers.push({ case: caseName(c), status: response.status, body: response.body });
       }
       const health = answers.find((answer) => answer.case === 'GET /health')!;
-      expect(health).toEqual({ case: 'GET /health', status: 503, body: { status: 'error', info: {}, error: { agentStore: { status: 'down', message: 'the database does not answer' } }, details: { agentStore: { status: 'down', message: 'the database does not answer' } } } });
+      expect(health).toEqual({
+        case: 'GET /health',
+        status: 503,
+        body: {
+          status: 'error',
+          info: {},
+          error: { agentStore: { status: 'down', message: 'the database does not answer' } },
+          details: { agentStore: { status: 'down', message: 'the database does not answer' } },
+        },
+      });
       const others = answers.filter((answer) => answer !== health);
       expect(others.map((answer) => `${answer.case} -> ${answer.status} ${JSON.stringify(answer.body)}`)).toEqual(
         others.map((answer) => `${answer.case} -> 503 ${JSON.stringify(UNAVAILABLE)}`),

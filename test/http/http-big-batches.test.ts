@@ -43,7 +43,9 @@ eachDatabase((database) => {
   test('POST /sessions/import of 12,000 entries, messages and events, under the default 1 MiB → 201, all stored', async () => {
     const id = `http-big-import-${++n}`;
     const log = Array.from({ length: 12_000 }, (_, i) =>
-      i % 10 === 9 ? { type: 'event', seq: i + 1, event: { type: 't' }, createdAt: '2026-01-02T03:04:05.006Z' } : { type: 'message', seq: i + 1, message: { role: 'user', content: `${i}` } },
+      i % 10 === 9
+        ? { type: 'event', seq: i + 1, event: { type: 't' }, createdAt: '2026-01-02T03:04:05.006Z' }
+        : { type: 'message', seq: i + 1, message: { role: 'user', content: `${i}` } },
     );
     const body = jsonl({ type: 'session', version: 1, id, createdAt: '2026-01-02T03:04:05.006Z' }, ...log);
     expect(Buffer.byteLength(body)).toBeLessThan(1024 * 1024);

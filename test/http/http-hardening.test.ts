@@ -32,7 +32,11 @@ const client = (app: INestApplication) => {
     send: (method: 'post' | 'put' | 'patch', path: string, json: string) =>
       request(server)[method](`/agent-store${path}`).set(auth).set('Content-Type', 'application/json').send(json),
     // Bytes as they are: superagent would serialize a Buffer sent as JSON into {"type":"Buffer",…}.
-    raw: (path: string) => request(server).post(`/agent-store${path}`).set(auth).serialize((body) => body),
+    raw: (path: string) =>
+      request(server)
+        .post(`/agent-store${path}`)
+        .set(auth)
+        .serialize((body) => body),
   };
 };
 
@@ -88,7 +92,10 @@ describe('errors converted from database errors', () => {
 });
 
 describe.each([
-  ['whitelist, transform and implicit conversion', () => new ValidationPipe({ whitelist: true, transform: true, transformOptions: { enableImplicitConversion: true } })],
+  [
+    'whitelist, transform and implicit conversion',
+    () => new ValidationPipe({ whitelist: true, transform: true, transformOptions: { enableImplicitConversion: true } }),
+  ],
   ['its defaults', () => new ValidationPipe()],
 ])("a host's global ValidationPipe with %s leaves the store's routes alone", (_name, globalPipe) => {
   let app: INestApplication;
@@ -155,24 +162,53 @@ describe('constructor, prototype and __proto__ keys', () => {
     const metadata = '{"constructor":{"name":"n"},"prototype":[1]}';
     expect(JSON.stringify((await c.send('post', '/sessions', `{"id":"${id}","metadata":${metadata}}`).expect(201)).body.metadata)).toBe(metadata);
     expect(JSON.stringify((await c.send('patch', `/sessions/${id}`, `{"metadata":${metadata}}`).expect(200)).body.metadata)).toBe(metadata);
-    const batch = await c.send('post', `/sessions/${id}/messages/batch`, `{"messages":[{"role":"user","content":"a"},{"role":"user","content":"b","metadata":${metadata}}]}`);
+    const batch = await c.send(
+      'post',
+      `/sessions/${id}/messages/batch`,
+      `{"messages":[{"role":"user","content":"a"},{"role":"user","content":"b","metadata":${metadata}}]}`,
+    );
     expect(JSON.stringify(batch.body.messages[1].metadata)).toBe(metadata);
     const event = await c.send('post', `/sessions/${id}/entries`, `{"type":"t","data":${metadata}}`).expect(201);
     expect(JSON.stringify(event.body.data)).toBe(metadata);
-    const transcript = await c.send('put', `/sessions/${id}/transcript`, `{"messages":[{"role":"user","content":"c","metadata":${metadata}}],"metadata":${metadata}}`).expect(200);
+    const transcript = await c
+      .send('put', `/sessions/${id}/transcript`, `{"messages":[{"role":"user","content":"c","metadata":${metadata}}],"metadata":${metadata}}`)
+      .expect(200);
     expect([JSON.stringify(transcript.body.metadata), JSON.stringify(transcript.body.messages[0].metadata)]).toEqual([metadata, metadata]);
 
     const jsonl = await exported(app, id);
-    await request(app.getHttpServer()).post(`/agent-store/sessions/import?sessionId=${id}-copy`).set(auth).set('Content-Type', 'application/x-ndjson').send(jsonl).expect(201);
+    await request(app.getHttpServer())
+      .post(`/agent-store/sessions/import?sessionId=${id}-copy`)
+      .set(auth)
+      .set('Content-Type', 'application/x-ndjson')
+      .send(jsonl)
+      .expect(201);
     const original = (await c.get(`/sessions/${id}/transcript`).expect(200)).body.messages;
     expect(JSON.stringify((await c.get(`/sessions/${id}-copy/transcript`).expect(200)).body.messages)).toBe(JSON.stringify(original));
   });
 
   // JSON.parse makes "__proto__" an own key, but Prisma's client writes JSON without it: refused rather than lost.
   test.each([
-    ['content', 'post', '/sessions/keys/messages', '{"role":"user","content":[{"type":"x","args":{"__proto__":{"polluted":true}}}]}', 'content.0.args.__proto__'],
-    ['message metadata', 'post', '/sessions/keys/messages', '{"role":"user","content":"x","metadata":{"a":[{"__proto__":{"polluted":true}}]}}', 'metadata.a.0.__proto__'],
-    ['a batch', 'post', '/sessions/keys/messages/batch', '{"messages":[{"role":"user","content":"x"},{"role":"user","content":"y","metadata":{"__proto__":{}}}]}', 'messages.1.metadata.__proto__'],
+    [
+      'content',
+      'post',
+      '/sessions/keys/messages',
+      '{"role":"user","content":[{"type":"x","args":{"__proto__":{"polluted":true}}}]}',
+      'content.0.args.__proto__',
+    ],
+    [
+      'message metadata',
+      'post',
+      '/sessions/keys/messages',
+      '{"role":"user","content":"x","metadata":{"a":[{"__proto__":{"polluted":true}}]}}',
+      'metadata.a.0.__proto__',
+    ],
+    [
+      'a batch',
+      'post',
+      '/sessions/keys/messages/batch',
+      '{"messages":[{"role":"user","content":"x"},{"role":"user","content":"y","metadata":{"__proto__":{}}}]}',
+      'messages.1.metadata.__proto__',
+    ],
     ['event data', 'post', '/sessions/keys/entries', '{"type":"t","data":{"__proto__":{"polluted":true}}}', 'data.__proto__'],
     ['session metadata', 'patch', '/sessions/keys', '{"metadata":{"__proto__":{"polluted":true}}}', 'metadata.__proto__'],
     ['an escaped key', 'patch', '/sessions/keys', '{"metadata":{"\\u005f_proto__":{"polluted":true}}}', 'metadata.__proto__'],
@@ -189,8 +225,20 @@ describe('constructor, prototype and __proto__ keys', () => {
   test.each([
     ['a body', 'post', '/sessions', '{"id":"k1","constructor":"x"}', 'property constructor should not exist'],
     ['a body', 'post', '/sessions', '{"id":"k2","__proto__":{"title":"t"}}', 'property __proto__ should not exist'],
-    ['a message of a batch', 'post', '/sessions/keys/messages/batch', '{"messages":[{"role":"user","content":"x","prototype":1}]}', 'messages.0.property prototype should not exist'],
-    ['a repair message', 'post', '/sessions/keys/repairs', '{"repairMessage":{"role":"tool","content":"x","constructor":1},"balancedMessages":[],"sourceMessageCount":0}', 'repairMessage.property constructor should not exist'],
+    [
+      'a message of a batch',
+      'post',
+      '/sessions/keys/messages/batch',
+      '{"messages":[{"role":"user","content":"x","prototype":1}]}',
+      'messages.0.property prototype should not exist',
+    ],
+    [
+      'a repair message',
+      'post',
+      '/sessions/keys/repairs',
+      '{"repairMessage":{"role":"tool","content":"x","constructor":1},"balancedMessages":[],"sourceMessageCount":0}',
+      'repairMessage.property constructor should not exist',
+    ],
   ] as const)('are refused (400) as properties of %s, and nothing is written', async (_name, method, path, json, message) => {
     const c = client(app);
     const before = await exported(app, 'keys');
@@ -226,8 +274,20 @@ describe(`arrays of more than ${MAX_ARRAY_ITEMS} items`, () => {
     ['a history replacement', 'put', '/sessions/big/history', `{"messages":${tooMany}}`, 'messages'],
     ['a transcript', 'put', '/sessions/big/transcript', `{"messages":${tooMany}}`, 'messages'],
     ['a compaction', 'post', '/sessions/big/compactions', `{"messages":${tooMany},"sourceMessageCount":0,"retainedMessageCount":0}`, 'messages'],
-    ['a repair', 'post', '/sessions/big/repairs', `{"repairMessage":{"role":"tool","content":"r"},"balancedMessages":${tooMany},"sourceMessageCount":0}`, 'balancedMessages'],
-    ['subsessions', 'put', '/sessions/big/transcript', `{"messages":[],"subsessions":${JSON.stringify(Array(MAX_ARRAY_ITEMS + 1).fill('child'))}}`, 'subsessions'],
+    [
+      'a repair',
+      'post',
+      '/sessions/big/repairs',
+      `{"repairMessage":{"role":"tool","content":"r"},"balancedMessages":${tooMany},"sourceMessageCount":0}`,
+      'balancedMessages',
+    ],
+    [
+      'subsessions',
+      'put',
+      '/sessions/big/transcript',
+      `{"messages":[],"subsessions":${JSON.stringify(Array(MAX_ARRAY_ITEMS + 1).fill('child'))}}`,
+      'subsessions',
+    ],
   ] as const)('%s is a 400 and changes nothing', async (_name, method, path, json, property) => {
     const before = await exported(app, 'big');
     const response = await client(app).send(method, path, json);
@@ -275,11 +335,14 @@ describe('query values in their strict formats only', () => {
   afterAll(() => app.close());
 
   // Encoded as sent on the wire: %20 a space, %2B a plus (a bare + is a space in a query string).
-  test.each(['1e2', '0x10', '%205', '5%20', '%2B5', '-1', '5.0', '0', '501', '00001', '', '1,2', 'Infinity'])('?limit=%s is a 400 on sessions', async (limit) => {
-    const response = await client(app).get(`/sessions?limit=${limit}`);
-    expect(response.status).toBe(400);
-    expect(response.body.message).toEqual(['limit must be an integer from 1 to 500, in plain decimal digits']);
-  });
+  test.each(['1e2', '0x10', '%205', '5%20', '%2B5', '-1', '5.0', '0', '501', '00001', '', '1,2', 'Infinity'])(
+    '?limit=%s is a 400 on sessions',
+    async (limit) => {
+      const response = await client(app).get(`/sessions?limit=${limit}`);
+      expect(response.status).toBe(400);
+      expect(response.body.message).toEqual(['limit must be an integer from 1 to 500, in plain decimal digits']);
+    },
+  );
 
   test.each(['1e2', '0x10', '%205', '1001'])('?limit=%s is a 400 on history and transcript', async (limit) => {
     for (const path of ['history', 'transcript']) {
@@ -316,12 +379,17 @@ describe('query values in their strict formats only', () => {
     expect(response.body.message).toEqual([expect.stringMatching(/^createdAfter must be a Date in ISO-8601.*within the years 1000 to 9999$/)]);
   });
 
-  test.each(['2024-05-01', '2024-02-29', '2024-05-01T12:00Z', '2024-05-01T12:00:00.123456Z', '2024-05-01T12:00:00%2B02:00', '1000-01-01', '9999-12-31T23:59:59.999Z'])(
-    'createdBefore=%s is taken',
-    async (date) => {
-      expect((await client(app).get(`/sessions?createdBefore=${date}`)).status).toBe(200);
-    },
-  );
+  test.each([
+    '2024-05-01',
+    '2024-02-29',
+    '2024-05-01T12:00Z',
+    '2024-05-01T12:00:00.123456Z',
+    '2024-05-01T12:00:00%2B02:00',
+    '1000-01-01',
+    '9999-12-31T23:59:59.999Z',
+  ])('createdBefore=%s is taken', async (date) => {
+    expect((await client(app).get(`/sessions?createdBefore=${date}`)).status).toBe(200);
+  });
 
   test('the dates taken bound the list', async () => {
     const c = client(app);

@@ -82,10 +82,12 @@ async function listAllOfB(query: string, limit: number): Promise<string[]> {
   let cursor: string | null = null;
   do {
     const response = await ok(b.get(`/sessions?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`), 200);
-    ids.push(...(response.body.sessions as { id: string; tenantId: string }[]).map((session) => {
-      expect(session.tenantId).toBe(TENANT_B);
-      return session.id;
-    }));
+    ids.push(
+      ...(response.body.sessions as { id: string; tenantId: string }[]).map((session) => {
+        expect(session.tenantId).toBe(TENANT_B);
+        return session.id;
+      }),
+    );
     cursor = response.body.nextCursor;
   } while (cursor);
   return ids;
@@ -99,10 +101,28 @@ beforeAll(async () => {
   // A's session holds a bit of everything: messages, an event, a compaction, a repair, metadata and a subsession.
   await ok(a.post('/sessions', { id: A_ROOT, title: 'A root', metadata: { owner: 'a' } }), 201);
   await ok(a.post(`/sessions/${A_ROOT}/messages`, { role: 'user', content: 'a1' }), 201);
-  await ok(a.post(`/sessions/${A_ROOT}/messages/batch`, { messages: [{ role: 'assistant', content: 'a2' }, { role: 'user', content: 'a3' }] }), 201);
+  await ok(
+    a.post(`/sessions/${A_ROOT}/messages/batch`, {
+      messages: [
+        { role: 'assistant', content: 'a2' },
+        { role: 'user', content: 'a3' },
+      ],
+    }),
+    201,
+  );
   await ok(a.post(`/sessions/${A_ROOT}/entries`, { type: 'note', data: { n: 1 } }), 201);
-  await ok(a.post(`/sessions/${A_ROOT}/compactions`, { messages: [{ role: 'system', content: 'A summary' }], sourceMessageCount: 2, retainedMessageCount: 0 }), 204);
-  await ok(a.post(`/sessions/${A_ROOT}/repairs`, { repairMessage: { role: 'tool', content: [{ type: 'text', text: 'A repair' }] }, balancedMessages: [{ role: 'system', content: 'A balanced' }], sourceMessageCount: 1 }), 204);
+  await ok(
+    a.post(`/sessions/${A_ROOT}/compactions`, { messages: [{ role: 'system', content: 'A summary' }], sourceMessageCount: 2, retainedMessageCount: 0 }),
+    204,
+  );
+  await ok(
+    a.post(`/sessions/${A_ROOT}/repairs`, {
+      repairMessage: { role: 'tool', content: [{ type: 'text', text: 'A repair' }] },
+      balancedMessages: [{ role: 'system', content: 'A balanced' }],
+      sourceMessageCount: 1,
+    }),
+    204,
+  );
   await ok(a.post(`/sessions/${A_ROOT}/messages`, { role: 'assistant', content: 'a4' }), 201);
   await ok(a.post('/sessions', { id: A_KID, title: 'A kid', parentId: A_ROOT }), 201);
   await ok(a.post(`/sessions/${A_KID}/messages`, { role: 'user', content: 'kid' }), 201);
@@ -158,7 +178,11 @@ describe('the route table', () => {
 // Each case once per target: B's request on A's session answers as on GHOST, which never existed.
 const SESSION_CASES = ROUTES.filter((c) => c.route.includes(':id'));
 // GET routes answer HEAD too (Express runs the GET handler): B's HEAD must not tell either.
-const HEAD_CASES: RouteCase[] = SESSION_CASES.filter((c) => c.route.startsWith('GET ') && !c.variant).map((c) => ({ ...c, route: c.route.replace('GET', 'HEAD'), variant: 'HEAD' }));
+const HEAD_CASES: RouteCase[] = SESSION_CASES.filter((c) => c.route.startsWith('GET ') && !c.variant).map((c) => ({
+  ...c,
+  route: c.route.replace('GET', 'HEAD'),
+  variant: 'HEAD',
+}));
 
 describe.each([
   ['root session', A_ROOT],
@@ -200,7 +224,7 @@ test("the same requests, sent by B on B's own sessions, succeed: the 404s above 
 });
 
 describe("B's list", () => {
-  test.each([1, 2, 3, 500])('never contains A\'s sessions, across pages of %i, and contains all of B\'s', async (limit) => {
+  test.each([1, 2, 3, 500])("never contains A's sessions, across pages of %i, and contains all of B's", async (limit) => {
     const ids = await listAllOfB('', limit);
     expect(ids.filter((id) => aSessions.includes(id) || id === A_DELETED)).toEqual([]);
     expect(ids).toEqual(expect.arrayContaining(bSessions));
@@ -217,7 +241,7 @@ describe("B's list", () => {
     expect((await a.get(`/sessions?parentId=${A_ROOT}`)).body.sessions.map((s: { id: string }) => s.id)).toEqual([A_KID]);
   });
 
-  test('with a time window around every session holds only B\'s', async () => {
+  test("with a time window around every session holds only B's", async () => {
     const ids = await listAllOfB('&createdAfter=2000-01-01T00:00:00Z&createdBefore=2999-01-01T00:00:00Z', 2);
     expect(ids.filter((id) => aSessions.includes(id))).toEqual([]);
     expect(ids).toEqual(expect.arrayContaining(bSessions));
@@ -283,7 +307,14 @@ describe("B naming A's sessions in bodies", () => {
 
 describe("B's imports naming A's sessions", () => {
   const header = (id: string, fields: object = {}) => ({
-    type: 'session', version: 1, id, tenantId: TENANT_B, title: 'B import', metadata: null, createdAt: '2026-01-01T00:00:00.000Z', ...fields,
+    type: 'session',
+    version: 1,
+    id,
+    tenantId: TENANT_B,
+    title: 'B import',
+    metadata: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    ...fields,
   });
   const message = { type: 'message', seq: 1, message: { role: 'user', content: 'B was here', createdAt: '2026-01-01T00:00:01.000Z' } };
   const importAsB = (body: string, query = '') => b.postText(`/sessions/import${query}`, body, 'application/x-ndjson');

@@ -11,7 +11,9 @@ let app: INestApplication;
 
 beforeAll(async () => {
   const moduleRef = await Test.createTestingModule({
-    imports: [StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true, http: { apiKeys: { [A]: 'tenant-a', [B]: 'tenant-b' }, throttle: false, viewer: true } })],
+    imports: [
+      StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true, http: { apiKeys: { [A]: 'tenant-a', [B]: 'tenant-b' }, throttle: false, viewer: true } }),
+    ],
   }).compile();
   app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
   await app.init();
@@ -25,7 +27,16 @@ const as = (key: string) => ({
 
 test("another tenant's key reads nothing of a session through /log or ?search, cursors included", async () => {
   expect((await as(A).post('/sessions', { id: 'secret-a', title: 'Secret plans of A' })).status).toBe(201);
-  expect((await as(A).post('/sessions/secret-a/messages/batch', { messages: [{ role: 'user', content: 'one' }, { role: 'user', content: 'two' }] })).status).toBe(201);
+  expect(
+    (
+      await as(A).post('/sessions/secret-a/messages/batch', {
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'user', content: 'two' },
+        ],
+      })
+    ).status,
+  ).toBe(201);
   expect((await as(B).post('/sessions', { id: 'mine-b' })).status).toBe(201);
   const page = await as(A).get('/sessions/secret-a/log?limit=1');
   expect(page.status).toBe(200);

@@ -57,7 +57,10 @@ describe('the HTTP API', () => {
 
   test("creates a session (201) in the caller's tenant and reads it back (200); another tenant gets 404", async () => {
     const server = app.getHttpServer();
-    const created = await request(server).post('/agent-store/sessions').set(asA).send({ id: 'smoke-1', title: 'Smoke', metadata: { a: 1 } });
+    const created = await request(server)
+      .post('/agent-store/sessions')
+      .set(asA)
+      .send({ id: 'smoke-1', title: 'Smoke', metadata: { a: 1 } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: 'smoke-1', tenantId: 'tenant-a', title: 'Smoke', metadata: { a: 1 } });
 
@@ -76,7 +79,14 @@ describe('the HTTP API', () => {
     const extra = await request(server).post('/agent-store/sessions').set(asA).send({ id: 'smoke-2', tenantId: 'tenant-b' });
     expect(extra.status).toBe(400);
     expect(extra.body).toEqual({ statusCode: 400, error: 'Bad Request', message: ['property tenantId should not exist'] });
-    expect((await request(server).post('/agent-store/sessions/smoke-1/subsessions').set(asA).send({ childId: { contains: '' } })).status).toBe(400);
+    expect(
+      (
+        await request(server)
+          .post('/agent-store/sessions/smoke-1/subsessions')
+          .set(asA)
+          .send({ childId: { contains: '' } })
+      ).status,
+    ).toBe(400);
     expect((await request(server).get('/agent-store/sessions?parentId[contains]=').set(asA)).status).toBe(400);
   });
 
@@ -108,7 +118,10 @@ describe('the HTTP API', () => {
     const { schemas } = document.components;
     expect(schemas.HistoryPageResponse.properties.startSeq).toMatchObject({ type: 'integer', nullable: true });
     expect(schemas.HistoryPageResponse.required).toContain('startSeq');
-    for (const [schema, route] of [['CompactionBody', 'compactions'], ['RepairBody', 'repairs']]) {
+    for (const [schema, route] of [
+      ['CompactionBody', 'compactions'],
+      ['RepairBody', 'repairs'],
+    ]) {
       expect(schemas[schema].properties.expectedStartSeq).toMatchObject({ type: 'integer', minimum: 1, nullable: true });
       expect(schemas[schema].required).not.toContain('expectedStartSeq');
       expect(document.paths[`/agent-store/sessions/{id}/${route}`].post.responses['409'].description).toMatch(/expectedStartSeq/);
@@ -209,14 +222,20 @@ test("the docs hold the store's routes only, and isGlobal serves the app's modul
 
 test('a body over maxBodyBytes is a 413, whether the store or Nest read it', async () => {
   const small = await httpApp({ maxBodyBytes: 1000 });
-  const overLimit = await request(small.getHttpServer()).post('/agent-store/sessions').set(asA).send({ title: 'x'.repeat(2000) });
+  const overLimit = await request(small.getHttpServer())
+    .post('/agent-store/sessions')
+    .set(asA)
+    .send({ title: 'x'.repeat(2000) });
   expect(overLimit.status).toBe(413);
   expect(overLimit.body).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
   await small.close();
 
   // Nest's default JSON parser reads first, with its 100 kb limit: a JSON 413 too, not an HTML page with a stack.
   const parsed = await httpApp({}, { bodyParser: true });
-  const overNest = await request(parsed.getHttpServer()).post('/agent-store/sessions').set(asA).send({ title: 'x'.repeat(200_000) });
+  const overNest = await request(parsed.getHttpServer())
+    .post('/agent-store/sessions')
+    .set(asA)
+    .send({ title: 'x'.repeat(200_000) });
   expect(overNest.status).toBe(413);
   expect(overNest.headers['content-type']).toMatch(/^application\/json/);
   expect(overNest.text).not.toMatch(/ at /);

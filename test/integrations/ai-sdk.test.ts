@@ -65,7 +65,11 @@ const generating = (...steps: GenerateResult[]) => new MockLanguageModelV3({ sup
 const streaming = (...steps: StreamResult[]) => new MockLanguageModelV3({ supportedUrls, doStream: steps });
 
 const inputSchema = jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false });
-const weather = tool({ description: 'The weather in a city', inputSchema, execute: async ({ city }) => ({ city, celsius: city.length, sky: ['clear', null] }) });
+const weather = tool({
+  description: 'The weather in a city',
+  inputSchema,
+  execute: async ({ city }) => ({ city, celsius: city.length, sky: ['clear', null] }),
+});
 const tools = { weather };
 /** The weather tool without `execute`: the run stops at its call, as a process that crashed before the result would leave it. */
 const crashingTools = { weather: tool({ description: 'The weather in a city', inputSchema }) };
@@ -98,7 +102,9 @@ const prompt = (): ModelMessage[] => [
  * against, as `response.messages`.
  */
 type ResponseMessage = AssistantModelMessage | ToolModelMessage;
-async function responseMessagesOf(result: { response: { messages: ResponseMessage[] } | PromiseLike<{ messages: ResponseMessage[] }> }): Promise<ResponseMessage[]> {
+async function responseMessagesOf(result: {
+  response: { messages: ResponseMessage[] } | PromiseLike<{ messages: ResponseMessage[] }>;
+}): Promise<ResponseMessage[]> {
   const all: unknown = await Reflect.get(result, 'responseMessages');
   return Array.isArray(all) ? all : (await result.response).messages;
 }
@@ -186,8 +192,17 @@ eachBackend((backend) => {
     expectTheFiles(fromStore);
     // The step's reasoning signature, the call and the tool's result reach the model again.
     expect(fromStore.slice(2, 5)).toMatchObject([
-      { role: 'assistant', content: [{ type: 'reasoning', providerOptions: { mock: { signature: 'sig-call-1' } } }, { type: 'tool-call', toolCallId: 'call-1', input: { city: 'Paris' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', output: { type: 'json', value: { city: 'Paris', celsius: 5, sky: ['clear', null] } } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', providerOptions: { mock: { signature: 'sig-call-1' } } },
+          { type: 'tool-call', toolCallId: 'call-1', input: { city: 'Paris' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'call-1', output: { type: 'json', value: { city: 'Paris', celsius: 5, sky: ['clear', null] } } }],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'Sunny in Paris.' }] },
     ]);
     // The run's first step received what the stored prompt gives.
@@ -197,7 +212,13 @@ eachBackend((backend) => {
   test('generateText: the response stored twice under its ids (a retry) is stored once, and the conversation goes on the same', async () => {
     const id = thread();
     const given = prompt();
-    const run = await generateText({ model: generating(toolCallStep('call-2', 'Rome'), textStep('Warm in Rome.')), messages: given, tools, stopWhen: stepCountIs(3), ...systemInMessages });
+    const run = await generateText({
+      model: generating(toolCallStep('call-2', 'Rome'), textStep('Warm in Rome.')),
+      messages: given,
+      tools,
+      stopWhen: stepCountIs(3),
+      ...systemInMessages,
+    });
     const response = await responseMessagesOf(run);
     const withIds = [...given, ...response].map((message, i) => ({ ...message, id: `turn-1-${i}` }));
     const first = await store.messages.appendMany(id, withIds);
@@ -219,7 +240,13 @@ eachBackend((backend) => {
     expect(response.map((message) => message.role)).toEqual(['assistant', 'tool', 'assistant']);
 
     await store.messages.appendMany(id, [...given, ...response]);
-    const question: ModelMessage = { role: 'user', content: [{ type: 'text', text: 'And tomorrow?' }, { type: 'image', image: Uint8Array.from(PNG), mediaType: 'image/png' }] };
+    const question: ModelMessage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'And tomorrow?' },
+        { type: 'image', image: Uint8Array.from(PNG), mediaType: 'image/png' },
+      ],
+    };
     await store.messages.append(id, question);
     const history = await store.messages.getHistory(id);
 
@@ -234,8 +261,17 @@ eachBackend((backend) => {
     const fromStore = await receivedFrom(history);
     expect(buffersAsBytes(fromStore)).toStrictEqual(buffersAsBytes(await receivedFrom([...given, ...response, question])));
     expectTheFiles(fromStore);
-    expect(fromStore[2]).toMatchObject({ role: 'assistant', content: [{ type: 'reasoning', text: 'Looking up Oslo.', providerOptions: { mock: { signature: 'sig-call-3' } } }, { type: 'tool-call', toolCallId: 'call-3' }] });
-    expect(fromStore[3]).toMatchObject({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-3', output: { type: 'json', value: { city: 'Oslo', celsius: 4 } } }] });
+    expect(fromStore[2]).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'Looking up Oslo.', providerOptions: { mock: { signature: 'sig-call-3' } } },
+        { type: 'tool-call', toolCallId: 'call-3' },
+      ],
+    });
+    expect(fromStore[3]).toMatchObject({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call-3', output: { type: 'json', value: { city: 'Oslo', celsius: 4 } } }],
+    });
     expect(userFiles(fromStore)).toHaveLength(4);
     // A streamText history goes on with generateText as well.
     expect(buffersAsBytes(await continued(history))).toStrictEqual(buffersAsBytes(await continued([...given, ...response, question])));
@@ -244,7 +280,13 @@ eachBackend((backend) => {
   test('a tool call that crashed before its result: the stored history is refused by generateText, and accepted after repairToolCalls', async () => {
     const id = thread();
     const given = prompt();
-    const run = await generateText({ model: generating(toolCallStep('call-4', 'Lima')), messages: given, tools: crashingTools, stopWhen: stepCountIs(3), ...systemInMessages });
+    const run = await generateText({
+      model: generating(toolCallStep('call-4', 'Lima')),
+      messages: given,
+      tools: crashingTools,
+      stopWhen: stepCountIs(3),
+      ...systemInMessages,
+    });
     const response = await responseMessagesOf(run);
     expect(response.map((message) => message.role)).toEqual(['assistant']);
     await store.messages.appendMany(id, [...given, ...response]);
@@ -258,10 +300,15 @@ eachBackend((backend) => {
     expect(refused.doGenerateCalls).toHaveLength(0);
 
     const record = await store.messages.repairToolCalls(id);
-    expect(record).toMatchObject({ repairMessage: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-4', toolName: 'weather', output: { type: 'error-text' } }] } });
+    expect(record).toMatchObject({
+      repairMessage: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-4', toolName: 'weather', output: { type: 'error-text' } }] },
+    });
     const received = await continued(await store.messages.getHistory(id), 'Sorry, the lookup failed.');
     expect(received.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
-    expect(received[3]).toMatchObject({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-4', output: { type: 'error-text', value: expect.any(String) } }] });
+    expect(received[3]).toMatchObject({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call-4', output: { type: 'error-text', value: expect.any(String) } }],
+    });
     expectTheFiles(received);
     expect(await store.messages.repairToolCalls(id)).toBeNull();
   });
@@ -297,7 +344,10 @@ eachBackend((backend) => {
     const history = await store.messages.getHistory(id);
     const fromStore = await continued(history);
     expect(buffersAsBytes(fromStore)).toStrictEqual(buffersAsBytes(await continued(converted)));
-    expect(fromStore[2]).toMatchObject({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-5', output: { type: 'json', value: { city: 'Paris', celsius: 5 } } }] });
+    expect(fromStore[2]).toMatchObject({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call-5', output: { type: 'json', value: { city: 'Paris', celsius: 5 } } }],
+    });
     const [cat, pdf] = userFiles(fromStore);
     expect(cat).toMatchObject({ mediaType: 'image/png', filename: 'cat.png' });
     expect(String(cat.data)).toBe(CAT);

@@ -62,7 +62,8 @@ describeWith(MARIADB.available, 'no MariaDB')('MariaDB', () => {
     const url = await freshMysqlUrl();
     const admin = await mariadb.createConnection((await mysqlServerUrl()).replace(/^mysql:/, 'mariadb:'));
     try {
-      const count = async () => Number(((await admin.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ?', [databaseOf(url)])) as { n: bigint }[])[0].n);
+      const count = async () =>
+        Number(((await admin.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ?', [databaseOf(url)])) as { n: bigint }[])[0].n);
       expect(await connectionsLeftAfter(url, work, count)).toBe(0);
     } finally {
       await admin.end();

@@ -58,7 +58,8 @@ describe('the migrated schema is what the Prisma schema requires', () => {
     await migrateUrl(clean);
     await migrateUrl(broken);
     new Database(broken.slice('file:'.length)).exec('DROP INDEX agent_subsession_parent_id_id_idx');
-    const diff = (url: string) => withSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url }), (engine) => sqlFromDatabase(engine, schemaPath('sqlite')));
+    const diff = (url: string) =>
+      withSchemaEngine(schemaPath('sqlite'), new PrismaBetterSqlite3({ url }), (engine) => sqlFromDatabase(engine, schemaPath('sqlite')));
     expect(await diff(clean)).toBe('-- This is an empty migration.\n');
     expect(await diff(broken)).toMatch(/CREATE INDEX "agent_subsession_parent_id_id_idx"/);
   });
@@ -90,7 +91,9 @@ describe('the migrated schema is what the Prisma schema requires', () => {
 
     test("the shipped migrations reach the schema: the same catalog as the schema's own DDL (prisma migrate diff --from-empty)", async () => {
       const url = await freshPostgresUrl();
-      const ddl = await withSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }), (engine) => sqlFromEmpty(engine, schemaPath('postgresql')));
+      const ddl = await withSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }), (engine) =>
+        sqlFromEmpty(engine, schemaPath('postgresql')),
+      );
       const pgClient = new (await import('pg')).default.Client({ connectionString: url });
       await pgClient.connect();
       await pgClient.query(ddl);
@@ -108,21 +111,24 @@ describe('the migrated schema is what the Prisma schema requires', () => {
       expect(await postgresCatalog(url)).not.toEqual(prismaDeployed);
     });
 
-    eachDatabase((database) => {
-      test('MariaDB (which the engine cannot read): the same columns, nullability, defaults, indexes and foreign keys; VARCHAR(191) or TEXT as the schema says', async () => {
-        const url = await database.freshUrl();
-        await migrateUrl(url);
-        const { checks, ...mariadb } = await mysqlCatalog(url);
-        expect({ ...mariadb, declaredTypes: {} }).toEqual(prismaDeployed);
-        const text = textColumns();
-        expect(text.size).toBeGreaterThan(0);
-        for (const [name, declared] of Object.entries(mariadb.declaredTypes)) {
-          if (!prismaDeployed.columns[name].startsWith('string')) continue;
-          expect([name, declared]).toEqual([name, text.get(name) ?? 'varchar(191)']);
-        }
-        // No column is left with MariaDB's JSON check (it is LONGTEXT with one).
-        expect(checks).toEqual([]);
-      });
-    }, [MARIADB]);
+    eachDatabase(
+      (database) => {
+        test('MariaDB (which the engine cannot read): the same columns, nullability, defaults, indexes and foreign keys; VARCHAR(191) or TEXT as the schema says', async () => {
+          const url = await database.freshUrl();
+          await migrateUrl(url);
+          const { checks, ...mariadb } = await mysqlCatalog(url);
+          expect({ ...mariadb, declaredTypes: {} }).toEqual(prismaDeployed);
+          const text = textColumns();
+          expect(text.size).toBeGreaterThan(0);
+          for (const [name, declared] of Object.entries(mariadb.declaredTypes)) {
+            if (!prismaDeployed.columns[name].startsWith('string')) continue;
+            expect([name, declared]).toEqual([name, text.get(name) ?? 'varchar(191)']);
+          }
+          // No column is left with MariaDB's JSON check (it is LONGTEXT with one).
+          expect(checks).toEqual([]);
+        });
+      },
+      [MARIADB],
+    );
   });
 });

@@ -33,7 +33,8 @@ function kitsOf(error: unknown): ProviderKit[] {
   // node-postgres says in words that a connection went away or never came.
   if (failure?.kind === 'postgres' || /trying to connect|not currently accepting connections/.test(String((error as Error)?.message))) return [KITS.postgresql];
   if (failure?.kind === 'mysql' || (error as { name?: unknown })?.name === 'SqlError') return [KITS.mysql];
-  if (failure?.kind === 'sqlite' || failure?.originalCode?.startsWith('SQLITE') || String((error as { code?: unknown })?.code).startsWith('SQLITE')) return [KITS.sqlite];
+  if (failure?.kind === 'sqlite' || failure?.originalCode?.startsWith('SQLITE') || String((error as { code?: unknown })?.code).startsWith('SQLITE'))
+    return [KITS.sqlite];
   return Object.values(KITS);
 }
 
@@ -45,7 +46,11 @@ function agreed<T>(error: unknown, read: (kit: ProviderKit) => T, same: (a: T, b
 
 const isTransient = (error: unknown) => agreed(error, (kit) => isTransientOn(error, kit));
 const toStoreError = (error: unknown, retriesExhausted = false) =>
-  agreed(error, (kit) => toStoreErrorOn(error, kit, retriesExhausted), (a, b) => a.constructor === b.constructor && a.message === b.message);
+  agreed(
+    error,
+    (kit) => toStoreErrorOn(error, kit, retriesExhausted),
+    (a, b) => a.constructor === b.constructor && a.message === b.message,
+  );
 const withRetries = <T>(work: () => Promise<T>, policy?: RetryPolicy) => withRetriesOn(work, KITS.sqlite, policy);
 
 /** A Prisma client error, as the client throws it. */
@@ -53,8 +58,7 @@ const prismaError = (code: string, meta?: Record<string, unknown>, message = `pr
   new Prisma.PrismaClientKnownRequestError(message, { code, clientVersion: CLIENT_VERSION, meta });
 
 /** A Prisma client error that carries a driver adapter's failure, as Prisma 7 reports them. */
-const viaPrisma = (cause: Record<string, unknown>, code = 'P2010') =>
-  prismaError(code, { driverAdapterError: { name: 'DriverAdapterError', cause } });
+const viaPrisma = (cause: Record<string, unknown>, code = 'P2010') => prismaError(code, { driverAdapterError: { name: 'DriverAdapterError', cause } });
 
 /** What a driver adapter throws before Prisma wraps it. */
 const rawAdapterError = (cause: Record<string, unknown>) => new DriverAdapterError(cause as never);
@@ -215,16 +219,27 @@ describe('toStoreError', () => {
 
   // A statement the server or the connector refused whole: retrying it fails the same way, whatever the connection does.
   it.each([
-    ['a PostgreSQL protocol violation (08P01): a bind of more than 65,535 parameters', viaPrisma({ kind: 'postgres', code: '08P01', message: 'bind message has 34467 parameter formats but 0 parameters' })],
-    ['the same thrown by the adapter', rawAdapterError({ kind: 'postgres', code: '08P01', message: 'bind message supplies 2 parameters, but prepared statement "" requires 1' })],
-    ["a MariaDB packet past max_allowed_packet (1153), though the server closes the connection", viaPrisma({ kind: 'mysql', code: 1153, message: "Got a packet bigger than 'max_allowed_packet' bytes" })],
+    [
+      'a PostgreSQL protocol violation (08P01): a bind of more than 65,535 parameters',
+      viaPrisma({ kind: 'postgres', code: '08P01', message: 'bind message has 34467 parameter formats but 0 parameters' }),
+    ],
+    [
+      'the same thrown by the adapter',
+      rawAdapterError({ kind: 'postgres', code: '08P01', message: 'bind message supplies 2 parameters, but prepared statement "" requires 1' }),
+    ],
+    [
+      'a MariaDB packet past max_allowed_packet (1153), though the server closes the connection',
+      viaPrisma({ kind: 'mysql', code: 1153, message: "Got a packet bigger than 'max_allowed_packet' bytes" }),
+    ],
   ])('%s is a plain database failure: not unavailable, not retried', async (_name, error) => {
     const storeError = toStoreError(error);
     expect(storeError.constructor).toBe(StoreDatabaseError);
     expect(storeError.cause).toBe(error);
     expect(isTransient(error)).toBe(false);
     let attempts = 0;
-    await expect(withRetriesOn(async () => ++attempts && Promise.reject(error), kitsOf(error)[0], { attempts: 4, baseDelayMs: 1, maxDelayMs: 2 })).rejects.toThrow(StoreDatabaseError);
+    await expect(
+      withRetriesOn(async () => ++attempts && Promise.reject(error), kitsOf(error)[0], { attempts: 4, baseDelayMs: 1, maxDelayMs: 2 }),
+    ).rejects.toThrow(StoreDatabaseError);
     expect(attempts).toBe(1);
   });
 
@@ -243,12 +258,18 @@ describe('toStoreError', () => {
     expect(toStoreError(rawAdapterError(failure))).toBeInstanceOf(StoreUnavailableError);
   });
 
-  it.each(['DatabaseNotReachable', 'DatabaseDoesNotExist', 'DatabaseAccessDenied', 'AuthenticationFailed', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError'])(
-    'adapter kind %s becomes StoreUnavailableError',
-    (kind) => {
-      expect(toStoreError(rawAdapterError({ kind }))).toBeInstanceOf(StoreUnavailableError);
-    },
-  );
+  it.each([
+    'DatabaseNotReachable',
+    'DatabaseDoesNotExist',
+    'DatabaseAccessDenied',
+    'AuthenticationFailed',
+    'ConnectionClosed',
+    'SocketTimeout',
+    'TooManyConnections',
+    'TlsConnectionError',
+  ])('adapter kind %s becomes StoreUnavailableError', (kind) => {
+    expect(toStoreError(rawAdapterError({ kind }))).toBeInstanceOf(StoreUnavailableError);
+  });
 
   it('a SQLite busy reported as SocketTimeout under P1008 is busy, not unavailable', () => {
     const error = viaPrisma({ kind: 'SocketTimeout', originalCode: 'SQLITE_BUSY', originalMessage: 'database is locked' }, 'P1008');
@@ -415,7 +436,10 @@ describe('withRetries', () => {
     const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), { name: 'SqlError', errno: 1213 });
     const lockWait = Object.assign(new Error('Lock wait timeout exceeded'), { name: 'SqlError', errno: 1205 });
     const policy = { ...GALERA_RETRY, baseDelayMs: 0, maxDelayMs: 0 };
-    for (const [error, attempts] of [[deadlock, GALERA_RETRY.attempts], [lockWait, DEFAULT_RETRY.attempts]] as const) {
+    for (const [error, attempts] of [
+      [deadlock, GALERA_RETRY.attempts],
+      [lockWait, DEFAULT_RETRY.attempts],
+    ] as const) {
       let tried = 0;
       await expect(withRetriesOn(async () => ++tried && Promise.reject(error), KITS.mysql, policy)).rejects.toThrow(StoreBusyError);
       expect(tried).toBe(attempts);

@@ -27,7 +27,8 @@ eachDatabase((database) => {
 
   let n = 0;
   const unique = (name = 't') => `${name}-${++n}`;
-  const message = (text: string, extra: Partial<Message> = {}): Message => ({ role: 'user', content: text, createdAt: new Date('2026-11-29T10:00:00.123Z'), ...extra }) as Message;
+  const message = (text: string, extra: Partial<Message> = {}): Message =>
+    ({ role: 'user', content: text, createdAt: new Date('2026-11-29T10:00:00.123Z'), ...extra }) as Message;
   const lastSeqOf = async (id: string) => (await store.db.client.agentThread.findUnique({ where: { id }, select: { lastSeq: true } }))?.lastSeq;
 
   test('scoped, a thread that does not exist gets nothing written, and no row', async () => {
@@ -136,7 +137,12 @@ eachDatabase((database) => {
     ]);
     expect(await store.messages.getHistory(unique('missing'))).toEqual([]);
     expect(await store.messages.count(unique('missing'))).toBe(0);
-    for (const read of [() => scoped.getHistory(unique('missing')), () => scoped.count(unique('missing')), () => store.tenants.forTenant('globex').messages.getHistory(id), () => store.tenants.forTenant('globex').messages.count(id)]) {
+    for (const read of [
+      () => scoped.getHistory(unique('missing')),
+      () => scoped.count(unique('missing')),
+      () => store.tenants.forTenant('globex').messages.getHistory(id),
+      () => store.tenants.forTenant('globex').messages.count(id),
+    ]) {
       await expect(read()).rejects.toThrow(StoreNotFoundError);
     }
   });
@@ -224,7 +230,10 @@ eachDatabase((database) => {
 
   test('a first appendMany of 5,000 messages is stored whole', async () => {
     const id = unique('big');
-    const stored = await store.messages.appendMany(id, Array.from({ length: 5000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+    const stored = await store.messages.appendMany(
+      id,
+      Array.from({ length: 5000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+    );
     expect(stored.at(-1)?.seq).toBe(5000);
     expect(await store.messages.count(id)).toBe(5000);
     const transcript = await store.messages.getTranscript(id);
@@ -237,7 +246,10 @@ eachDatabase((database) => {
   if (database.provider !== 'mysql') {
     test("a scoped read statement returns no row of another tenant's session", async () => {
       const id = await store.sessions.create({ id: unique('private'), tenantId: 'acme' });
-      await store.messages.appendMany(id, Array.from({ length: 20 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+      await store.messages.appendMany(
+        id,
+        Array.from({ length: 20 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+      );
       await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary' }], 5, 0);
       const reads = database.provider === 'sqlite' ? SQLITE_READS : POSTGRES_READS;
       const run = async (statement: string, tenant: string): Promise<unknown[][]> => {
@@ -264,9 +276,12 @@ eachDatabase((database) => {
       expect((await run(reads.scopedCount, 'globex')).map(([owned, count]) => [Number(owned), Number(count)])).toEqual([[0, 0]]);
     });
   } else {
-    test("a scoped read finds the latest boundary by its key, with no temporary table or sort whatever the number of boundaries", async () => {
+    test('a scoped read finds the latest boundary by its key, with no temporary table or sort whatever the number of boundaries', async () => {
       const id = await store.sessions.create({ id: unique('many-boundaries'), tenantId: 'acme' });
-      await store.messages.appendMany(id, Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+      await store.messages.appendMany(
+        id,
+        Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+      );
       for (let i = 0; i < 10; i++) await store.messages.appendCompaction(id, [{ role: 'system', content: `summary ${i}` }], 1, 0);
       const connection = await mariadb.createConnection(store.url.replace(/^mysql:/, 'mariadb:'));
       try {

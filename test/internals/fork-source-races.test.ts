@@ -42,7 +42,12 @@ describe('[SQLite] a fork racing the deletion of its source', () => {
     await messages.appendMany(source, [user('a'), user('b')]);
     await messages.appendCompaction(source, [user('summary of a secret')], 2, 0);
     await expect(
-      forkSession(racing(() => transcripts.deleteTranscript(source)), source, { id: 'race-fork-of-deleted', unansweredToolCalls: 'refuse' }, 'race-t'),
+      forkSession(
+        racing(() => transcripts.deleteTranscript(source)),
+        source,
+        { id: 'race-fork-of-deleted', unansweredToolCalls: 'refuse' },
+        'race-t',
+      ),
     ).rejects.toThrow(StoreNotFoundError);
     expect(await store.sessions.get('race-fork-of-deleted')).toBeNull();
   });
@@ -52,7 +57,12 @@ describe('[SQLite] a fork racing the deletion of its source', () => {
     const source = await sessions.create({ id: 'race-erased-src' });
     await messages.appendMany(source, [user('a'), user('b')]);
     await messages.appendCompaction(source, [user('summary of erased data')], 2, 0);
-    await forkSession(racing(() => ops.maintenance.eraseTenant('race-erased')), source, { id: 'race-erased-fork', unansweredToolCalls: 'refuse' }, 'race-erased').catch(() => undefined);
+    await forkSession(
+      racing(() => ops.maintenance.eraseTenant('race-erased')),
+      source,
+      { id: 'race-erased-fork', unansweredToolCalls: 'refuse' },
+      'race-erased',
+    ).catch(() => undefined);
     expect(await store.sessions.list({ tenantId: 'race-erased' })).toMatchObject({ sessions: [] });
   });
 });

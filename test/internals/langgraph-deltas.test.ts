@@ -53,7 +53,12 @@ test('rebuild gives nothing for a missing base, a base shorter than the prefix t
 test('deltaOf: none for a small value, the same version, an unrelated value or a full chain; else the tail after the shared bytes', () => {
   const base = { version: '1', nonce: 7, bytes: Buffer.from(`[${'"m",'.repeat(1000)}"m"]`), depth: 0 };
   const grown = Buffer.from(`[${'"m",'.repeat(1001)}"n"]`);
-  expect(deltaOf(base, '2', grown)).toEqual({ baseVersion: '1', baseNonce: 7, prefixLength: base.bytes.length - 1, tail: grown.subarray(base.bytes.length - 1) });
+  expect(deltaOf(base, '2', grown)).toEqual({
+    baseVersion: '1',
+    baseNonce: 7,
+    prefixLength: base.bytes.length - 1,
+    tail: grown.subarray(base.bytes.length - 1),
+  });
   expect(deltaOf(base, '1', grown)).toBeUndefined();
   expect(deltaOf({ ...base, depth: MAX_DEPTH }, '2', grown)).toBeUndefined();
   expect(deltaOf(base, '2', Buffer.from('"small"'))).toBeUndefined();

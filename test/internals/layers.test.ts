@@ -31,7 +31,10 @@ async function violations(cwd: string): Promise<Violation[]> {
 /** A tree of `files` (path under src/ → source) in a throwaway folder, with the fixture's tsconfig. */
 function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'layers-'));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true }, include: ['src'] }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true }, include: ['src'] }),
+  );
   for (const [path, source] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, 'src', path)), { recursive: true });
     writeFileSync(join(dir, 'src', path), source);
@@ -83,7 +86,9 @@ test('the engine importing a store fails the check, even for a type', async () =
 
 test("a store reaching into another store's files fails the check; through its index.ts it passes", async () => {
   const chats = { 'stores/chats/chat-log.ts': 'export const log = 1;\n', 'stores/chats/index.ts': "export * from './chat-log.js';\n" };
-  expect(await brokenRules({ ...chats, 'stores/sessions/jsonl.ts': "import { log } from '../chats/chat-log.js';\nexport const x = log;\n" })).toEqual(['stores-import-the-engine']);
+  expect(await brokenRules({ ...chats, 'stores/sessions/jsonl.ts': "import { log } from '../chats/chat-log.js';\nexport const x = log;\n" })).toEqual([
+    'stores-import-the-engine',
+  ]);
   expect(await brokenRules({ ...chats, 'stores/sessions/jsonl.ts': "import { log } from '../chats/index.js';\nexport const x = log;\n" })).toEqual([]);
 }, 120_000);
 

@@ -49,9 +49,7 @@ function inspect<T>(path: string, work: (db: Database.Database) => T): T {
 }
 
 const tables = (path: string) =>
-  inspect(path, (db) =>
-    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name),
-  );
+  inspect(path, (db) => (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name));
 
 interface MigrationRow {
   id: string;
@@ -63,7 +61,8 @@ interface MigrationRow {
   started_at: string;
   applied_steps_count: number;
 }
-const migrationRows = (path: string) => inspect(path, (db) => db.prepare('SELECT * FROM _prisma_migrations ORDER BY started_at, migration_name').all() as MigrationRow[]);
+const migrationRows = (path: string) =>
+  inspect(path, (db) => db.prepare('SELECT * FROM _prisma_migrations ORDER BY started_at, migration_name').all() as MigrationRow[]);
 
 /** Connects through the store's adapter, runs `work`, disconnects. */
 async function withAdapter<T>(path: string, work: (adapter: Awaited<ReturnType<SerializedSqliteAdapterFactory['connect']>>) => Promise<T>): Promise<T> {
@@ -87,7 +86,12 @@ describe('shippedMigrations', () => {
     expect(SHIPPED.length).toBeGreaterThan(1);
     expect(files.map((file) => file.name)).toEqual(SHIPPED);
     expect(files[0].sql).toBe(INIT_SQL);
-    for (const file of files) expect(file.checksum).toBe(createHash('sha256').update(readFileSync(join(SQLITE_DIR, file.name, 'migration.sql'))).digest('hex'));
+    for (const file of files)
+      expect(file.checksum).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(SQLITE_DIR, file.name, 'migration.sql')))
+          .digest('hex'),
+      );
   });
 });
 
@@ -102,7 +106,11 @@ describe('migrate on SQLite', () => {
     expect(rows.map((row) => row.migration_name).sort()).toEqual(SHIPPED);
     const row = rows.find((r) => r.migration_name === INIT)!;
     expect(row.migration_name).toBe(INIT);
-    expect(row.checksum).toBe(createHash('sha256').update(readFileSync(join(SQLITE_DIR, INIT, 'migration.sql'))).digest('hex'));
+    expect(row.checksum).toBe(
+      createHash('sha256')
+        .update(readFileSync(join(SQLITE_DIR, INIT, 'migration.sql')))
+        .digest('hex'),
+    );
     expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
     expect(row.finished_at).not.toBeNull();
     expect(row.started_at).not.toBeNull();
@@ -117,9 +125,7 @@ describe('migrate on SQLite', () => {
       db.pragma('foreign_keys = ON');
       db.prepare("INSERT INTO agent_thread (id) VALUES ('t1')").run();
       db.prepare("INSERT INTO agent_message (thread_id, seq, role, content) VALUES ('t1', 1, 'user', '\"hi\"')").run();
-      expect(() => db.prepare("INSERT INTO agent_message (thread_id, seq, role, content) VALUES ('nope', 1, 'user', '1')").run()).toThrow(
-        /FOREIGN KEY/,
-      );
+      expect(() => db.prepare("INSERT INTO agent_message (thread_id, seq, role, content) VALUES ('nope', 1, 'user', '1')").run()).toThrow(/FOREIGN KEY/);
       db.prepare("DELETE FROM agent_thread WHERE id = 't1'").run();
       expect(db.prepare('SELECT count(*) AS n FROM agent_message').get()).toEqual({ n: 0 });
     });
@@ -137,10 +143,15 @@ describe('migrate on SQLite', () => {
         INSERT INTO agent_repair (thread_id, seq, message) VALUES ('p', 3, '{}');
         INSERT INTO agent_subsession (parent_id, child_id) VALUES ('p', 'c');`);
     });
-    const counts = () => inspect(path, (db) => AGENT_TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
+    const counts = () =>
+      inspect(path, (db) => AGENT_TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
     const before = counts();
     await withAdapter(path, async (adapter) => {
-      expect(await applyMigrations(adapter, KITS.sqlite, [init, ...later])).toEqual({ applied: later.map((file) => file.name), unchanged: [init.name], modified: [] });
+      expect(await applyMigrations(adapter, KITS.sqlite, [init, ...later])).toEqual({
+        applied: later.map((file) => file.name),
+        unchanged: [init.name],
+        modified: [],
+      });
       // The connection the migrator used has its foreign keys back on.
       const pragma = await adapter.queryRaw({ sql: 'PRAGMA foreign_keys', args: [], argTypes: [] });
       expect(Number(pragma.rows[0][0])).toBe(1);
@@ -149,7 +160,10 @@ describe('migrate on SQLite', () => {
     expect(before.filter(([, n]) => n === 0).map(([table]) => table)).toEqual(['agent_tombstone']);
     inspect(path, (db) => {
       expect(db.prepare("SELECT metadata FROM agent_thread WHERE id = 'p'").get()).toEqual({ metadata: '{"b":1,"a":2}' });
-      expect(db.prepare("SELECT content, value_types FROM agent_message WHERE seq = 2").get()).toEqual({ content: '[{"type":"text","text":"yo"}]', value_types: null });
+      expect(db.prepare('SELECT content, value_types FROM agent_message WHERE seq = 2').get()).toEqual({
+        content: '[{"type":"text","text":"yo"}]',
+        value_types: null,
+      });
     });
   });
 
@@ -335,10 +349,7 @@ describe('splitStatements', () => {
   });
 
   it('does not split inside single-quoted strings, doubled quotes included', () => {
-    expect(splitStatements("INSERT INTO t VALUES ('a;b', 'it''s; fine'); SELECT 2;")).toEqual([
-      "INSERT INTO t VALUES ('a;b', 'it''s; fine')",
-      'SELECT 2',
-    ]);
+    expect(splitStatements("INSERT INTO t VALUES ('a;b', 'it''s; fine'); SELECT 2;")).toEqual(["INSERT INTO t VALUES ('a;b', 'it''s; fine')", 'SELECT 2']);
   });
 
   it('does not split inside double-quoted or backquoted identifiers', () => {
@@ -376,7 +387,7 @@ describe('splitStatements', () => {
 });
 
 test('splitStatements keeps a PostgreSQL dollar-quoted body whole', () => {
-  const script = "CREATE FUNCTION f() RETURNS int AS $body$ BEGIN RETURN 1; END $body$ LANGUAGE plpgsql;\nSELECT $$a;b$$;\nSELECT 1";
+  const script = 'CREATE FUNCTION f() RETURNS int AS $body$ BEGIN RETURN 1; END $body$ LANGUAGE plpgsql;\nSELECT $$a;b$$;\nSELECT 1';
   expect(splitStatements(script)).toEqual([
     'CREATE FUNCTION f() RETURNS int AS $body$ BEGIN RETURN 1; END $body$ LANGUAGE plpgsql',
     'SELECT $$a;b$$',

@@ -47,7 +47,12 @@ eachDatabase((database) => {
 
   test("inside the transaction host's transaction, on the driver's transaction under it: its writes commit and roll back with it", async () => {
     let open: object | undefined;
-    const transactionHost = { isTransactionActive: () => open !== undefined, get tx() { return open ?? prisma; } };
+    const transactionHost = {
+      isTransactionActive: () => open !== undefined,
+      get tx() {
+        return open ?? prisma;
+      },
+    };
     const hosted = await openDatabase(resolveOptions({ prisma, transactionHost }), logger);
     const messages = new PrismaMessageStore(hosted);
     for (const outcome of ['rolled back', 'committed'] as const) {

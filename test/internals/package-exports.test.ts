@@ -49,7 +49,9 @@ test('a consumer imports the root and an integration by its subpath, in Node and
   const dir = consumerWithFixturePackage();
   const app = `import { root } from '${manifest.name}';\nimport { adapter } from '${manifest.name}/example';\nconsole.log(root, adapter);\n`;
   expect(typeErrors(dir, `${app}const typed: string = adapter;\n`)).toEqual([]);
-  expect(typeErrors(dir, `import { adapter } from '${manifest.name}/missing';\n`)).toEqual([expect.stringMatching(/Cannot find module 'nestjs-agent-store\/missing'/)]);
+  expect(typeErrors(dir, `import { adapter } from '${manifest.name}/missing';\n`)).toEqual([
+    expect.stringMatching(/Cannot find module 'nestjs-agent-store\/missing'/),
+  ]);
 
   writeFileSync(join(dir, 'app.js'), app);
   expect(execFileSync(process.execPath, [join(dir, 'app.js')], { cwd: dir, encoding: 'utf8' })).toBe('root example\n');

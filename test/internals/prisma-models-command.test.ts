@@ -5,7 +5,20 @@
 // or one after `prisma format`, writes nothing; a model of the same name with
 // other content is refused and nothing is written.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
@@ -26,7 +39,9 @@ function shippedCommand(into: string): string {
   const compile = (source: string) => {
     const target = join(into, 'dist', relative(join(ROOT, 'src'), source).replace(/\.ts$/, '.js'));
     if (existsSync(target)) return;
-    const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } });
+    const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+    });
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, outputText);
     for (const { fileName } of ts.preProcessFile(outputText).importedFiles) {
@@ -68,14 +83,28 @@ test('the package ships the command as its bin, with the models it reads', () =>
   expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'prisma/models.prisma']));
   expect(readFileSync(join(ROOT, 'src', 'cli', 'main.ts'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   // It imports no package: it ran in a folder without node_modules.
-  expect(run('--help')).toEqual({ status: 0, stdout: expect.stringMatching(/^usage: nestjs-agent-store prisma-models --provider <sqlite\|postgresql\|mysql>/), stderr: '' });
+  expect(run('--help')).toEqual({
+    status: 0,
+    stdout: expect.stringMatching(/^usage: nestjs-agent-store prisma-models --provider <sqlite\|postgresql\|mysql>/),
+    stderr: '',
+  });
 });
 
 test.each(PROVIDERS)("prints the models of prisma/%s/schema.prisma, the store's own schema, and nothing else", (provider) => {
   const { status, stdout, stderr } = prints.get(provider)!;
   expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
   const own = schemaBlocks(readFileSync(schemaPath(provider), 'utf8'));
-  expect(own.map((block) => block.name)).toEqual(['AgentThread', 'AgentMessage', 'AgentBoundary', 'AgentRepair', 'AgentSubsession', 'AgentTombstone', 'AgentLgCheckpoint', 'AgentLgBlob', 'AgentLgWrite']);
+  expect(own.map((block) => block.name)).toEqual([
+    'AgentThread',
+    'AgentMessage',
+    'AgentBoundary',
+    'AgentRepair',
+    'AgentSubsession',
+    'AgentTombstone',
+    'AgentLgCheckpoint',
+    'AgentLgBlob',
+    'AgentLgWrite',
+  ]);
   expect(stdout).toBe(
     `// The models of nestjs-agent-store, from \`nestjs-agent-store prisma-models --provider ${provider}\`.\n` +
       '// Keep them as printed: the store checks at start-up that their tables and columns exist.\n\n' +
@@ -118,7 +147,9 @@ describe.each(PROVIDERS)('--merge into a %s schema', (provider) => {
   test('adds only the models the schema lacks', () => {
     const [thread] = schemaBlocks(printed(provider));
     const app = project(provider, `${ORDER}\n${thread.text}\n`);
-    expect(run('prisma-models', '--provider', provider, '--merge', app.schemaPath).stdout).toMatch(/: added AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone, AgentLgCheckpoint, AgentLgBlob, AgentLgWrite\./);
+    expect(run('prisma-models', '--provider', provider, '--merge', app.schemaPath).stdout).toMatch(
+      /: added AgentMessage, AgentBoundary, AgentRepair, AgentSubsession, AgentTombstone, AgentLgCheckpoint, AgentLgBlob, AgentLgWrite\./,
+    );
     expect(schemaBlocks(readFileSync(app.schemaPath, 'utf8')).map((block) => block.name)).toEqual([
       'Order',
       'AgentThread',
@@ -148,10 +179,18 @@ test('a schema with a model of the same name and other content is refused, the m
 
 test.each([
   ['a model on a store table (@@map)', 'model Conversation {\n  id String @id\n\n  @@map("agent_thread")\n}\n', 'model Conversation on "agent_thread"'],
-  ['a model on a store table, written with spaces and line breaks', 'model Spaced {\n  id String @id\n\n  @@map (\n    name : "agent_thread"\n  )\n}\n', 'model Spaced on "agent_thread"'],
+  [
+    'a model on a store table, written with spaces and line breaks',
+    'model Spaced {\n  id String @id\n\n  @@map (\n    name : "agent_thread"\n  )\n}\n',
+    'model Spaced on "agent_thread"',
+  ],
   ['a model named as a store table', 'model agent_message {\n  id String @id\n}\n', 'model agent_message on "agent_message"'],
   ['a model on a store table in other case', 'model Gone {\n  id String @id\n\n  @@map(name: "AGENT_TOMBSTONE")\n}\n', 'model Gone on "agent_tombstone"'],
-  ['an index named as the store names its own', 'model Note {\n  id     Int    @id\n  tenant String\n\n  @@index([tenant], map: "agent_thread_tenant_id_idx")\n}\n', 'model Note on "agent_thread_tenant_id_idx"'],
+  [
+    'an index named as the store names its own',
+    'model Note {\n  id     Int    @id\n  tenant String\n\n  @@index([tenant], map: "agent_thread_tenant_id_idx")\n}\n',
+    'model Note on "agent_thread_tenant_id_idx"',
+  ],
   ['a key named as the store names its own', 'model Note {\n  id Int @id(map: "agent_lg_blob_pkey")\n}\n', 'model Note on "agent_lg_blob_pkey"'],
   ['an enum on a store table (a type of that name on PostgreSQL)', 'enum Kind {\n  A\n\n  @@map("agent_subsession")\n}\n', 'enum Kind on "agent_subsession"'],
 ])("a schema with %s, where the store's would go too, is refused, the block named, nothing written", (_name, block, named) => {
@@ -194,8 +233,16 @@ test('--merge of what is not a regular file (a device that never ends, a FIFO no
     execFileSync('mkfifo', [fifo]);
     for (const path of ['/dev/zero', fifo]) {
       const started = Date.now();
-      const { status, stdout, stderr } = spawnSync(process.execPath, [command, 'prisma-models', '--provider', 'sqlite', '--merge', path], { encoding: 'utf8', timeout: 20_000 });
-      expect({ path, status, stdout, stderr }).toEqual({ path, status: 1, stdout: '', stderr: `nestjs-agent-store: cannot read ${path}: it is not a regular file (a device, a pipe or a socket)\n` });
+      const { status, stdout, stderr } = spawnSync(process.execPath, [command, 'prisma-models', '--provider', 'sqlite', '--merge', path], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect({ path, status, stdout, stderr }).toEqual({
+        path,
+        status: 1,
+        stdout: '',
+        stderr: `nestjs-agent-store: cannot read ${path}: it is not a regular file (a device, a pipe or a socket)\n`,
+      });
       expect(Date.now() - started).toBeLessThan(10_000);
     }
   } finally {
@@ -215,7 +262,7 @@ test("a schema whose datasource is another provider's is refused, nothing writte
 });
 
 test('a model closed by a brace with a comment after it is read as the model it is: the same is kept, another refused', () => {
-  const withComment = (text: string) => text.replace(/\n\}$/, '\n} // the store\'s');
+  const withComment = (text: string) => text.replace(/\n\}$/, "\n} // the store's");
   const app = project('postgresql', `${ORDER}\n${withComment(schemaBlocks(printed('postgresql')).find((block) => block.name === 'AgentThread')!.text)}\n`);
   expect(run('prisma-models', '--provider', 'postgresql', '--merge', app.schemaPath).status).toBe(0);
   expect(schemaBlocks(readFileSync(app.schemaPath, 'utf8')).filter((block) => block.name === 'AgentThread')).toHaveLength(1);
@@ -260,5 +307,7 @@ test.each([
 ])('%j is a usage error: exit 2, the usage printed, nothing on stdout', (args, message) => {
   const { status, stdout, stderr } = run(...args);
   expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
-  expect(stderr).toMatch(new RegExp(`^nestjs-agent-store: .*${message.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}.*\nusage: nestjs-agent-store prisma-models`, 's'));
+  expect(stderr).toMatch(
+    new RegExp(`^nestjs-agent-store: .*${message.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}.*\nusage: nestjs-agent-store prisma-models`, 's'),
+  );
 });

@@ -45,7 +45,10 @@ async function planOf({ query, params }: Captured): Promise<string> {
 }
 
 test('reads search the primary key (thread_id, seq); none scans a table', async () => {
-  await store.appendMany('planned', Array.from({ length: 50 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  await store.appendMany(
+    'planned',
+    Array.from({ length: 50 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+  );
   await store.appendCompaction('planned', [{ role: 'system', content: 'summary' }], 40, 0);
   await store.appendRepair('planned', { role: 'tool', content: [{ type: 'text', text: 'r' }] }, [{ role: 'system', content: 'balanced' }], 2);
 
@@ -65,9 +68,15 @@ test('reads search the primary key (thread_id, seq); none scans a table', async 
 });
 
 test('a log page from a seq deep in a long log searches the primary keys of messages and boundaries, reading one page', async () => {
-  await store.appendMany('long-log', Array.from({ length: 2_000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  await store.appendMany(
+    'long-log',
+    Array.from({ length: 2_000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+  );
   await store.appendCompaction('long-log', [{ role: 'system', content: 'summary' }], 1_500, 0);
-  await store.appendMany('long-log', Array.from({ length: 500 }, (_, i) => ({ role: 'user' as const, content: `n${i}` })));
+  await store.appendMany(
+    'long-log',
+    Array.from({ length: 500 }, (_, i) => ({ role: 'user' as const, content: `n${i}` })),
+  );
   let page: Awaited<ReturnType<PrismaSessionStore['getLogPage']>> | undefined;
   const reads = await selectsOf(async () => (page = await sessions.getLogPage('long-log', { fromSeq: 1_990, limit: 20 })));
   expect(page!.entries.map((entry) => entry.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 1_990 + i));
@@ -83,13 +92,18 @@ test('a log page from a seq deep in a long log searches the primary keys of mess
 });
 
 test("history pages and a compaction's precondition search the primary key too, with and without a boundary", async () => {
-  await store.appendMany('paged', Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  await store.appendMany(
+    'paged',
+    Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+  );
   const pageOf = async () => {
     const first = await store.getHistoryPage('paged', { limit: 3 });
     return [first, ...(await selectsOf(() => store.getHistoryPage('paged', { limit: 3, cursor: first.nextCursor! })))] as const;
   };
   const [unbounded, ...unboundedReads] = await pageOf();
-  const compactionReads = await selectsOf(() => store.appendCompaction('paged', [{ role: 'system', content: 'summary' }], 2, 0, { expectedStartSeq: unbounded.startSeq }));
+  const compactionReads = await selectsOf(() =>
+    store.appendCompaction('paged', [{ role: 'system', content: 'summary' }], 2, 0, { expectedStartSeq: unbounded.startSeq }),
+  );
   const [, ...boundedReads] = await pageOf();
   const reads = [...unboundedReads, ...compactionReads, ...boundedReads];
   // Without a boundary, where the history starts is its first message: one more read.
@@ -102,7 +116,10 @@ test("history pages and a compaction's precondition search the primary key too, 
 });
 
 test('getHistory of a compacted thread reads the latest boundary and only the messages after its cut', async () => {
-  await store.appendMany('long', Array.from({ length: 2000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+  await store.appendMany(
+    'long',
+    Array.from({ length: 2000 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+  );
   await store.appendCompaction('long', [{ role: 'system', content: 'summary' }], 1998, 0);
   const reads = await selectsOf(() => store.getHistory('long'));
   const messageRead = reads.find((read) => read.query.includes('agent_message'));

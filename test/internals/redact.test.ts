@@ -39,7 +39,14 @@ const HOSTILE_URLS: [string, string, string[]][] = [
   ['mysql://app:pw@h:port/db', 'mysql://app:***@h:port/db', ['pw']],
 ];
 
-const KEPT = ['mysql://root@127.0.0.1:3306/mysql', 'postgresql://app@db:5432/agents?sslmode=require', 'file:./data/agent-store.db', 'file:/srv/me@work/store.db', 'not a url', ''];
+const KEPT = [
+  'mysql://root@127.0.0.1:3306/mysql',
+  'postgresql://app@db:5432/agents?sslmode=require',
+  'file:./data/agent-store.db',
+  'file:/srv/me@work/store.db',
+  'not a url',
+  '',
+];
 
 describe('redactUrl', () => {
   test.each(HOSTILE_URLS)('%s prints as %s', (url, printed, secrets) => {

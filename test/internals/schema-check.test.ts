@@ -15,7 +15,10 @@ type Provider = TestDatabase['provider'];
 
 /** Boots StoreModule on the application's own client of `url`, runs `use` on it, closes both; the boot's failure rejects. */
 async function withStoreOn(provider: Provider, url: string, use: (messages: MessageStore) => Promise<void> = async () => undefined) {
-  const prisma = await appClient(DATABASES.find((database) => database.provider === provider)!, url);
+  const prisma = await appClient(
+    DATABASES.find((database) => database.provider === provider)!,
+    url,
+  );
   try {
     const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
     await app.init();
@@ -68,7 +71,10 @@ eachDatabase((database) => {
   });
 
   test('a missing table and a missing column are named together', async () => {
-    const error = await bootFailure(database.provider, await migratedThen(database, ['DROP TABLE agent_tombstone', 'ALTER TABLE agent_boundary DROP COLUMN retained_count']));
+    const error = await bootFailure(
+      database.provider,
+      await migratedThen(database, ['DROP TABLE agent_tombstone', 'ALTER TABLE agent_boundary DROP COLUMN retained_count']),
+    );
     expect(error.message).toContain("lacks the store's tables agent_tombstone; columns agent_boundary.retained_count.");
   });
 

@@ -215,10 +215,13 @@ describe('SerializedSqliteAdapterFactory with PrismaClient', () => {
     const work = Array.from({ length: 20 }, (_, i) =>
       i % 2 === 0
         ? client.agentTombstone.create({ data: { id: `p${String(i).padStart(2, '0')}` } })
-        : client.$transaction(async (tx) => {
-            await tx.agentTombstone.create({ data: { id: `t${String(i).padStart(2, '0')}` } });
-            await tick(1);
-          }, { isolationLevel: 'Serializable' }),
+        : client.$transaction(
+            async (tx) => {
+              await tx.agentTombstone.create({ data: { id: `t${String(i).padStart(2, '0')}` } });
+              await tick(1);
+            },
+            { isolationLevel: 'Serializable' },
+          ),
     );
     await Promise.all(work);
     expect(tombstoneIds(path)).toHaveLength(20);
@@ -228,10 +231,13 @@ describe('SerializedSqliteAdapterFactory with PrismaClient', () => {
     const path = await migratedFile();
     const client = clientOn(path);
     await expect(
-      client.$transaction(async (tx) => {
-        await tx.agentTombstone.create({ data: { id: 'x' } });
-        await tx.agentTombstone.create({ data: { id: 'x' } });
-      }, { isolationLevel: 'Serializable' }),
+      client.$transaction(
+        async (tx) => {
+          await tx.agentTombstone.create({ data: { id: 'x' } });
+          await tx.agentTombstone.create({ data: { id: 'x' } });
+        },
+        { isolationLevel: 'Serializable' },
+      ),
     ).rejects.toMatchObject({ code: 'P2002' });
     await client.agentTombstone.create({ data: { id: 'y' } });
     // Visible to another connection at once: it was committed, not left in an open transaction.
@@ -262,7 +268,7 @@ describe('several connections of one process to one file', () => {
     expect(tombstoneIds(path)).toEqual(['in-transaction', 'other-client']);
   });
 
-  it('share that lock however they spell the path (a symlinked directory, a ..): a write queues behind the other spelling\'s transaction instead of failing busy', async () => {
+  it("share that lock however they spell the path (a symlinked directory, a ..): a write queues behind the other spelling's transaction instead of failing busy", async () => {
     const path = await migratedFile();
     const linked = join(mkdtempSync(join(tmpdir(), 'agent-store-link-')), 'linked');
     symlinkSync(dir, linked);

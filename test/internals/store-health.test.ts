@@ -43,7 +43,9 @@ test("a caller's own client is up when the store's tables are there, whatever it
     expect(await app.get(StoreHealthIndicator).isHealthy('store')).toEqual({ store: { status: 'up' } });
     // The boot checked the tables; one dropped since is seen by the next check.
     await prisma.$executeRawUnsafe('DROP TABLE agent_tombstone');
-    expect(await app.get(StoreHealthIndicator).isHealthy('store')).toEqual({ store: { status: 'down', message: "the store's tables are missing: apply its migrations" } });
+    expect(await app.get(StoreHealthIndicator).isHealthy('store')).toEqual({
+      store: { status: 'down', message: "the store's tables are missing: apply its migrations" },
+    });
   } finally {
     await app.close();
     await prisma.$disconnect();

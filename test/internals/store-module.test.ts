@@ -97,7 +97,11 @@ test('two registrations in one app each serve the module that imports them', asy
 
 describe('options are validated when the module starts', () => {
   const cases: [string, StoreModuleOptions, RegExp][] = [
-    ['an unknown scheme', { url: 'redis://localhost:6379' }, /must start with file: \(SQLite\), postgresql:\/\/ \(PostgreSQL\) or mysql:\/\/ \(MySQL\/MariaDB\)/],
+    [
+      'an unknown scheme',
+      { url: 'redis://localhost:6379' },
+      /must start with file: \(SQLite\), postgresql:\/\/ \(PostgreSQL\) or mysql:\/\/ \(MySQL\/MariaDB\)/,
+    ],
     ['an empty SQLite path', { url: 'file:' }, /needs a path/],
     ['a url that is not a string', { url: 42 as never }, /must be a connection string/],
     ['a url without a host', { url: 'postgresql://' }, /cannot parse/],
@@ -111,22 +115,54 @@ describe('options are validated when the module starts', () => {
     ['a pool that is not an object', { url: 'postgresql://u@h/d', pool: 5 as never }, /"pool" must be an object/],
     ['failover that is not a list', { url: 'mysql://u@h/d', failover: 'mysql://u@h2/d' as never }, /"failover" must be an array of urls/],
     ['failover urls of another database', { url: 'mysql://u@h/d', failover: ['postgresql://u@h2/d'] }, /same database as "url" \(mysql:\/\/…\)/],
-    ['failover for a database that has none', { url: 'file:./a.db', failover: ['file:./b.db'] }, /takes MySQL\/MariaDB urls \(a Galera cluster's nodes\) or PostgreSQL urls \(a primary and its standbys\); SQLite urls have none/],
+    [
+      'failover for a database that has none',
+      { url: 'file:./a.db', failover: ['file:./b.db'] },
+      /takes MySQL\/MariaDB urls \(a Galera cluster's nodes\) or PostgreSQL urls \(a primary and its standbys\); SQLite urls have none/,
+    ],
     ['a failover url that is not a url', { url: 'mysql://u@h/d', failover: [42 as never] }, /must be a connection string/],
     ['failover with your own client', { prisma: {}, failover: ['mysql://u@h2/d'] }, /"failover" is for the store's own pools/],
     ['replicas that are not a list', { url: 'postgresql://u@h/d', replicas: 'postgresql://u@r/d' as never }, /"replicas" must be an array of urls/],
     ['replicas of another database', { url: 'postgresql://u@h/d', replicas: ['mysql://u@r/d'] }, /same database as "url" \(postgresql:\/\/…\)/],
     ['replicas for a database that has none', { url: 'mysql://u@h/d', replicas: ['mysql://u@r/d'] }, /"replicas" takes PostgreSQL urls/],
     ['replicas of SQLite', { url: 'file:a.db', replicas: ['file:b.db'] }, /"replicas" takes PostgreSQL urls/],
-    ['the primary as its own replica', { url: 'postgresql://u:hunter2@h/d', replicas: ['postgresql://u:hunter2@h/d'] }, /"replicas" lists "url" itself \(postgresql:\/\/u:\*\*\*@h\/d\)/],
-    ['a replica twice', { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d', 'postgresql://u@r2/d', 'postgresql://u@r/d'] }, /"replicas" lists postgresql:\/\/u@r\/d twice/],
+    [
+      'the primary as its own replica',
+      { url: 'postgresql://u:hunter2@h/d', replicas: ['postgresql://u:hunter2@h/d'] },
+      /"replicas" lists "url" itself \(postgresql:\/\/u:\*\*\*@h\/d\)/,
+    ],
+    [
+      'a replica twice',
+      { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d', 'postgresql://u@r2/d', 'postgresql://u@r/d'] },
+      /"replicas" lists postgresql:\/\/u@r\/d twice/,
+    ],
     ['replicas with your own client', { prisma: {}, replicas: ['postgresql://u@r/d'] }, /"replicas" is for the store's own pools/],
     ['a replica lag bound with your own client', { prisma: {}, maxReplicaLagMs: 1000 }, /"maxReplicaLagMs" is for the store's own pools/],
-    ['a replica lag bound of zero', { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d'], maxReplicaLagMs: 0 }, /"maxReplicaLagMs" must be a positive integer/],
-    ['an unknown sqliteVacuum', { url: 'file:./a.db', sqliteVacuum: 'never' as never }, /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got "never"/],
-    ['an sqliteVacuum that is not a string, with your own client', { prisma: {}, sqliteVacuum: true as never }, /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got true/],
-    ['an sqliteVacuum that JSON cannot write', { url: 'file:./a.db', sqliteVacuum: 1n as never }, /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got 1/],
-    ['a replica lag bound without replicas', { url: 'postgresql://u@h/d', maxReplicaLagMs: 1000 }, /"maxReplicaLagMs" bounds the lag of "replicas", and none are given/],
+    [
+      'a replica lag bound of zero',
+      { url: 'postgresql://u@h/d', replicas: ['postgresql://u@r/d'], maxReplicaLagMs: 0 },
+      /"maxReplicaLagMs" must be a positive integer/,
+    ],
+    [
+      'an unknown sqliteVacuum',
+      { url: 'file:./a.db', sqliteVacuum: 'never' as never },
+      /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got "never"/,
+    ],
+    [
+      'an sqliteVacuum that is not a string, with your own client',
+      { prisma: {}, sqliteVacuum: true as never },
+      /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got true/,
+    ],
+    [
+      'an sqliteVacuum that JSON cannot write',
+      { url: 'file:./a.db', sqliteVacuum: 1n as never },
+      /"sqliteVacuum" must be 'every-erasing-call' or 'bulk-jobs', got 1/,
+    ],
+    [
+      'a replica lag bound without replicas',
+      { url: 'postgresql://u@h/d', maxReplicaLagMs: 1000 },
+      /"maxReplicaLagMs" bounds the lag of "replicas", and none are given/,
+    ],
   ];
   test.each(cases)('%s fails with a StoreConfigurationError that says what to fix', async (_name, options, message) => {
     const failure = boot([StoreModule.forRoot(options)]);

@@ -10,9 +10,25 @@ const INTERRUPTED = 'The tool call was interrupted before it returned a result.'
 const user = (text: string): ModelMessage => ({ role: 'user', content: text });
 const assistant = (...content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string>): ModelMessage => ({ role: 'assistant', content });
 const toolMessage = (...content: Extract<ModelMessage, { role: 'tool' }>['content']): ModelMessage => ({ role: 'tool', content });
-const call = (toolCallId: string, toolName = 'weather', extra: Partial<ToolCallPart> = {}): ToolCallPart => ({ type: 'tool-call', toolCallId, toolName, input: { city: 'Paris' }, ...extra });
-const result = (toolCallId: string, toolName = 'weather'): ToolResultPart => ({ type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: { celsius: 21 } } });
-const interrupted = (toolCallId: string, toolName = 'weather', value = INTERRUPTED) => ({ type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value } });
+const call = (toolCallId: string, toolName = 'weather', extra: Partial<ToolCallPart> = {}): ToolCallPart => ({
+  type: 'tool-call',
+  toolCallId,
+  toolName,
+  input: { city: 'Paris' },
+  ...extra,
+});
+const result = (toolCallId: string, toolName = 'weather'): ToolResultPart => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName,
+  output: { type: 'json', value: { celsius: 21 } },
+});
+const interrupted = (toolCallId: string, toolName = 'weather', value = INTERRUPTED) => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName,
+  output: { type: 'error-text', value },
+});
 
 const mockModel = () =>
   new MockLanguageModelV3({
@@ -24,7 +40,11 @@ const mockModel = () =>
     },
   });
 
-const weatherTool = tool({ needsApproval: true, inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } } }), execute: async () => ({ celsius: 21 }) });
+const weatherTool = tool({
+  needsApproval: true,
+  inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } } }),
+  execute: async () => ({ celsius: 21 }),
+});
 
 // ai 7 refuses system messages in `messages` unless told; ai 6 takes them and ignores the option.
 const systemInMessages = { allowSystemInMessages: true };
@@ -51,9 +71,16 @@ async function expectMissing(messages: ModelMessage[], toolCallIds: string[]) {
 }
 
 const withoutPart = (messages: ModelMessage[], part: unknown): ModelMessage[] =>
-  messages.map((message) => (Array.isArray(message.content) && message.content.includes(part as never) ? ({ ...message, content: message.content.filter((p: unknown) => p !== part) } as ModelMessage) : message));
+  messages.map((message) =>
+    Array.isArray(message.content) && message.content.includes(part as never)
+      ? ({ ...message, content: message.content.filter((p: unknown) => p !== part) } as ModelMessage)
+      : message,
+  );
 
-const repaired = (history: ModelMessage[], repair: ToolCallRepair<ModelMessage>): ModelMessage[] => [...repair.messages, ...history.slice(repair.sourceMessageCount)];
+const repaired = (history: ModelMessage[], repair: ToolCallRepair<ModelMessage>): ModelMessage[] => [
+  ...repair.messages,
+  ...history.slice(repair.sourceMessageCount),
+];
 
 /** Balances an unbalanced history and checks, through the SDK, both the history and the result. */
 async function repair(history: ModelMessage[]) {
@@ -97,7 +124,12 @@ describe('balanceToolCalls', () => {
   });
 
   test('several orphans in one assistant message are answered in the order of the calls, before the next user message', async () => {
-    const history = [user('plan a trip'), assistant(call('c2', 'hotels'), call('c1'), call('c3', 'trains')), user('hurry up'), assistant({ type: 'text', text: 'sure' })];
+    const history = [
+      user('plan a trip'),
+      assistant(call('c2', 'hotels'), call('c1'), call('c3', 'trains')),
+      user('hurry up'),
+      assistant({ type: 'text', text: 'sure' }),
+    ];
     const { repair: r, balanced, prompt } = await repair(history);
     expect(r.orphans.map(({ toolCallId, toolName, index }) => ({ toolCallId, toolName, index }))).toEqual([
       { toolCallId: 'c2', toolName: 'hotels', index: 1 },
@@ -105,19 +137,37 @@ describe('balanceToolCalls', () => {
       { toolCallId: 'c3', toolName: 'trains', index: 1 },
     ]);
     expect(r.sourceMessageCount).toBe(2);
-    expect(r.messages).toEqual([history[0], history[1], { role: 'tool', content: [interrupted('c2', 'hotels'), interrupted('c1'), interrupted('c3', 'trains')] }]);
+    expect(r.messages).toEqual([
+      history[0],
+      history[1],
+      { role: 'tool', content: [interrupted('c2', 'hotels'), interrupted('c1'), interrupted('c3', 'trains')] },
+    ]);
     expect(balanced.slice(3)).toEqual(history.slice(2));
     expect(balanced[3]).toBe(history[2]);
     expect(prompt.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
-    expect(prompt[2].content).toEqual([expect.objectContaining(interrupted('c2', 'hotels')), expect.objectContaining(interrupted('c1')), expect.objectContaining(interrupted('c3', 'trains'))]);
+    expect(prompt[2].content).toEqual([
+      expect.objectContaining(interrupted('c2', 'hotels')),
+      expect.objectContaining(interrupted('c1')),
+      expect.objectContaining(interrupted('c3', 'trains')),
+    ]);
   });
 
   test('orphans in two assistant messages with a user message between are both answered, each after its own call', async () => {
     const history = [user('a'), assistant(call('c1')), user('b'), assistant(call('c2', 'news')), user('c')];
     const { repair: r, balanced, prompt } = await repair(history);
-    expect(r.orphans.map(({ toolCallId, index }) => [toolCallId, index])).toEqual([['c1', 1], ['c2', 3]]);
+    expect(r.orphans.map(({ toolCallId, index }) => [toolCallId, index])).toEqual([
+      ['c1', 1],
+      ['c2', 3],
+    ]);
     expect(r.sourceMessageCount).toBe(4);
-    expect(r.messages).toEqual([history[0], history[1], { role: 'tool', content: [interrupted('c1')] }, history[2], history[3], { role: 'tool', content: [interrupted('c2', 'news')] }]);
+    expect(r.messages).toEqual([
+      history[0],
+      history[1],
+      { role: 'tool', content: [interrupted('c1')] },
+      history[2],
+      history[3],
+      { role: 'tool', content: [interrupted('c2', 'news')] },
+    ]);
     expect(r.messages[3]).toBe(history[2]);
     expect(balanced).toHaveLength(7);
     expect(balanced[6]).toBe(history[4]);
@@ -139,7 +189,11 @@ describe('balanceToolCalls', () => {
     expect(copy).toEqual({ ...stored, content: [result('c1'), interrupted('c2')] });
     expect(copy.content[0]).toBe(stored.content[0]);
     expect(stored.content).toHaveLength(1);
-    expect(prompt[2]).toEqual({ role: 'tool', content: [expect.objectContaining({ toolCallId: 'c1', output: result('c1').output }), expect.objectContaining(interrupted('c2'))], providerOptions: { test: { cache: true } } });
+    expect(prompt[2]).toEqual({
+      role: 'tool',
+      content: [expect.objectContaining({ toolCallId: 'c1', output: result('c1').output }), expect.objectContaining(interrupted('c2'))],
+      providerOptions: { test: { cache: true } },
+    });
   });
 
   test('a tool message after the call that is not directly after it is not extended: a new one is added', async () => {
@@ -151,7 +205,12 @@ describe('balanceToolCalls', () => {
   });
 
   test('provider-executed calls are not orphans: their results live in the assistant message', async () => {
-    const providerRan = assistant(call('p1', 'web_search', { providerExecuted: true }), { type: 'tool-result', toolCallId: 'p1', toolName: 'web_search', output: { type: 'text', value: 'found' } });
+    const providerRan = assistant(call('p1', 'web_search', { providerExecuted: true }), {
+      type: 'tool-result',
+      toolCallId: 'p1',
+      toolName: 'web_search',
+      output: { type: 'text', value: 'found' },
+    });
     await expectBalanced([user('search'), providerRan, user('thanks')]);
     await expectBalanced([user('search'), assistant(call('p2', 'web_search', { providerExecuted: true })), user('thanks')]);
 
@@ -163,7 +222,12 @@ describe('balanceToolCalls', () => {
 
   describe('tool approvals', () => {
     const request = (approvalId: string, toolCallId: string) => ({ type: 'tool-approval-request' as const, approvalId, toolCallId });
-    const response = (approvalId: string, approved: boolean) => ({ type: 'tool-approval-response' as const, approvalId, approved, reason: approved ? undefined : 'not now' });
+    const response = (approvalId: string, approved: boolean) => ({
+      type: 'tool-approval-response' as const,
+      approvalId,
+      approved,
+      reason: approved ? undefined : 'not now',
+    });
 
     test('a request still waiting for its response is an orphan', async () => {
       const history = [user('weather'), assistant(call('c1'), request('a1', 'c1'))];
@@ -174,9 +238,15 @@ describe('balanceToolCalls', () => {
 
     test('a response in the last message answers its call: generateText executes or denies it', async () => {
       const denied = await expectBalanced([user('weather'), assistant(call('c1'), request('a1', 'c1')), toolMessage(response('a1', false))]);
-      expect(denied.at(-1)).toEqual({ role: 'tool', content: [expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: expect.objectContaining({ type: 'execution-denied' }) })] });
+      expect(denied.at(-1)).toEqual({
+        role: 'tool',
+        content: [expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: expect.objectContaining({ type: 'execution-denied' }) })],
+      });
       const approved = await expectBalanced([user('weather'), assistant(call('c1'), request('a1', 'c1')), toolMessage(response('a1', true))]);
-      expect(approved.at(-1)).toEqual({ role: 'tool', content: [expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: { type: 'json', value: { celsius: 21 } } })] });
+      expect(approved.at(-1)).toEqual({
+        role: 'tool',
+        content: [expect.objectContaining({ type: 'tool-result', toolCallId: 'c1', output: { type: 'json', value: { celsius: 21 } } })],
+      });
     });
 
     test('a response that is not in the last message answers nothing: its call is an orphan, answered after the response', async () => {
@@ -193,7 +263,12 @@ describe('balanceToolCalls', () => {
       expect(r.orphans.map((orphan) => orphan.toolCallId)).toEqual(['c2']);
       expect(r.messages[2]).toEqual({ role: 'tool', content: [response('a1', false), interrupted('c2')] });
       // The repaired last message still carries the response: the SDK denies c1 itself.
-      expect(prompt.at(-1)!.content).toEqual(expect.arrayContaining([expect.objectContaining(interrupted('c2')), expect.objectContaining({ toolCallId: 'c1', output: expect.objectContaining({ type: 'execution-denied' }) })]));
+      expect(prompt.at(-1)!.content).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining(interrupted('c2')),
+          expect.objectContaining({ toolCallId: 'c1', output: expect.objectContaining({ type: 'execution-denied' }) }),
+        ]),
+      );
     });
 
     test('a denied execution recorded as a result answers its call', async () => {
@@ -230,7 +305,10 @@ describe('balanceToolCalls', () => {
   test('the same id after a user message is a new call: two orphans', async () => {
     const history = [user('a'), assistant(call('c1')), user('b'), assistant(call('c1'))];
     const { repair: r } = await repair(history);
-    expect(r.orphans.map(({ toolCallId, index }) => [toolCallId, index])).toEqual([['c1', 1], ['c1', 3]]);
+    expect(r.orphans.map(({ toolCallId, index }) => [toolCallId, index])).toEqual([
+      ['c1', 1],
+      ['c1', 3],
+    ]);
   });
 
   test('a result before its call does not answer it', async () => {
@@ -239,7 +317,7 @@ describe('balanceToolCalls', () => {
     expect(r.orphans.map(({ toolCallId, index }) => [toolCallId, index])).toEqual([['c1', 2]]);
   });
 
-  test('the error text can be the caller\'s own', async () => {
+  test("the error text can be the caller's own", async () => {
     const history = [user('a'), assistant(call('c1'))];
     const r = balanceToolCalls(history, { errorText: 'The worker restarted.' })!;
     expect(r.messages[2]).toEqual({ role: 'tool', content: [interrupted('c1', 'weather', 'The worker restarted.')] });

@@ -46,7 +46,10 @@ eachDatabase((database) => {
   });
 
   test(`importJsonl ${outlasts}`, async () => {
-    const jsonl = [{ type: 'session', version: 1, id: 'imported', createdAt: '2026-01-02T03:04:05.006Z' }, ...batch('imported').map((message, i) => ({ type: 'message', seq: i + 1, message }))]
+    const jsonl = [
+      { type: 'session', version: 1, id: 'imported', createdAt: '2026-01-02T03:04:05.006Z' },
+      ...batch('imported').map((message, i) => ({ type: 'message', seq: i + 1, message })),
+    ]
       .map((line) => `${JSON.stringify(line)}\n`)
       .join('');
     expect(await new PrismaSessionStore(db).importJsonl(jsonl)).toMatchObject({ sessionId: 'imported', entries: ROWS });

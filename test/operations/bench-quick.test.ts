@@ -97,7 +97,12 @@ test(
       const { code, stdout, stderr } = await runQuick(outDir);
       if (code !== 0) throw new Error(`the harness exited with ${code}:\n${stderr.slice(-4000)}`);
 
-      const expected = ['SQLite', ...(hasPostgresBinaries() ? ['PostgreSQL'] : []), ...(hasMariaDbBinaries() ? ['MariaDB'] : []), ...(hasPostgresBinaries() ? [REPLICA] : [])];
+      const expected = [
+        'SQLite',
+        ...(hasPostgresBinaries() ? ['PostgreSQL'] : []),
+        ...(hasMariaDbBinaries() ? ['MariaDB'] : []),
+        ...(hasPostgresBinaries() ? [REPLICA] : []),
+      ];
       const report = JSON.parse(readFileSync(join(outDir, 'quick.json.tmp'), 'utf8')) as Report;
       expect(report.errors).toEqual([]);
       expect({ databases: report.databases.map((database) => database.label), skipped: report.skipped }).toEqual({ databases: expected, skipped: [] });
@@ -110,11 +115,18 @@ test(
         for (const key of WRITE_ROWS) {
           const targets = STORE_AND_RAW_WRITES.includes(key) ? ['ours', 'raw', 'rawPlain'] : ['ours', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', ...peers];
           for (const target of targets) {
-            expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(expect.objectContaining({ value: expect.any(Number) }));
+            expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(
+              expect.objectContaining({ value: expect.any(Number) }),
+            );
           }
         }
         const langgraph = rows.get(LANGGRAPH_ROW)!;
-        expect({ database: database.label, ours: langgraph.cells.langgraphOurs?.value, official: langgraph.cells.langgraph?.value, ratio: langgraph.langgraphRatio }).toEqual({
+        expect({
+          database: database.label,
+          ours: langgraph.cells.langgraphOurs?.value,
+          official: langgraph.cells.langgraph?.value,
+          ratio: langgraph.langgraphRatio,
+        }).toEqual({
           database: database.label,
           ours: expect.any(Number),
           official: peers.length > 0 ? expect.any(Number) : undefined,
@@ -122,7 +134,9 @@ test(
         });
         for (const key of [...READ_ROWS, ...PRUNE_ROWS, ...FORK_ROWS]) {
           for (const target of ['ours', 'raw']) {
-            expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(expect.objectContaining({ value: expect.any(Number) }));
+            expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(
+              expect.objectContaining({ value: expect.any(Number) }),
+            );
           }
         }
         // The store on the app's own client runs every row the store runs, and is compared with the store on its url;
@@ -131,12 +145,22 @@ test(
           const { value } = row.cells.oursClient ?? {};
           const counted = row.unit === 'statements' || row.unit === 'bytes';
           const ratio = counted ? 'none' : row.ownClientRatio;
-          expect({ database: database.label, key: row.key, value, ratio }).toEqual({ database: database.label, key: row.key, value: expect.any(Number), ratio: counted ? 'none' : expect.any(Number) });
+          expect({ database: database.label, key: row.key, value, ratio }).toEqual({
+            database: database.label,
+            key: row.key,
+            value: expect.any(Number),
+            ratio: counted ? 'none' : expect.any(Number),
+          });
         }
         for (const key of WRITE_ROWS.filter((key) => key !== 'sequentialScoped')) {
           const row = rows.get(key)!;
           const inTransaction = { value: row.cells.oursClientTx?.value, ratio: row.inTransactionRatio };
-          expect({ database: database.label, key, ...inTransaction }).toEqual({ database: database.label, key, value: expect.any(Number), ratio: row.cells.prismaTx ? expect.any(Number) : undefined });
+          expect({ database: database.label, key, ...inTransaction }).toEqual({
+            database: database.label,
+            key,
+            value: expect.any(Number),
+            ratio: row.cells.prismaTx ? expect.any(Number) : undefined,
+          });
           expect({ database: database.label, key, ratio: row.inTransactionUrlRatio }).toEqual({ database: database.label, key, ratio: expect.any(Number) });
           // The store's call alone, on its own clock: every such row but the concurrent ones, whose calls overlap.
           const concurrent = key.startsWith('writers');
@@ -149,23 +173,44 @@ test(
           });
         }
         // The tenant-scoped rows are compared with the unscoped store, the write rows with the plain INSERT.
-        for (const key of SCOPED_ROWS) expect({ database: database.label, key, scopedRatio: rows.get(key)!.scopedRatio }).toEqual({ database: database.label, key, scopedRatio: expect.any(Number) });
+        for (const key of SCOPED_ROWS)
+          expect({ database: database.label, key, scopedRatio: rows.get(key)!.scopedRatio }).toEqual({
+            database: database.label,
+            key,
+            scopedRatio: expect.any(Number),
+          });
         expect(database.floor.map((floor) => floor.key)).toEqual(WRITE_ROWS);
         // Pruning leaves less than it found, and the store leaves what the raw driver's one transaction leaves.
         const bytes = (key: string, target: string) => rows.get(key)!.cells[target]?.value;
-        for (const [before, after] of [['pruneTextBefore', 'pruneTextAfter'], ['pruneDatabaseBefore', 'pruneDatabaseAfter']]) {
-          expect({ database: database.label, key: after, less: bytes(after, 'ours')! < bytes(before, 'ours')! }).toEqual({ database: database.label, key: after, less: true });
+        for (const [before, after] of [
+          ['pruneTextBefore', 'pruneTextAfter'],
+          ['pruneDatabaseBefore', 'pruneDatabaseAfter'],
+        ]) {
+          expect({ database: database.label, key: after, less: bytes(after, 'ours')! < bytes(before, 'ours')! }).toEqual({
+            database: database.label,
+            key: after,
+            less: true,
+          });
         }
         expect({ database: database.label, ours: bytes('pruneTextAfter', 'ours') }).toEqual({ database: database.label, ours: bytes('pruneTextAfter', 'raw') });
         // The fork of the compacted thread is compared with the fork of the short one.
-        expect({ database: database.label, ratio: rows.get('forkCompacted')!.historyAloneRatio }).toEqual({ database: database.label, ratio: expect.any(Number) });
+        expect({ database: database.label, ratio: rows.get('forkCompacted')!.historyAloneRatio }).toEqual({
+          database: database.label,
+          ratio: expect.any(Number),
+        });
       }
       const replica = report.databases.find((database) => database.label === REPLICA);
       if (replica) {
         expect(replica.rows.map((row) => row.key)).toEqual(REPLICA_ROWS);
         for (const row of replica.rows) {
           const values = Object.fromEntries(['ours', 'oursReplica', 'raw'].map((target) => [target, row.cells[target]?.value]));
-          expect({ key: row.key, ...values, ratio: row.replicaRatio }).toEqual({ key: row.key, ours: expect.any(Number), oursReplica: expect.any(Number), raw: expect.any(Number), ratio: expect.any(Number) });
+          expect({ key: row.key, ...values, ratio: row.replicaRatio }).toEqual({
+            key: row.key,
+            ours: expect.any(Number),
+            oursReplica: expect.any(Number),
+            raw: expect.any(Number),
+            ratio: expect.any(Number),
+          });
         }
       }
       for (const database of report.databases) {

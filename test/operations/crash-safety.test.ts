@@ -199,7 +199,16 @@ class Ledger {
 interface Snapshot {
   threads: { id: string; lastSeq: number }[];
   messages: { threadId: string; seq: number; role: string | null; eventType: string | null; content: unknown }[];
-  boundaries: { threadId: string; seq: number; kind: string; cutSeq: number; messages: unknown; messageCount: number; sourceCount: number; retainedCount: number | null }[];
+  boundaries: {
+    threadId: string;
+    seq: number;
+    kind: string;
+    cutSeq: number;
+    messages: unknown;
+    messageCount: number;
+    sourceCount: number;
+    retainedCount: number | null;
+  }[];
   repairs: { threadId: string; seq: number; message: unknown }[];
   edges: { id: number; parentId: string; childId: string }[];
   tombstones: { id: string }[];
@@ -209,13 +218,19 @@ interface Snapshot {
 async function snapshot(store: InternalStoreApp): Promise<Snapshot> {
   return store.db.read(async (tx) => ({
     threads: await tx.prisma.agentThread.findMany({ select: { id: true, lastSeq: true } }),
-    messages: (await tx.prisma.agentMessage.findMany({ select: { threadId: true, seq: true, role: true, eventType: true, content: true } })).map((m) => ({ ...m, content: JSON.parse(m.content) })),
+    messages: (await tx.prisma.agentMessage.findMany({ select: { threadId: true, seq: true, role: true, eventType: true, content: true } })).map((m) => ({
+      ...m,
+      content: JSON.parse(m.content),
+    })),
     boundaries: (
       await tx.prisma.agentBoundary.findMany({
         select: { threadId: true, seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true },
       })
     ).map((b) => ({ ...b, messages: JSON.parse(b.messages) })),
-    repairs: (await tx.prisma.agentRepair.findMany({ select: { threadId: true, seq: true, message: true } })).map((r) => ({ ...r, message: JSON.parse(r.message) })),
+    repairs: (await tx.prisma.agentRepair.findMany({ select: { threadId: true, seq: true, message: true } })).map((r) => ({
+      ...r,
+      message: JSON.parse(r.message),
+    })),
     edges: await tx.prisma.agentSubsession.findMany({ select: { id: true, parentId: true, childId: true } }),
     tombstones: await tx.prisma.agentTombstone.findMany({ select: { id: true } }),
   }));
@@ -276,7 +291,10 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
       const duplicates = seqs.filter((seq, i) => seqs[i - 1] === seq);
       const present = new Set(seqs);
       const gaps = expected.filter((seq) => !present.has(seq));
-      report('sequence', `thread ${id}: last_seq ${lastSeq}, ${seqs.length} rows, gaps [${gaps.slice(0, 10)}], duplicates [${duplicates.slice(0, 10)}], beyond [${seqs.filter((s) => s > lastSeq).slice(0, 10)}]`);
+      report(
+        'sequence',
+        `thread ${id}: last_seq ${lastSeq}, ${seqs.length} rows, gaps [${gaps.slice(0, 10)}], duplicates [${duplicates.slice(0, 10)}], beyond [${seqs.filter((s) => s > lastSeq).slice(0, 10)}]`,
+      );
     }
   }
 
@@ -292,7 +310,8 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
     if (!owner) report('stored but not attempted', `message ${where} "${m.content}"`);
     else {
       if (owner.attempt.thread !== m.threadId) report('wrong thread', `"${m.content}" attempted on ${owner.attempt.thread}, stored at ${where}`);
-      if (erred(owner.attempt)) report('failed write stored', `"${m.content}" of ${owner.attempt.id} (${ledger.errors.get(owner.attempt.id)?.name}) stored at ${where}`);
+      if (erred(owner.attempt))
+        report('failed write stored', `"${m.content}" of ${owner.attempt.id} (${ledger.errors.get(owner.attempt.id)?.name}) stored at ${where}`);
       const role = owner.attempt.kind === 'append' || owner.index % 2 === 0 ? 'user' : 'assistant';
       if (m.role !== role) report('wrong role', `${where} "${m.content}" has role ${m.role}, attempted ${role}`);
     }
@@ -304,14 +323,18 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
   // Acknowledged messages are stored once, at the acknowledged seq, unless their session was deleted.
   for (const ack of [...ledger.ackedOf('append'), ...ledger.ackedOf('appendMany')]) {
     const attempt = ledger.attempts.get(ack.id)!;
-    if (JSON.stringify(ack.contents) !== JSON.stringify(attempt.contents)) report('acknowledged', `${ack.id} returned ${JSON.stringify(ack.contents)} for ${JSON.stringify(attempt.contents)}`);
+    if (JSON.stringify(ack.contents) !== JSON.stringify(attempt.contents))
+      report('acknowledged', `${ack.id} returned ${JSON.stringify(ack.contents)} for ${JSON.stringify(attempt.contents)}`);
     const seqs = ack.seqs ?? [];
     if (seqs.some((seq, i) => i > 0 && seq !== seqs[i - 1] + 1)) report('acknowledged', `${ack.id} returned seqs [${seqs}], not consecutive`);
     if (tombstoned.has(ack.thread!)) continue;
     ack.contents?.forEach((content, i) => {
       const stored = messageAt.get(key(ack.thread!, seqs[i]));
       if (stored?.content !== content) {
-        report('acknowledged but lost', `${ack.id} "${content}" acknowledged at ${key(ack.thread!, seqs[i])}, stored there: ${JSON.stringify(stored?.content)}; stored at ${seenContent.get(content) ?? 'nowhere'}`);
+        report(
+          'acknowledged but lost',
+          `${ack.id} "${content}" acknowledged at ${key(ack.thread!, seqs[i])}, stored there: ${JSON.stringify(stored?.content)}; stored at ${seenContent.get(content) ?? 'nowhere'}`,
+        );
       }
     });
   }
@@ -321,7 +344,8 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
     if (attempt.kind !== 'appendMany' || tombstoned.has(attempt.thread!)) continue;
     const where = attempt.contents!.map((content) => seenContent.get(content));
     const stored = where.filter((w) => w !== undefined);
-    if (stored.length !== 0 && stored.length !== where.length) report('appendMany not atomic', `${attempt.id}: ${stored.length} of ${where.length} stored (${where})`);
+    if (stored.length !== 0 && stored.length !== where.length)
+      report('appendMany not atomic', `${attempt.id}: ${stored.length} of ${where.length} stored (${where})`);
     if (stored.length === where.length && where.length > 0) {
       const seqs = where.map((w) => Number(w!.split('#').pop()));
       if (seqs.some((seq, i) => i > 0 && seq !== seqs[i - 1] + 1)) report('appendMany not contiguous', `${attempt.id} stored at seqs [${seqs}]`);
@@ -333,7 +357,8 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
   for (const b of db.boundaries) {
     const where = key(b.threadId, b.seq);
     const list = Array.isArray(b.messages) ? (b.messages as unknown[]) : [];
-    if (!Array.isArray(b.messages) || b.messageCount !== list.length) report('boundary', `${where}: message_count ${b.messageCount} for ${JSON.stringify(b.messages).slice(0, 80)}`);
+    if (!Array.isArray(b.messages) || b.messageCount !== list.length)
+      report('boundary', `${where}: message_count ${b.messageCount} for ${JSON.stringify(b.messages).slice(0, 80)}`);
     if (!(b.cutSeq >= 0 && b.cutSeq < b.seq)) report('boundary', `${where}: cut_seq ${b.cutSeq} not before its seq`);
     if (b.cutSeq > 0 && !messageAt.has(key(b.threadId, b.cutSeq))) report('boundary', `${where}: cut_seq ${b.cutSeq} is not a stored message`);
     const summary = contentOf(list[0]);
@@ -346,16 +371,19 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
     if (erred(attempt)) report('failed write stored', `boundary "${summary}" of ${attempt.id} (${ledger.errors.get(attempt.id)?.name}) stored at ${where}`);
     if (b.kind !== attempt.kind) report('boundary', `${where}: kind ${b.kind}, attempted ${attempt.kind}`);
     if (b.sourceCount !== attempt.source) report('boundary', `${where}: source_count ${b.sourceCount}, attempted ${attempt.source}`);
-    if (b.retainedCount !== (attempt.kind === 'compaction' ? attempt.retained : null)) report('boundary', `${where}: retained_count ${b.retainedCount}, attempted ${attempt.retained}`);
+    if (b.retainedCount !== (attempt.kind === 'compaction' ? attempt.retained : null))
+      report('boundary', `${where}: retained_count ${b.retainedCount}, attempted ${attempt.retained}`);
     const repair = repairAt.get(where);
-    if (attempt.kind === 'repair' && contentOf(repair?.message) !== attempt.evidence) report('repair evidence', `${where}: ${JSON.stringify(repair?.message)} for "${attempt.evidence}"`);
+    if (attempt.kind === 'repair' && contentOf(repair?.message) !== attempt.evidence)
+      report('repair evidence', `${where}: ${JSON.stringify(repair?.message)} for "${attempt.evidence}"`);
     if (attempt.kind === 'compaction' && repair) report('repair evidence', `compaction ${where} has a repair row`);
     const previous = boundaryOfSummary.get(summary as string);
     if (previous) report('stored twice', `boundary "${summary}" at ${previous} and ${where}`);
     boundaryOfSummary.set(summary as string, where);
   }
   for (const ack of [...ledger.ackedOf('compaction'), ...ledger.ackedOf('repair')]) {
-    if (!tombstoned.has(ack.thread!) && !boundaryOfSummary.has(ack.summary!)) report('acknowledged but lost', `${ack.kind} ${ack.id} "${ack.summary}" on ${ack.thread}`);
+    if (!tombstoned.has(ack.thread!) && !boundaryOfSummary.has(ack.summary!))
+      report('acknowledged but lost', `${ack.kind} ${ack.id} "${ack.summary}" on ${ack.thread}`);
   }
 
   // Subsession edges: attempted, no cycle; acknowledged ones stay unless an end was deleted.
@@ -373,7 +401,8 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
   }
   for (const ack of ledger.ackedOf('addSubsession')) {
     if (tombstoned.has(ack.parent!) || tombstoned.has(ack.child!)) continue;
-    if (parentOf.get(ack.child!) !== ack.parent) report('acknowledged but lost', `edge ${ack.parent} -> ${ack.child} (${ack.id}); stored parent: ${parentOf.get(ack.child!)}`);
+    if (parentOf.get(ack.child!) !== ack.parent)
+      report('acknowledged but lost', `edge ${ack.parent} -> ${ack.child} (${ack.id}); stored parent: ${parentOf.get(ack.child!)}`);
   }
 
   // An acknowledged delete took its root and every session acknowledged below it before the delete began.
@@ -382,7 +411,7 @@ function verify(ledger: Ledger, db: Snapshot): string[] {
     if (!ack.deleted) continue; // 0: the root did not exist (never written yet, or deleted before)
     const began = ledger.attempts.get(ack.id)!.at;
     const subtree = new Set([ack.root!]);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const edge of ackedEdges) {
         if (edge.at < began && subtree.has(edge.parent!) && !subtree.has(edge.child!)) {
@@ -415,7 +444,8 @@ async function sqliteChecks(store: InternalStoreApp): Promise<string[]> {
   const integrity = await store.db.client.$queryRawUnsafe<{ integrity_check: string }[]>('PRAGMA integrity_check');
   if (integrity.length !== 1 || integrity[0].integrity_check !== 'ok') problems.push(`integrity_check: ${JSON.stringify(integrity).slice(0, 500)}`);
   const foreignKeys = await store.db.client.$queryRawUnsafe<unknown[]>('PRAGMA foreign_key_check');
-  if (foreignKeys.length > 0) problems.push(`foreign_key_check: ${JSON.stringify(foreignKeys, (_, v) => (typeof v === 'bigint' ? Number(v) : v)).slice(0, 500)}`);
+  if (foreignKeys.length > 0)
+    problems.push(`foreign_key_check: ${JSON.stringify(foreignKeys, (_, v) => (typeof v === 'bigint' ? Number(v) : v)).slice(0, 500)}`);
   return problems;
 }
 
@@ -453,98 +483,109 @@ function crashSuite(target: Target) {
   });
   afterAll(() => store?.close());
 
-  test(`${KILLS} SIGKILLs of a worker mid-write leave every acknowledged write, nothing unattempted, contiguous logs and no orphans`, async () => {
-    const ledger = new Ledger();
-    const workerUrl = (run: number) => {
-      if (target.provider === 'sqlite') return url;
-      const withName = new URL(url);
-      withName.searchParams.set('application_name', applicationName(run));
-      return withName.toString();
-    };
-    const started = Date.now();
-    const time = { warming: 0, writing: 0, booting: 0, checking: 0 };
-    // Workers boot ahead (they write nothing before "go") while earlier ones write and are checked.
-    const booted: Worker[] = [];
-    const bootUpTo = (run: number) => {
-      for (let n = booted.length === 0 ? 1 : booted.at(-1)!.run + 1; n <= Math.min(run, KILLS); n++) booted.push(new Worker(workerUrl(n), n));
-    };
-    let worker: Worker | undefined;
-    try {
-      for (let run = 1; run <= KILLS; run++) {
-        bootUpTo(run + LOOKAHEAD);
-        worker = booted.shift()!;
-        const booting = Date.now();
-        await worker!.ready;
-        time.booting += Date.now() - booting;
-        const answering = worker!.go();
-        // The kill comes at a random moment after the warm-up: a fresh process's first write of each kind is slow
-        // (code loaded and queries compiled on first use), and on a loaded machine a window after "go", or after
-        // the first answer (one kind warm), would often cut only those, and a kind could go unacknowledged.
-        const warming = Date.now();
-        await answering;
-        time.warming += Date.now() - warming;
-        const writing = Date.now();
-        const windowMs = 100 + Math.floor(Math.random() * 501);
-        await sleep(windowMs);
-        time.writing += Date.now() - writing;
-        // Once: the workers' connections are the ones the settle check waits for.
-        if (target.provider === 'postgresql' && run === 1) expect((await postgresSettled(store, run, 0)).length).toBe(1);
-        worker!.kill();
-        const exit = await worker!.closed;
+  test(
+    `${KILLS} SIGKILLs of a worker mid-write leave every acknowledged write, nothing unattempted, contiguous logs and no orphans`,
+    async () => {
+      const ledger = new Ledger();
+      const workerUrl = (run: number) => {
+        if (target.provider === 'sqlite') return url;
+        const withName = new URL(url);
+        withName.searchParams.set('application_name', applicationName(run));
+        return withName.toString();
+      };
+      const started = Date.now();
+      const time = { warming: 0, writing: 0, booting: 0, checking: 0 };
+      // Workers boot ahead (they write nothing before "go") while earlier ones write and are checked.
+      const booted: Worker[] = [];
+      const bootUpTo = (run: number) => {
+        for (let n = booted.length === 0 ? 1 : booted.at(-1)!.run + 1; n <= Math.min(run, KILLS); n++) booted.push(new Worker(workerUrl(n), n));
+      };
+      let worker: Worker | undefined;
+      try {
+        for (let run = 1; run <= KILLS; run++) {
+          bootUpTo(run + LOOKAHEAD);
+          worker = booted.shift()!;
+          const booting = Date.now();
+          await worker!.ready;
+          time.booting += Date.now() - booting;
+          const answering = worker!.go();
+          // The kill comes at a random moment after the warm-up: a fresh process's first write of each kind is slow
+          // (code loaded and queries compiled on first use), and on a loaded machine a window after "go", or after
+          // the first answer (one kind warm), would often cut only those, and a kind could go unacknowledged.
+          const warming = Date.now();
+          await answering;
+          time.warming += Date.now() - warming;
+          const writing = Date.now();
+          const windowMs = 100 + Math.floor(Math.random() * 501);
+          await sleep(windowMs);
+          time.writing += Date.now() - writing;
+          // Once: the workers' connections are the ones the settle check waits for.
+          if (target.provider === 'postgresql' && run === 1) expect((await postgresSettled(store, run, 0)).length).toBe(1);
+          worker!.kill();
+          const exit = await worker!.closed;
 
-        const checking = Date.now();
-        const problems: string[] = [];
-        if (exit.signal !== 'SIGKILL') problems.push(`worker ${run} ended by itself (code ${exit.code}, signal ${exit.signal}) before the kill:\n${worker!.stderr}`);
-        const before = ledger.problems.length;
-        const lines = readFileSync(worker!.logPath, 'utf8');
-        ledger.add(run, lines);
-        problems.push(...ledger.problems.slice(before));
-        if (target.provider === 'postgresql') problems.push(...(await postgresSettled(store, run)));
-        problems.push(...verify(ledger, await snapshot(store)));
-        if (target.provider === 'sqlite') problems.push(...(await sqliteChecks(store)));
-        time.checking += Date.now() - checking;
-        if (problems.length > 0) {
-          const tail = lines.split('\n').slice(-15).join('\n');
-          throw new Error(
-            `[${target.label}] after kill ${run} of ${KILLS} (${windowMs} ms of writes):\n- ${problems.join('\n- ')}\n\n` +
-              `last lines of worker ${run}:\n${tail}\nstderr:\n${worker!.stderr.slice(-2000)}`,
-          );
+          const checking = Date.now();
+          const problems: string[] = [];
+          if (exit.signal !== 'SIGKILL')
+            problems.push(`worker ${run} ended by itself (code ${exit.code}, signal ${exit.signal}) before the kill:\n${worker!.stderr}`);
+          const before = ledger.problems.length;
+          const lines = readFileSync(worker!.logPath, 'utf8');
+          ledger.add(run, lines);
+          problems.push(...ledger.problems.slice(before));
+          if (target.provider === 'postgresql') problems.push(...(await postgresSettled(store, run)));
+          problems.push(...verify(ledger, await snapshot(store)));
+          if (target.provider === 'sqlite') problems.push(...(await sqliteChecks(store)));
+          time.checking += Date.now() - checking;
+          if (problems.length > 0) {
+            const tail = lines.split('\n').slice(-15).join('\n');
+            throw new Error(
+              `[${target.label}] after kill ${run} of ${KILLS} (${windowMs} ms of writes):\n- ${problems.join('\n- ')}\n\n` +
+                `last lines of worker ${run}:\n${tail}\nstderr:\n${worker!.stderr.slice(-2000)}`,
+            );
+          }
         }
+      } finally {
+        const left = [worker, ...booted].filter((w) => w !== undefined);
+        for (const w of left) w.kill();
+        await Promise.all(left.map((w) => w.closed));
       }
-    } finally {
-      const left = [worker, ...booted].filter((w) => w !== undefined);
-      for (const w of left) w.kill();
-      await Promise.all(left.map((w) => w.closed));
-    }
 
-    const allAcked = [...ledger.acks.values()];
-    const isWarmup = (line: Line) => ledger.attempts.get(line.id)!.warmup === true;
-    // The random writes': the warm-up's writes are checked like them, but not counted here.
-    const acked = allAcked.filter((ack) => !isWarmup(ack));
-    const warmups = [...ledger.attempts.values()].filter((attempt) => attempt.warmup);
-    const db = await snapshot(store);
-    const inFlight = ledger.attempts.size - allAcked.length - ledger.errors.size;
-    const slowestWarmup = allAcked.filter(isWarmup).map((ack) => ({ kind: ack.kind, ms: ack.t - ledger.attempts.get(ack.id)!.t })).sort((a, b) => b.ms - a.ms)[0];
-    const slowest = acked.map((ack) => ({ kind: ack.kind, ms: ack.t - ledger.attempts.get(ack.id)!.t })).sort((a, b) => b.ms - a.ms)[0];
-    console.log(
-      `[${target.label}] ${KILLS} kills in ${((Date.now() - started) / 1000).toFixed(1)} s, ${(time.warming / 1000).toFixed(1)} s of warm-ups, ${(time.writing / 1000).toFixed(1)} s of writes, ${(time.booting / 1000).toFixed(1)} s waiting for boots, ${(time.checking / 1000).toFixed(1)} s of checks: ` +
-        `${warmups.length} warm-up writes (slowest: ${slowestWarmup?.kind} ${slowestWarmup?.ms} ms), then ${ledger.attempts.size - warmups.length} attempts, ${acked.length} acknowledged (slowest: ${slowest?.kind} ${slowest?.ms} ms), ` +
-        `${ledger.errors.size} refused, ${inFlight} cut by a kill, ${ledger.cutLines} stdout lines cut; ` +
-        `stored: ${db.threads.length} threads, ${db.messages.length} messages, ${db.boundaries.length} boundaries, ${db.edges.length} edges, ${db.tombstones.length} tombstones; ` +
-        `acknowledged: ${['append', 'appendMany', 'compaction', 'repair', 'addSubsession', 'delete'].map((k) => `${k} ${acked.filter((a) => a.kind === k).length}`).join(', ')}`,
-    );
-    // A run of the default size exercised what it claims to: every kind of write was acknowledged (in the random
-    // writes, the warm-ups aside), and kills cut writes.
-    if (KILLS >= 10) {
-      for (const kind of ['append', 'appendMany', 'compaction', 'addSubsession', 'delete'] as const) expect(acked.filter((a) => a.kind === kind).length).toBeGreaterThan(0);
-      expect(inFlight).toBeGreaterThan(0);
-    }
-    // A kill takes its boot (overlapped), its warm-up (1 to 2 s on a loaded 2-core machine), its window and its checks:
-    // some 4 s under a full suite's load; a timeout, not a measure, so it leaves room.
-  }, 20_000 + KILLS * 6_000);
+      const allAcked = [...ledger.acks.values()];
+      const isWarmup = (line: Line) => ledger.attempts.get(line.id)!.warmup === true;
+      // The random writes': the warm-up's writes are checked like them, but not counted here.
+      const acked = allAcked.filter((ack) => !isWarmup(ack));
+      const warmups = [...ledger.attempts.values()].filter((attempt) => attempt.warmup);
+      const db = await snapshot(store);
+      const inFlight = ledger.attempts.size - allAcked.length - ledger.errors.size;
+      const slowestWarmup = allAcked
+        .filter(isWarmup)
+        .map((ack) => ({ kind: ack.kind, ms: ack.t - ledger.attempts.get(ack.id)!.t }))
+        .sort((a, b) => b.ms - a.ms)[0];
+      const slowest = acked.map((ack) => ({ kind: ack.kind, ms: ack.t - ledger.attempts.get(ack.id)!.t })).sort((a, b) => b.ms - a.ms)[0];
+      console.log(
+        `[${target.label}] ${KILLS} kills in ${((Date.now() - started) / 1000).toFixed(1)} s, ${(time.warming / 1000).toFixed(1)} s of warm-ups, ${(time.writing / 1000).toFixed(1)} s of writes, ${(time.booting / 1000).toFixed(1)} s waiting for boots, ${(time.checking / 1000).toFixed(1)} s of checks: ` +
+          `${warmups.length} warm-up writes (slowest: ${slowestWarmup?.kind} ${slowestWarmup?.ms} ms), then ${ledger.attempts.size - warmups.length} attempts, ${acked.length} acknowledged (slowest: ${slowest?.kind} ${slowest?.ms} ms), ` +
+          `${ledger.errors.size} refused, ${inFlight} cut by a kill, ${ledger.cutLines} stdout lines cut; ` +
+          `stored: ${db.threads.length} threads, ${db.messages.length} messages, ${db.boundaries.length} boundaries, ${db.edges.length} edges, ${db.tombstones.length} tombstones; ` +
+          `acknowledged: ${['append', 'appendMany', 'compaction', 'repair', 'addSubsession', 'delete'].map((k) => `${k} ${acked.filter((a) => a.kind === k).length}`).join(', ')}`,
+      );
+      // A run of the default size exercised what it claims to: every kind of write was acknowledged (in the random
+      // writes, the warm-ups aside), and kills cut writes.
+      if (KILLS >= 10) {
+        for (const kind of ['append', 'appendMany', 'compaction', 'addSubsession', 'delete'] as const)
+          expect(acked.filter((a) => a.kind === kind).length).toBeGreaterThan(0);
+        expect(inFlight).toBeGreaterThan(0);
+      }
+      // A kill takes its boot (overlapped), its warm-up (1 to 2 s on a loaded 2-core machine), its window and its checks:
+      // some 4 s under a full suite's load; a timeout, not a measure, so it leaves room.
+    },
+    20_000 + KILLS * 6_000,
+  );
 }
 
 describe('crash safety', () => {
   describe('[SQLite]', () => crashSuite({ label: 'SQLite', provider: 'sqlite', url: async () => tempSqliteUrl('crash.db') }));
-  describeWith(POSTGRESQL.available, 'PostgreSQL unavailable')('[PostgreSQL]', () => crashSuite({ label: 'PostgreSQL', provider: 'postgresql', url: () => freshPostgresUrl() }));
+  describeWith(POSTGRESQL.available, 'PostgreSQL unavailable')('[PostgreSQL]', () =>
+    crashSuite({ label: 'PostgreSQL', provider: 'postgresql', url: () => freshPostgresUrl() }),
+  );
 });

@@ -9,7 +9,10 @@ import { tempSqliteUrl } from '../support/databases.js';
 
 let app: INestApplication;
 beforeAll(async () => {
-  const moduleRef = await Test.createTestingModule({ imports: [StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true })], controllers: [ChatController] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [StoreModule.forRoot({ url: tempSqliteUrl(), migrate: true })],
+    controllers: [ChatController],
+  }).compile();
   app = await moduleRef.createNestApplication({ logger: false }).init();
 });
 afterAll(() => app?.close());
@@ -52,7 +55,10 @@ test('each turn streams the scripted reply and saves the chat; only the new mess
 
 test('a bad chat id or message is a 400, and nothing is saved', async () => {
   await ask('', 'u1', 'hi').expect(400);
-  await request(app.getHttpServer()).post('/chat').send({ id: 'bad', message: { id: 'u1', role: 'robot', parts: [] } }).expect(400);
+  await request(app.getHttpServer())
+    .post('/chat')
+    .send({ id: 'bad', message: { id: 'u1', role: 'robot', parts: [] } })
+    .expect(400);
   expect((await request(app.getHttpServer()).get('/chat/bad').expect(200)).body).toEqual([]);
   expect(await app.get<SessionStore>(SessionStore).get('bad')).toBeNull();
 });

@@ -41,7 +41,9 @@ describeWith(GALERA.available, 'Galera unavailable')('[MariaDB Galera] three nod
 
   test('subsessions registered from three nodes at once: every edge, registered once', async () => {
     const children = Array.from({ length: 60 }, (_, i) => `child-${i}`);
-    await Promise.all(children.flatMap((child, i) => [apps[i % 3].transcripts.addSubsession('parent', child), apps[(i + 1) % 3].transcripts.addSubsession('parent', child)]));
+    await Promise.all(
+      children.flatMap((child, i) => [apps[i % 3].transcripts.addSubsession('parent', child), apps[(i + 1) % 3].transcripts.addSubsession('parent', child)]),
+    );
     for (const app of apps) expect(new Set(await app.transcripts.getSubsessions('parent'))).toEqual(new Set(children));
   });
 
@@ -78,7 +80,10 @@ describeWith(GALERA.available, 'Galera unavailable')('[MariaDB Galera] three nod
     const connection = await connect(fresh[2]);
     try {
       await connection.query('SET SESSION wsrep_sync_wait = 1');
-      const rows = (await connection.query('SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name')) as { migration_name: string; finished_at: Date | null }[];
+      const rows = (await connection.query('SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name')) as {
+        migration_name: string;
+        finished_at: Date | null;
+      }[];
       expect(rows.map((row) => row.migration_name)).toEqual(shippedMigrations('mysql').map((file) => file.name));
       expect(rows.every((row) => row.finished_at !== null)).toBe(true);
       // The lock is released: nobody holds it, and a later migration finds nothing to do.

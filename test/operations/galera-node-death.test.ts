@@ -92,7 +92,7 @@ describeWith(hasGaleraBinaries(), 'Galera binaries missing')('[MariaDB Galera] a
     // Until each surviving node, and the app that failed over, has had the shared thread written through it after the
     // kill (the cluster takes a moment, longer on a busy machine, to see the node gone): at least 1.5 s, at most 30 s.
     const wroteAfterKill = (node: number) => acked[node].some((ack) => ack.threadId === 'shared' && ack.at > killedAt + 500);
-    for (const deadline = killedAt + 30_000; Date.now() < killedAt + 1_500 || (![0, 1, 3].every(wroteAfterKill) && Date.now() < deadline); ) await sleep(100);
+    for (const deadline = killedAt + 30_000; Date.now() < killedAt + 1_500 || (![0, 1, 3].every(wroteAfterKill) && Date.now() < deadline);) await sleep(100);
     stopped = true;
     const results = await Promise.all(loads);
 
@@ -101,7 +101,8 @@ describeWith(hasGaleraBinaries(), 'Galera binaries missing')('[MariaDB Galera] a
     for (const node of [0, 1]) expect(results[node].failures.filter((error) => error instanceof StoreUnavailableError)).toEqual([]);
     // Writes went on through both surviving nodes after the kill, on the shared thread too, and the app given failover urls moved to one of them.
     const acks = results.flatMap((result) => result.acks);
-    for (const node of [0, 1, 3]) expect(acks.filter((ack) => ack.node === node && ack.threadId === 'shared' && ack.at > killedAt + 500).length).toBeGreaterThan(0);
+    for (const node of [0, 1, 3])
+      expect(acks.filter((ack) => ack.node === node && ack.threadId === 'shared' && ack.at > killedAt + 500).length).toBeGreaterThan(0);
 
     // Every acknowledged append is on both survivors, at its sequence number; the shared thread is contiguous.
     expect(acks.filter((ack) => ack.threadId === 'shared').length).toBeGreaterThan(20);

@@ -29,10 +29,14 @@ class OverlapWorker {
   stderr = '';
 
   constructor(url: string, first: number, count: number) {
-    this.child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, 'test', 'fixtures', 'overlap-worker.ts'), url, String(first), String(count)], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    this.child = spawn(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      ['--tsconfig', join(ROOT, 'tsconfig.json'), join(ROOT, 'test', 'fixtures', 'overlap-worker.ts'), url, String(first), String(count)],
+      {
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     this.child.stderr.on('data', (chunk) => (this.stderr += chunk));
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       const answer = JSON.parse(line) as Answer;

@@ -80,7 +80,11 @@ eachDatabase((database) => {
     try {
       const failure = boot(prisma);
       await expect(failure).rejects.toThrow(StoreConfigurationError);
-      await expect(failure).rejects.toThrow(`lacks the store's tables ${tablesOf('store').map((table) => table.table).join(', ')}.`);
+      await expect(failure).rejects.toThrow(
+        `lacks the store's tables ${tablesOf('store')
+          .map((table) => table.table)
+          .join(', ')}.`,
+      );
     } finally {
       await prisma.$disconnect();
     }

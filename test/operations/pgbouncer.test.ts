@@ -38,7 +38,14 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 }
 
 const appliedMigrations = (url: string) =>
-  withClient(url, async (client) => (await client.query('SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name')).rows as { migration_name: string; finished_at: Date | null }[]);
+  withClient(
+    url,
+    async (client) =>
+      (await client.query('SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY migration_name')).rows as {
+        migration_name: string;
+        finished_at: Date | null;
+      }[],
+  );
 
 describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind PgBouncer] operations', () => {
   test('three migrators through PgBouncer at once, on a new database: each migration applied once', async () => {
@@ -72,25 +79,35 @@ describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind P
 
   test("why Prisma's CLI needs a direct connection: through PgBouncer, its session lock outlives it on a server connection", async () => {
     const url = await freshPgBouncerUrl();
-    const applied = await withSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }), (engine) => deployWithPrisma(engine, 'postgresql'));
+    const applied = await withSchemaEngine(schemaPath('postgresql'), new PrismaPg({ connectionString: url }), (engine) =>
+      deployWithPrisma(engine, 'postgresql'),
+    );
     expect(applied).toEqual(shippedMigrations('postgresql').map((file) => file.name));
-    const held = await withClient(await direct(url), async (client) =>
-      (
-        await client.query(
-          "SELECT count(*)::int AS held FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND l.objid = $1 AND l.granted AND d.datname = current_database()",
-          [PRISMA_MIGRATE_LOCK],
-        )
-      ).rows[0].held,
+    const held = await withClient(
+      await direct(url),
+      async (client) =>
+        (
+          await client.query(
+            "SELECT count(*)::int AS held FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND l.objid = $1 AND l.granted AND d.datname = current_database()",
+            [PRISMA_MIGRATE_LOCK],
+          )
+        ).rows[0].held,
     );
     expect(held).toBe(1);
   });
 
-  test('a migration refuses, rather than waits for ever, a lock left behind by an idle session, saying to run Prisma\'s CLI on a direct connection', async () => {
+  test("a migration refuses, rather than waits for ever, a lock left behind by an idle session, saying to run Prisma's CLI on a direct connection", async () => {
     const url = await freshPgBouncerUrl();
     await withClient(await direct(url), async (leftBehind) => {
       await leftBehind.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK]);
       const started = Date.now();
-      const refused = await Promise.race([dbMigrate(url).then(() => 'migrated', (error: Error) => error), sleep(20_000).then(() => 'still waiting after 20 s')]);
+      const refused = await Promise.race([
+        dbMigrate(url).then(
+          () => 'migrated',
+          (error: Error) => error,
+        ),
+        sleep(20_000).then(() => 'still waiting after 20 s'),
+      ]);
       expect(String(refused)).toMatch(/held by a session idle for \d+ s.*run Prisma's CLI on a direct connection to PostgreSQL/);
       expect(Date.now() - started).toBeGreaterThan(5_000);
       await leftBehind.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK]);

@@ -90,7 +90,10 @@ function outcome<T>(promise: Promise<T>): Promise<Outcome<T>> {
 
 /** The class and the gist of an error's message (its first line, and its last when Prisma put the failed call in between), for assertions that read well. */
 function classOf(error: unknown): string {
-  const lines = String((error as Error)?.message).split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = String((error as Error)?.message)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   return `${(error as Error)?.name}: ${lines.length > 1 ? `${lines[0]} … ${lines[lines.length - 1]}` : (lines[0] ?? '')}`;
 }
 
@@ -107,7 +110,7 @@ function captureUncaught(): { errors: unknown[]; release(): void } {
 
 for (const engine of ENGINES) {
   describeWith(engine.available, `${engine.label} binaries missing`)(`[${engine.label}] pool and restart`, () => {
-    test('with the pool\'s one connection held, store calls fail fast with StoreUnavailableError, and work once it is free', async () => {
+    test("with the pool's one connection held, store calls fail fast with StoreUnavailableError, and work once it is free", async () => {
       const store = await storeApp({ url: await engine.freshUrl(), migrate: true, pool: { max: 1, connectionTimeoutMs: 500 } });
       let holder: Promise<Outcome<unknown>> | undefined;
       try {
@@ -164,7 +167,11 @@ for (const engine of ENGINES) {
       let running = true;
       let workers: Promise<void>[] = [];
       try {
-        store = await storeApp({ url: await engine.createDatabase(server, 'agent_store_restart'), migrate: true, pool: { max: 4, connectionTimeoutMs: 1_000 } });
+        store = await storeApp({
+          url: await engine.createDatabase(server, 'agent_store_restart'),
+          migrate: true,
+          pool: { max: 4, connectionTimeoutMs: 1_000 },
+        });
         const { messages } = store;
 
         // Four writers on one thread, recording what was acknowledged and what failed.
@@ -249,12 +256,12 @@ for (const engine of ENGINES) {
 // The driver errors the tests above meet when no connection comes free in time,
 // as the adapters report them: the reproduction of the classification, without a server.
 describe('toStoreError of a pool timeout', () => {
-  test('PostgreSQL: pg-pool\'s connectionTimeoutMillis error (a plain Error, PrismaPg passes it through) is StoreUnavailableError', () => {
+  test("PostgreSQL: pg-pool's connectionTimeoutMillis error (a plain Error, PrismaPg passes it through) is StoreUnavailableError", () => {
     const error = toStoreError(new Error('timeout exceeded when trying to connect'), KITS.postgresql);
     expect(error).toBeInstanceOf(StoreUnavailableError);
   });
 
-  test('MariaDB: the pool\'s acquireTimeout error (ER_GET_CONNECTION_TIMEOUT 45028, Prisma P2039) is StoreUnavailableError', () => {
+  test("MariaDB: the pool's acquireTimeout error (ER_GET_CONNECTION_TIMEOUT 45028, Prisma P2039) is StoreUnavailableError", () => {
     const message = 'pool timeout: failed to retrieve a connection from pool after 500ms\n    (pool connections: active=1 idle=0 limit=1)';
     const cause = { kind: 'mysql', code: 45028, originalCode: '45028', originalMessage: message, message, state: 'HY000' };
     const prismaError = new Prisma.PrismaClientKnownRequestError(`Database error. Code: \`45028\`. Message: \`${message}\``, {

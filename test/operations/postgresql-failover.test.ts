@@ -53,7 +53,9 @@ async function messagesOn(url: string): Promise<Map<string, Map<number, string>>
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ thread_id: string; seq: number; content: string }>('SELECT thread_id, seq, content FROM agent_message ORDER BY thread_id, seq');
+    const { rows } = await client.query<{ thread_id: string; seq: number; content: string }>(
+      'SELECT thread_id, seq, content FROM agent_message ORDER BY thread_id, seq',
+    );
     const threads = new Map<string, Map<number, string>>();
     for (const row of rows) {
       if (!threads.has(row.thread_id)) threads.set(row.thread_id, new Map());
@@ -81,9 +83,12 @@ async function deadUrl(): Promise<string> {
  * query, as a server that hangs would; its url. `close` stops it.
  */
 function silentServer(): Promise<Loopback> {
-  const message = (type: string, body: Buffer) => Buffer.concat([Buffer.from(type), Buffer.from([0, 0, 0, 0].map((_, i) => ((body.length + 4) >> (24 - 8 * i)) & 0xff)), body]);
+  const message = (type: string, body: Buffer) =>
+    Buffer.concat([Buffer.from(type), Buffer.from([0, 0, 0, 0].map((_, i) => ((body.length + 4) >> (24 - 8 * i)) & 0xff)), body]);
   // The startup message is the first thing the client sends: answer it as a server that trusts everyone.
-  return loopbackServer(POSTGRES_URL, (socket) => socket.once('data', () => socket.write(Buffer.concat([message('R', Buffer.alloc(4)), message('K', Buffer.alloc(8)), message('Z', Buffer.from('I'))]))));
+  return loopbackServer(POSTGRES_URL, (socket) =>
+    socket.once('data', () => socket.write(Buffer.concat([message('R', Buffer.alloc(4)), message('K', Buffer.alloc(8)), message('Z', Buffer.from('I'))]))),
+  );
 }
 
 /** A server on loopback that accepts connections and never says a word, as a host behind a black hole would; its url. */
@@ -152,7 +157,7 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
     }
   }, 20_000);
 
-  test('a primary that takes no writes (default_transaction_read_only) is passed over, as libpq\'s target_session_attrs=read-write does', async () => {
+  test("a primary that takes no writes (default_transaction_read_only) is passed over, as libpq's target_session_attrs=read-write does", async () => {
     const readOnly = `${pair!.primary.url}?options=${encodeURIComponent('-c default_transaction_read_only=on')}`;
     const app = await open(readOnly, [pair!.primary.url], false);
     expect((await app.messages.append('past-a-read-only-server', user('written'))).seq).toBe(1);
@@ -201,7 +206,9 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
     expect(before.length).toBeGreaterThan(20);
     expect(after.length).toBeGreaterThan(20);
     const resumeMs = after[0].at - promotedAt;
-    console.log(`PostgreSQL failover: ${before.length} appends acknowledged before the kill, ${failures.length} failed, the first on the new primary ${resumeMs} ms after the promotion`);
+    console.log(
+      `PostgreSQL failover: ${before.length} appends acknowledged before the kill, ${failures.length} failed, the first on the new primary ${resumeMs} ms after the promotion`,
+    );
     expect(resumeMs).toBeLessThanOrEqual(RESUME_BOUND_MS);
     // The outage was met, and every call it failed was told the database is unavailable.
     expect(failures.length).toBeGreaterThan(0);
@@ -210,7 +217,9 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
 
     // Every acknowledged append is on the promoted server at its sequence number, each thread contiguous.
     const promoted = await messagesOn(pair!.replica.url);
-    for (const ack of acks) expect(`${ack.threadId} ${ack.seq}: ${promoted.get(ack.threadId)?.get(ack.seq)}`).toBe(`${ack.threadId} ${ack.seq}: ${ack.content}`);
-    for (const [threadId, messages] of promoted) expect(`${threadId}: ${[...messages.keys()].join(',')}`).toBe(`${threadId}: ${[...messages.keys()].map((_, i) => i + 1).join(',')}`);
+    for (const ack of acks)
+      expect(`${ack.threadId} ${ack.seq}: ${promoted.get(ack.threadId)?.get(ack.seq)}`).toBe(`${ack.threadId} ${ack.seq}: ${ack.content}`);
+    for (const [threadId, messages] of promoted)
+      expect(`${threadId}: ${[...messages.keys()].join(',')}`).toBe(`${threadId}: ${[...messages.keys()].map((_, i) => i + 1).join(',')}`);
   }, 60_000);
 });

@@ -9,7 +9,14 @@ import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import type { MessageInput } from '../../src/index.js';
 import { describeWith, freshPostgresUrl } from '../support/databases.js';
-import { hasPostgresBinaries, restartServer, startPostgresReplication, stopKeepingData, stopReplication, type RunningReplication } from '../support/test-servers.js';
+import {
+  hasPostgresBinaries,
+  restartServer,
+  startPostgresReplication,
+  stopKeepingData,
+  stopReplication,
+  type RunningReplication,
+} from '../support/test-servers.js';
 import { partitionableProxy } from '../support/loopback.js';
 import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
@@ -70,7 +77,8 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries are missing')('a Postgr
     while ((await sql<{ state: string }>(servers.replica.url, 'SELECT pg_get_wal_replay_pause_state() AS state'))[0].state !== 'paused') await sleep(10);
   };
   const listed = async (app: InternalStoreApp) => (await app.sessions.list({ limit: 100 })).sessions.map((session) => session.id).sort();
-  const paged = async (app: InternalStoreApp, id: string) => (await app.messages.getTranscriptPage(id, { limit: 100 })).messages.map((message) => message.content);
+  const paged = async (app: InternalStoreApp, id: string) =>
+    (await app.messages.getTranscriptPage(id, { limit: 100 })).messages.map((message) => message.content);
   const exported = async (app: InternalStoreApp, id: string) => {
     let jsonl = '';
     for await (const line of app.sessions.exportJsonl(id)) jsonl += line;

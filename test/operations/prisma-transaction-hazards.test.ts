@@ -74,7 +74,23 @@ function outcome<T>(promise: Promise<T>): Pending<T> {
  * only setTimeout and clearTimeout are faked, which the drivers' I/O does not need.
  */
 function fakePrismaClock() {
-  jest.useFakeTimers({ doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'requestAnimationFrame', 'cancelAnimationFrame', 'requestIdleCallback', 'cancelIdleCallback', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval'] });
+  jest.useFakeTimers({
+    doNotFake: [
+      'Date',
+      'hrtime',
+      'nextTick',
+      'performance',
+      'queueMicrotask',
+      'requestAnimationFrame',
+      'cancelAnimationFrame',
+      'requestIdleCallback',
+      'cancelIdleCallback',
+      'setImmediate',
+      'clearImmediate',
+      'setInterval',
+      'clearInterval',
+    ],
+  });
   return {
     advance: (ms: number) => jest.advanceTimersByTime(ms),
     restore() {
@@ -215,9 +231,11 @@ const MARIADB: Engine = {
         await locker.query('BACKUP STAGE END');
       },
       waitingCommits: async (database) =>
-        ((await admin.query("SELECT id FROM information_schema.processlist WHERE db = ? AND info = 'COMMIT' AND state = 'Waiting for backup lock'", [database])) as { id: bigint }[]).map(
-          (row) => Number(row.id),
-        ),
+        (
+          (await admin.query("SELECT id FROM information_schema.processlist WHERE db = ? AND info = 'COMMIT' AND state = 'Waiting for backup lock'", [
+            database,
+          ])) as { id: bigint }[]
+        ).map((row) => Number(row.id)),
       async kill(id) {
         await admin.query(`KILL ${Number(id)}`);
       },
@@ -435,7 +453,7 @@ for (const engine of [POSTGRES, MARIADB]) {
       });
     }
 
-    test('[url] a fast path\'s COMMIT cut off: StoreUnavailableError, all or nothing, no crash, the pool works', async () => {
+    test("[url] a fast path's COMMIT cut off: StoreUnavailableError, all or nothing, no crash, the pool works", async () => {
       const { app, database } = await open(MODES[0]);
       try {
         await app.messages.append('d', user('before'));

@@ -110,8 +110,16 @@ describeWith(hasPostgresBinaries(), 'PostgreSQL binaries missing')('[PostgreSQL]
   refusalSuite(
     () => [
       // node-postgres takes a password parameter over the url's own.
-      { name: 'a wrong password in a query parameter', url: () => at('postgres:Us3rinfo-Pa55', 'postgres', SECRET_PARAMETERS), reason: /password authentication failed for user "postgres"/ },
-      { name: 'an unknown database', url: () => at(`postgres:${RIGHT_PASSWORD}`, 'no_such_db', 'token=Tok3n-Val'), reason: /database "no_such_db" does not exist/ },
+      {
+        name: 'a wrong password in a query parameter',
+        url: () => at('postgres:Us3rinfo-Pa55', 'postgres', SECRET_PARAMETERS),
+        reason: /password authentication failed for user "postgres"/,
+      },
+      {
+        name: 'an unknown database',
+        url: () => at(`postgres:${RIGHT_PASSWORD}`, 'no_such_db', 'token=Tok3n-Val'),
+        reason: /database "no_such_db" does not exist/,
+      },
     ],
     ['a wrong password in a query parameter', 'an unknown database'],
   );
@@ -144,14 +152,33 @@ describeWith(MARIADB.available, 'MariaDB unavailable')('[MariaDB] refusals', () 
     () => [
       { name: 'a wrong password', url: () => at(`${user}:Us3rinfo-Pa55`, database), reason: new RegExp(`Access denied for user '${user}'`) },
       // The url's last `@` ends its userinfo: the `@` before it belongs to the (wrong) password.
-      { name: 'a wrong password with an unencoded @', url: () => at(`${user}:Us3rinfo@Pa55`, database), reason: new RegExp(`Access denied for user '${user}'`) },
-      { name: 'a database the user may not use', url: () => at(`${user}:${RIGHT_PASSWORD}`, 'mysql'), reason: new RegExp(`Access denied for user '${user}'@'[^']*' to database 'mysql'`) },
+      {
+        name: 'a wrong password with an unencoded @',
+        url: () => at(`${user}:Us3rinfo@Pa55`, database),
+        reason: new RegExp(`Access denied for user '${user}'`),
+      },
+      {
+        name: 'a database the user may not use',
+        url: () => at(`${user}:${RIGHT_PASSWORD}`, 'mysql'),
+        reason: new RegExp(`Access denied for user '${user}'@'[^']*' to database 'mysql'`),
+      },
       { name: 'an unknown database', url: () => at('root', 'no_such_db'), reason: /Unknown database 'no_such_db'/ },
       { name: 'a locked account', url: () => at(`${user}_locked:${RIGHT_PASSWORD}`, database), reason: /this account is locked/ },
       // Let in, but only to change the password: every statement is refused.
-      { name: 'an expired password', url: () => at(`${user}_expired:${RIGHT_PASSWORD}`, database), reason: /You must SET PASSWORD before executing this statement/ },
+      {
+        name: 'an expired password',
+        url: () => at(`${user}_expired:${RIGHT_PASSWORD}`, database),
+        reason: /You must SET PASSWORD before executing this statement/,
+      },
     ],
-    ['a wrong password', 'a wrong password with an unencoded @', 'a database the user may not use', 'an unknown database', 'a locked account', 'an expired password'],
+    [
+      'a wrong password',
+      'a wrong password with an unencoded @',
+      'a database the user may not use',
+      'an unknown database',
+      'a locked account',
+      'an expired password',
+    ],
   );
 
   test('a running store that loses access fails at once with the reason, and works again once access is back', async () => {

@@ -8,7 +8,19 @@ import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { Test } from '@nestjs/testing';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import Database from 'better-sqlite3';
-import { HistoryProviders, MessageStore, SessionStore, StoreBusyError, StoreMaintenance, StoreDatabaseError, StoreModule, TenantStores, TranscriptStore, type MessageInput, type StoreModuleOptions } from '../../src/index.js';
+import {
+  HistoryProviders,
+  MessageStore,
+  SessionStore,
+  StoreBusyError,
+  StoreMaintenance,
+  StoreDatabaseError,
+  StoreModule,
+  TenantStores,
+  TranscriptStore,
+  type MessageInput,
+  type StoreModuleOptions,
+} from '../../src/index.js';
 import { StoreDatabase } from '../../src/engine/database.js';
 import { ERASURE_CHECKPOINT_WAIT_MS } from '../../src/databases/sqlite/erasure.js';
 import { finishedAfterNow } from '../../src/databases/sqlite/vacuum-worker.js';
@@ -30,7 +42,11 @@ function occurrences(store: InternalStoreApp, marker: string): number {
   return count;
 }
 
-const said = (marker: string, what: string): MessageInput => ({ role: 'user', content: `${what} ${marker} ${'said at length '.repeat(20)}`, metadata: { note: marker } });
+const said = (marker: string, what: string): MessageInput => ({
+  role: 'user',
+  content: `${what} ${marker} ${'said at length '.repeat(20)}`,
+  metadata: { note: marker },
+});
 
 /**
  * Appends `count` messages that say `marker` to `threadId`, interleaved with another thread's, then deletes the
@@ -81,7 +97,9 @@ function expectHeldBack({ failed, took, longestGap }: { failed: unknown; took: n
   // A wait in SQLite's busy handler would stop the event loop for the whole wait; a loaded machine, for a moment.
   expect(longestGap).toBeLessThan(2_000);
   expect(failed).toBeInstanceOf(StoreBusyError);
-  expect((failed as Error).message).toMatch(/the erased rows are deleted, but their bytes stay in the SQLite file and its write-ahead log .* held back for \d+\.\d s: .* run the same call again/);
+  expect((failed as Error).message).toMatch(
+    /the erased rows are deleted, but their bytes stay in the SQLite file and its write-ahead log .* held back for \d+\.\d s: .* run the same call again/,
+  );
   expect(took).toBeGreaterThanOrEqual(ERASURE_CHECKPOINT_WAIT_MS - 100);
   expect(took).toBeLessThan(ERASURE_CHECKPOINT_WAIT_MS + 5_000);
 }
@@ -172,7 +190,10 @@ describe.each([
           const [id, otherId] = [`k${String(i).padStart(5, '0')}a-${marker}`, `k${String(i).padStart(5, '0')}b-${randomUUID()}`];
           await mine.sessions.create({ id, title: marker, metadata: { m: marker } });
           await other.sessions.create({ id: otherId, title: 'other' });
-          await mine.messages.appendMany(id, [{ role: 'user', content: big(marker), id: `mid-${marker}-${i}` }, { role: 'assistant', content: marker }]);
+          await mine.messages.appendMany(id, [
+            { role: 'user', content: big(marker), id: `mid-${marker}-${i}` },
+            { role: 'assistant', content: marker },
+          ]);
           await other.messages.appendMany(otherId, [{ role: 'user', content: 'other', id: `mid-other-${i}` }]);
         }
       },
@@ -197,7 +218,10 @@ describe.each([
     const id = `pruned-${randomUUID()}`;
     await expectErased(
       async (marker) => {
-        await store.messages.appendMany(id, Array.from({ length: 50 }, (_, i) => said(marker, `m${i}`)));
+        await store.messages.appendMany(
+          id,
+          Array.from({ length: 50 }, (_, i) => said(marker, `m${i}`)),
+        );
         await store.messages.appendCompaction(id, [{ role: 'user', content: 'the summary' }], 50, 0);
       },
       () => store.messages.pruneTranscript(id),
@@ -351,7 +375,9 @@ describe('a rebuild that cannot run', () => {
       unlinkSync(store.url.replace(/^file:/, ''));
       const failed = await store.transcripts.deleteTranscript(root).catch((error: unknown) => error);
       expect(failed).toBeInstanceOf(StoreDatabaseError);
-      expect((failed as Error).message).toMatch(/the erased rows are deleted, but their bytes stay .* which failed: .*unable to open database file.* run the same call again, or any bulk job/);
+      expect((failed as Error).message).toMatch(
+        /the erased rows are deleted, but their bytes stay .* which failed: .*unable to open database file.* run the same call again, or any bulk job/,
+      );
       expect(await store.sessions.get(root)).toBeNull();
     } finally {
       await store.close();

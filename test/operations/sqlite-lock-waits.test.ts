@@ -99,7 +99,10 @@ test('past sqliteBusyTimeoutMs a write fails with StoreBusyError, on the fast pa
 
   const timed = async (write: () => Promise<unknown>) => {
     const started = Date.now();
-    const outcome = await write().then(() => 'stored', (error: unknown) => error);
+    const outcome = await write().then(
+      () => 'stored',
+      (error: unknown) => error,
+    );
     return { outcome, ms: Date.now() - started };
   };
   const { result, stallMs } = await withStallWatch(() =>
@@ -132,8 +135,14 @@ test("a driver's error on the read paths, which run on better-sqlite3 directly, 
     other.close();
   }
   for (const read of [() => store.messages.getHistory('thread'), () => store.messages.count('thread')]) {
-    const error = await read().then(() => undefined, (failure: unknown) => failure);
+    const error = await read().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
     expect(error).toBeInstanceOf(StoreDatabaseError);
-    expect(error).toMatchObject({ message: expect.stringContaining('no such table: agent_boundary'), cause: expect.objectContaining({ code: 'SQLITE_ERROR' }) });
+    expect(error).toMatchObject({
+      message: expect.stringContaining('no such table: agent_boundary'),
+      cause: expect.objectContaining({ code: 'SQLITE_ERROR' }),
+    });
   }
 });

@@ -88,7 +88,9 @@ test('purge of 200 trees, 5 a batch', async () => {
       await tenant.messages.appendMany(`purged-${size}-${i}-child`, [user('c')]);
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await maintenance.purge({ updatedBefore: new Date(), tenantId: `purged-${size}`, batchSize: 5 })).toMatchObject({ sessions: size === 'large' ? 400 : 2 });
+    expect(await maintenance.purge({ updatedBefore: new Date(), tenantId: `purged-${size}`, batchSize: 5 })).toMatchObject({
+      sessions: size === 'large' ? 400 : 2,
+    });
   });
 });
 

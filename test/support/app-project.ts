@@ -57,6 +57,8 @@ export async function prismaCli(project: AppProject, command: 'generate' | 'form
 /** `prisma generate`, then the PrismaClient class it wrote. */
 export async function generatedClient<Client>(project: AppProject): Promise<new (options: { adapter: SqlDriverAdapterFactory }) => Client> {
   await prismaCli(project, 'generate');
-  const generated = (await import(join(project.dir, 'generated', 'client.ts'))) as { PrismaClient: new (options: { adapter: SqlDriverAdapterFactory }) => Client };
+  const generated = (await import(join(project.dir, 'generated', 'client.ts'))) as {
+    PrismaClient: new (options: { adapter: SqlDriverAdapterFactory }) => Client;
+  };
   return generated.PrismaClient;
 }

@@ -17,11 +17,18 @@ export interface Catalog {
 }
 
 const TYPE_CLASS: Record<string, string> = {
-  text: 'string', varchar: 'string', 'character varying': 'string',
-  integer: 'int', int: 'int',
-  'timestamp without time zone': 'datetime', datetime: 'datetime',
-  jsonb: 'json', json: 'json', longtext: 'string',
-  bytea: 'bytes', longblob: 'bytes',
+  text: 'string',
+  varchar: 'string',
+  'character varying': 'string',
+  integer: 'int',
+  int: 'int',
+  'timestamp without time zone': 'datetime',
+  datetime: 'datetime',
+  jsonb: 'json',
+  json: 'json',
+  longtext: 'string',
+  bytea: 'bytes',
+  longblob: 'bytes',
 };
 
 function column(type: string, nullable: boolean, precision: number | null, defaultValue: string | null, autoIncrement: boolean): string {

@@ -98,9 +98,27 @@ export interface TestDatabase {
   server(): Promise<unknown>;
 }
 
-export const SQLITE: TestDatabase = { provider: 'sqlite', label: 'SQLite', available: true, freshUrl: async () => tempSqliteUrl(), server: async () => undefined };
-export const POSTGRESQL: TestDatabase = { provider: 'postgresql', label: 'PostgreSQL', available: sharedServerAvailable('postgresql'), freshUrl: () => freshPostgresUrl(), server: postgresServerUrl };
-export const MARIADB: TestDatabase = { provider: 'mysql', label: 'MariaDB', available: sharedServerAvailable('mariadb'), freshUrl: () => freshMysqlUrl(), server: mysqlServerUrl };
+export const SQLITE: TestDatabase = {
+  provider: 'sqlite',
+  label: 'SQLite',
+  available: true,
+  freshUrl: async () => tempSqliteUrl(),
+  server: async () => undefined,
+};
+export const POSTGRESQL: TestDatabase = {
+  provider: 'postgresql',
+  label: 'PostgreSQL',
+  available: sharedServerAvailable('postgresql'),
+  freshUrl: () => freshPostgresUrl(),
+  server: postgresServerUrl,
+};
+export const MARIADB: TestDatabase = {
+  provider: 'mysql',
+  label: 'MariaDB',
+  available: sharedServerAvailable('mariadb'),
+  freshUrl: () => freshMysqlUrl(),
+  server: mysqlServerUrl,
+};
 export const DATABASES: TestDatabase[] = [SQLITE, POSTGRESQL, MARIADB];
 /** A Galera cluster, through its first node. Not in DATABASES: the conformance suite runs on it (test/support/openers.ts) with the nodes' urls. */
 export const GALERA: TestDatabase = {

@@ -15,7 +15,9 @@ interface Trigger {
 }
 
 const CREATE: Record<Provider, (trigger: Trigger) => string[]> = {
-  sqlite: ({ name, event, table, condition }) => [`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} WHEN ${condition} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`],
+  sqlite: ({ name, event, table, condition }) => [
+    `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} WHEN ${condition} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+  ],
   postgresql: ({ name, event, table, condition }) => [
     `CREATE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN IF ${condition} THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN COALESCE(NEW, OLD); END $$ LANGUAGE plpgsql`,
     `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`,

@@ -148,13 +148,15 @@ export function expectEveryErrorClean(): void {
 /** The (method, path) pairs the app's router serves under the prefix, paths in Express's `:param` form. */
 export function mappedRoutes(app: INestApplication): string[] {
   const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
-  return express.router.stack
-    .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((method) => `${method.toUpperCase()} ${layer.route!.path}`) : []))
-    .filter((route) => route.split(' ')[1].startsWith(`${PREFIX}/`))
-    // Express registers each route with and without a trailing slash.
-    .map((route) => route.replace(` ${PREFIX}`, ' ').replace(/(.)\/$/, '$1'))
-    .filter((route, i, all) => all.indexOf(route) === i)
-    .sort();
+  return (
+    express.router.stack
+      .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((method) => `${method.toUpperCase()} ${layer.route!.path}`) : []))
+      .filter((route) => route.split(' ')[1].startsWith(`${PREFIX}/`))
+      // Express registers each route with and without a trailing slash.
+      .map((route) => route.replace(` ${PREFIX}`, ' ').replace(/(.)\/$/, '$1'))
+      .filter((route, i, all) => all.indexOf(route) === i)
+      .sort()
+  );
 }
 
 /** The (method, path) pairs the OpenAPI document describes, in the same form. */
@@ -217,7 +219,16 @@ export const ROUTES: RouteCase[] = [
   { route: 'GET /sessions/:id/export', status: 200 },
   { route: 'POST /sessions/:id/fork', body: () => ({}), status: 201 },
   { route: 'POST /sessions/:id/messages', body: () => ({ role: 'user', content: 'hello' }), status: 201 },
-  { route: 'POST /sessions/:id/messages/batch', body: () => ({ messages: [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }] }), status: 201 },
+  {
+    route: 'POST /sessions/:id/messages/batch',
+    body: () => ({
+      messages: [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'two' },
+      ],
+    }),
+    status: 201,
+  },
   { route: 'POST /sessions/:id/messages/batch', variant: 'empty', body: () => ({ messages: [] }), status: 201 },
   { route: 'GET /sessions/:id/history', status: 200 },
   { route: 'GET /sessions/:id/history', variant: 'page', query: 'limit=1', status: 200 },
@@ -225,7 +236,11 @@ export const ROUTES: RouteCase[] = [
   { route: 'DELETE /sessions/:id/history', status: 204 },
   { route: 'GET /sessions/:id/count', status: 200 },
   { route: 'POST /sessions/:id/compactions', body: () => ({ messages: [summary], sourceMessageCount: 0, retainedMessageCount: 0 }), status: 204 },
-  { route: 'POST /sessions/:id/repairs', body: () => ({ repairMessage: { role: 'tool', content: [{ type: 'text', text: 'repaired' }] }, balancedMessages: [], sourceMessageCount: 0 }), status: 204 },
+  {
+    route: 'POST /sessions/:id/repairs',
+    body: () => ({ repairMessage: { role: 'tool', content: [{ type: 'text', text: 'repaired' }] }, balancedMessages: [], sourceMessageCount: 0 }),
+    status: 204,
+  },
   { route: 'GET /sessions/:id/repairs', status: 200 },
   { route: 'GET /sessions/:id/transcript', status: 200 },
   { route: 'GET /sessions/:id/transcript', variant: 'page', query: 'limit=1', status: 200 },

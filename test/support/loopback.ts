@@ -41,7 +41,10 @@ export async function partitionableProxy(target: string): Promise<Loopback & { f
     if (frozen) return;
     const upstream = connect(Number(port), hostname);
     keep(upstream);
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       from.on('data', (chunk) => void (frozen || to.write(chunk)));
       from.on('close', () => void (frozen || to.destroy()));
     }

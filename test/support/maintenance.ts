@@ -19,7 +19,10 @@ export interface MaintenanceApp {
 
 /** A second app on the database at `url` (migrated already), with StoreMaintenance and the adapters. */
 export async function maintenanceApp(url: string): Promise<MaintenanceApp> {
-  const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ url })], providers: [LangGraphCheckpointer, ClaudeSessionStore, OpenAIAgentsSessions] }).compile();
+  const app = await Test.createTestingModule({
+    imports: [StoreModule.forRoot({ url })],
+    providers: [LangGraphCheckpointer, ClaudeSessionStore, OpenAIAgentsSessions],
+  }).compile();
   await app.init();
   return {
     maintenance: app.get<StoreMaintenance>(StoreMaintenance),
@@ -57,7 +60,15 @@ export async function dumpOf(db: StoreDatabase): Promise<Dump> {
   const dump: Dump = {};
   for (const table of await tablesOf(db)) {
     const rows = await db.client.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM ${table}`);
-    dump[table] = rows.map((row) => JSON.stringify(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)).map(([column, value]) => [column, cellText(value)]))).sort();
+    dump[table] = rows
+      .map((row) =>
+        JSON.stringify(
+          Object.entries(row)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([column, value]) => [column, cellText(value)]),
+        ),
+      )
+      .sort();
   }
   return dump;
 }

@@ -22,7 +22,19 @@ import {
 import { migrateUrl } from '../../src/engine/open-database.js';
 import type { StoreClient } from '../../src/engine/store-client.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.options.js';
-import { describeBackend, freshGaleraUrls, SERVER_START_MS, freshReplicatedUrls, GALERA, MARIADB, PGBOUNCER, POSTGRESQL, REPLICATED, SQLITE, type TestDatabase } from './databases.js';
+import {
+  describeBackend,
+  freshGaleraUrls,
+  SERVER_START_MS,
+  freshReplicatedUrls,
+  GALERA,
+  MARIADB,
+  PGBOUNCER,
+  POSTGRESQL,
+  REPLICATED,
+  SQLITE,
+  type TestDatabase,
+} from './databases.js';
 
 /** A store as an application sees it. */
 export interface StoreApp {
@@ -58,11 +70,23 @@ export interface Opener {
 
 /** The store opens the database from its url, and migrates it at boot when asked. */
 function openUrl(label: string, url: string, migrate: boolean): Promise<StoreApp> {
-  return boot(label, url, { url, migrate }, async () => undefined, () => openUrl(label, url, false));
+  return boot(
+    label,
+    url,
+    { url, migrate },
+    async () => undefined,
+    () => openUrl(label, url, false),
+  );
 }
 
 function urlOpener(database: TestDatabase): Opener {
-  return { label: database.label, provider: database.provider, available: database.available, server: database.server, open: async () => openUrl(database.label, await database.freshUrl(), true) };
+  return {
+    label: database.label,
+    provider: database.provider,
+    available: database.available,
+    server: database.server,
+    open: async () => openUrl(database.label, await database.freshUrl(), true),
+  };
 }
 
 /** The driver adapter an application builds its own PrismaClient with, per database, as the README shows. */
@@ -116,9 +140,21 @@ function ownClientOpener(database: TestDatabase): Opener {
   const label = `${database.label}, own PrismaClient`;
   const openClient = async (url: string): Promise<StoreApp> => {
     const prisma = await appClient(database, url);
-    return boot(label, url, { prisma }, () => prisma.$disconnect(), () => openClient(url));
+    return boot(
+      label,
+      url,
+      { prisma },
+      () => prisma.$disconnect(),
+      () => openClient(url),
+    );
   };
-  return { label, provider: database.provider, available: database.available, server: database.server, open: async () => openClient(await migratedUrl(database)) };
+  return {
+    label,
+    provider: database.provider,
+    available: database.available,
+    server: database.server,
+    open: async () => openClient(await migratedUrl(database)),
+  };
 }
 
 /**
@@ -128,7 +164,13 @@ function ownClientOpener(database: TestDatabase): Opener {
 function galeraOpener(): Opener {
   const label = 'MariaDB Galera, an app per node';
   const openOn = (urls: string[], node: number, migrate: boolean): Promise<StoreApp> =>
-    boot(label, urls[node], { url: urls[node], migrate }, async () => undefined, () => openOn(urls, (node + 1) % urls.length, false));
+    boot(
+      label,
+      urls[node],
+      { url: urls[node], migrate },
+      async () => undefined,
+      () => openOn(urls, (node + 1) % urls.length, false),
+    );
   return { label, provider: GALERA.provider, available: GALERA.available, server: GALERA.server, open: async () => openOn(await freshGaleraUrls(), 0, true) };
 }
 
@@ -138,7 +180,13 @@ function galeraOpener(): Opener {
  */
 function pgbouncerOpener(): Opener {
   const label = `${PGBOUNCER.label} (transaction mode)`;
-  return { label, provider: PGBOUNCER.provider, available: PGBOUNCER.available, server: PGBOUNCER.server, open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true) };
+  return {
+    label,
+    provider: PGBOUNCER.provider,
+    available: PGBOUNCER.available,
+    server: PGBOUNCER.server,
+    open: async () => openUrl(label, await PGBOUNCER.freshUrl(), true),
+  };
 }
 
 /**
@@ -148,8 +196,20 @@ function pgbouncerOpener(): Opener {
 function replicaOpener(): Opener {
   const label = 'PostgreSQL with a replica';
   const openOn = ({ primary, replica }: { primary: string; replica: string }, migrate: boolean): Promise<StoreApp> =>
-    boot(label, primary, { url: primary, replicas: [replica], migrate }, async () => undefined, () => openOn({ primary, replica }, false));
-  return { label, provider: REPLICATED.provider, available: REPLICATED.available, server: REPLICATED.server, open: async () => openOn(await freshReplicatedUrls(), true) };
+    boot(
+      label,
+      primary,
+      { url: primary, replicas: [replica], migrate },
+      async () => undefined,
+      () => openOn({ primary, replica }, false),
+    );
+  return {
+    label,
+    provider: REPLICATED.provider,
+    available: REPLICATED.available,
+    server: REPLICATED.server,
+    open: async () => openOn(await freshReplicatedUrls(), true),
+  };
 }
 
 export const OPENERS: Opener[] = [
@@ -189,7 +249,13 @@ export function storeOn(backend: Opener): StoreApp {
   });
 }
 
-async function boot(label: string, url: string, options: StoreModuleOptions, release: () => Promise<void>, another: () => Promise<StoreApp>): Promise<StoreApp> {
+async function boot(
+  label: string,
+  url: string,
+  options: StoreModuleOptions,
+  release: () => Promise<void>,
+  another: () => Promise<StoreApp>,
+): Promise<StoreApp> {
   try {
     const app = await Test.createTestingModule({ imports: [StoreModule.forRoot(options)] }).compile();
     await app.init();

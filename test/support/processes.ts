@@ -19,7 +19,8 @@ export interface RunOptions {
 
 export type Run = { code: number | null; stdout: string; stderr: string };
 
-export const runFixture = (fixture: string, args: string[], options: RunOptions = {}): Promise<Run> => runTypeScript(join('test', 'fixtures', fixture), args, options);
+export const runFixture = (fixture: string, args: string[], options: RunOptions = {}): Promise<Run> =>
+  runTypeScript(join('test', 'fixtures', fixture), args, options);
 
 /** Runs a TypeScript file of the repository (a path from its root) as `tsx` does for the npm scripts. */
 export function runTypeScript(file: string, args: string[], options: RunOptions = {}): Promise<Run> {

@@ -23,10 +23,15 @@ export default class DatabaseSummaryReporter {
   }
 
   onRunComplete(_contexts, results) {
-    const files = results.testResults.map((file) => ({ path: relative(this.rootDir, file.testFilePath), seconds: (file.perfStats.end - file.perfStats.start) / 1000 }));
+    const files = results.testResults.map((file) => ({
+      path: relative(this.rootDir, file.testFilePath),
+      seconds: (file.perfStats.end - file.perfStats.start) / 1000,
+    }));
     const slowest = files.sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST);
     const busy = files.reduce((sum, file) => sum + file.seconds, 0);
-    process.stdout.write(`\nSlowest test files (${files.length} files, ${busy.toFixed(0)} s in all, run over the workers):\n${slowest.map((file) => `  ${file.seconds.toFixed(1).padStart(6)} s  ${file.path}`).join('\n')}\n`);
+    process.stdout.write(
+      `\nSlowest test files (${files.length} files, ${busy.toFixed(0)} s in all, run over the workers):\n${slowest.map((file) => `  ${file.seconds.toFixed(1).padStart(6)} s  ${file.path}`).join('\n')}\n`,
+    );
     const counts = new Map();
     const count = (key, status) => {
       const entry = counts.get(key) ?? { passed: 0, failed: 0, skipped: 0 };

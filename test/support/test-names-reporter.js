@@ -12,7 +12,9 @@ import { dirname, relative } from 'node:path';
 export const formatTestNames = (byFile) =>
   [...byFile.keys()]
     .sort()
-    .map((file) => [file, ...[...byFile.get(file)].sort().map((name) => `  ${name.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r')}`)].join('\n'))
+    .map((file) =>
+      [file, ...[...byFile.get(file)].sort().map((name) => `  ${name.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r')}`)].join('\n'),
+    )
     .join('\n') + '\n';
 
 /** The names by test file (a name as often as it was written), as formatTestNames wrote them. */

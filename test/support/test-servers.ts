@@ -40,7 +40,9 @@ function asUser(user: string, file: string, args: string[]) {
 function postgresBin(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] && join(root, versions[0], 'bin');
 }
 
@@ -71,8 +73,14 @@ export async function startPostgres(options: { password?: string } = {}): Promis
 function launchPostgres(bin: string, dataDir: string, port: number): number {
   // fsync off: these servers hold test data only; benchmarks run their own with fsync on.
   const start = asUser('postgres', join(bin, 'pg_ctl'), [
-    'start', '-w', '-D', join(dataDir, 'data'), '-l', join(dataDir, 'log'),
-    '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
+    'start',
+    '-w',
+    '-D',
+    join(dataDir, 'data'),
+    '-l',
+    join(dataDir, 'log'),
+    '-o',
+    `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`,
   ]);
   execFileSync(start.file, start.args, { stdio: 'pipe' });
   return Number(readFileSync(join(dataDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -98,10 +106,14 @@ export async function startPostgresReplication(options: { synchronous?: boolean 
     if (options.synchronous) {
       // Set only now: before a standby streams, every commit would wait for one.
       await onServer(primary.url, ["ALTER SYSTEM SET synchronous_standby_names = '*'", 'SELECT pg_reload_conf()']);
-      await waitFor(async () => {
-        const rows = await onServer(primary.url, ["SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'"]);
-        if (rows.length === 0) throw new Error('not yet synchronous');
-      }, 30_000, () => `the standby of ${primary.url} did not become synchronous`);
+      await waitFor(
+        async () => {
+          const rows = await onServer(primary.url, ["SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'"]);
+          if (rows.length === 0) throw new Error('not yet synchronous');
+        },
+        30_000,
+        () => `the standby of ${primary.url} did not become synchronous`,
+      );
     }
     return { name: 'PostgreSQL replication', primary, replica };
   } catch (error) {
@@ -116,7 +128,22 @@ export async function startStandby(primary: RunningServer): Promise<RunningServe
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-pg-standby-'));
   if (isRoot) chownSync(dataDir, uid('postgres'), gid('postgres'));
   const from = new URL(primary.url);
-  const backup = asUser('postgres', join(bin, 'pg_basebackup'), ['-D', join(dataDir, 'data'), '-R', '-X', 'stream', '-c', 'fast', '--no-sync', '-h', '127.0.0.1', '-p', from.port, '-U', 'postgres']);
+  const backup = asUser('postgres', join(bin, 'pg_basebackup'), [
+    '-D',
+    join(dataDir, 'data'),
+    '-R',
+    '-X',
+    'stream',
+    '-c',
+    'fast',
+    '--no-sync',
+    '-h',
+    '127.0.0.1',
+    '-p',
+    from.port,
+    '-U',
+    'postgres',
+  ]);
   try {
     execFileSync(backup.file, backup.args, { stdio: 'pipe' });
     const port = await freePort();
@@ -162,7 +189,11 @@ export async function startMariaDb(): Promise<RunningServer | undefined> {
   if (!bin) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-store-mariadb-'));
   if (isRoot) chownSync(dataDir, uid('mysql'), gid('mysql'));
-  execFileSync(bin.install, ['--no-defaults', `--datadir=${join(dataDir, 'data')}`, ...(isRoot ? ['--user=mysql'] : []), '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'pipe' });
+  execFileSync(
+    bin.install,
+    ['--no-defaults', `--datadir=${join(dataDir, 'data')}`, ...(isRoot ? ['--user=mysql'] : []), '--auth-root-authentication-method=normal', '--skip-test-db'],
+    { stdio: 'pipe' },
+  );
   const port = await freePort();
   const url = `mysql://root@127.0.0.1:${port}/mysql`;
   return { name: 'MariaDB', url, pid: await launchMariaDb(bin.server, dataDir, port), dataDir };
@@ -173,18 +204,30 @@ async function launchMariaDb(server: string, dataDir: string, port: number): Pro
   const child = spawn(
     server,
     [
-      '--no-defaults', `--datadir=${join(dataDir, 'data')}`, ...(isRoot ? ['--user=mysql'] : []), `--port=${port}`, '--bind-address=127.0.0.1',
-      `--socket=${join(dataDir, 'sock')}`, `--pid-file=${join(dataDir, 'pid')}`, '--skip-log-bin', '--innodb-flush-log-at-trx-commit=2',
-      '--max-connections=300', `--log-error=${join(dataDir, 'log')}`,
+      '--no-defaults',
+      `--datadir=${join(dataDir, 'data')}`,
+      ...(isRoot ? ['--user=mysql'] : []),
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--socket=${join(dataDir, 'sock')}`,
+      `--pid-file=${join(dataDir, 'pid')}`,
+      '--skip-log-bin',
+      '--innodb-flush-log-at-trx-commit=2',
+      '--max-connections=300',
+      `--log-error=${join(dataDir, 'log')}`,
     ],
     { detached: true, stdio: 'ignore' },
   );
   child.unref();
   try {
-    await waitFor(async () => {
-      const connection = await mariadb.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 1000 });
-      await connection.end();
-    }, 30_000, () => `MariaDB did not start: ${tail(join(dataDir, 'log'))}`);
+    await waitFor(
+      async () => {
+        const connection = await mariadb.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 1000 });
+        await connection.end();
+      },
+      30_000,
+      () => `MariaDB did not start: ${tail(join(dataDir, 'log'))}`,
+    );
   } catch (error) {
     child.kill('SIGKILL'); // a server that never answered is not left running
     throw error;
@@ -219,7 +262,7 @@ export async function startGalera(size = 3): Promise<RunningCluster | undefined>
   const port = async () => {
     for (;;) {
       const free = await freePort();
-      if (!taken.has(free)) return taken.add(free), free;
+      if (!taken.has(free)) return (taken.add(free), free);
     }
   };
   for (let i = 0; i < size; i++) ports.push({ sql: await port(), gcomm: await port(), ist: await port(), sst: await port() });
@@ -235,17 +278,37 @@ export async function startGalera(size = 3): Promise<RunningCluster | undefined>
       writeFileSync(
         config,
         [
-          '[mysqld]', `datadir=${join(dataDir, 'data')}`, `socket=${join(dataDir, 'sock')}`, `pid-file=${join(dataDir, 'pid')}`, `port=${ports[i].sql}`,
-          'bind-address=127.0.0.1', `log-error=${join(dataDir, 'log')}`, 'max-connections=300', 'innodb-flush-log-at-trx-commit=2', 'innodb-buffer-pool-size=64M',
-          'binlog-format=ROW', 'default-storage-engine=InnoDB', 'innodb-autoinc-lock-mode=2',
-          'wsrep-on=ON', `wsrep-provider=${provider}`, 'wsrep-cluster-name=agent_store_test', `wsrep-cluster-address=${address}`,
-          `wsrep-node-address=127.0.0.1:${ports[i].gcomm}`, `wsrep-node-name=n${i}`,
+          '[mysqld]',
+          `datadir=${join(dataDir, 'data')}`,
+          `socket=${join(dataDir, 'sock')}`,
+          `pid-file=${join(dataDir, 'pid')}`,
+          `port=${ports[i].sql}`,
+          'bind-address=127.0.0.1',
+          `log-error=${join(dataDir, 'log')}`,
+          'max-connections=300',
+          'innodb-flush-log-at-trx-commit=2',
+          'innodb-buffer-pool-size=64M',
+          'binlog-format=ROW',
+          'default-storage-engine=InnoDB',
+          'innodb-autoinc-lock-mode=2',
+          'wsrep-on=ON',
+          `wsrep-provider=${provider}`,
+          'wsrep-cluster-name=agent_store_test',
+          `wsrep-cluster-address=${address}`,
+          `wsrep-node-address=127.0.0.1:${ports[i].gcomm}`,
+          `wsrep-node-name=n${i}`,
           `wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:${ports[i].gcomm};ist.recv_addr=127.0.0.1:${ports[i].ist};gcache.size=32M`,
-          'wsrep-sst-method=rsync', `wsrep-sst-receive-address=127.0.0.1:${ports[i].sst}`, '',
+          'wsrep-sst-method=rsync',
+          `wsrep-sst-receive-address=127.0.0.1:${ports[i].sst}`,
+          '',
         ].join('\n'),
       );
       if (isRoot) execFileSync('chown', ['-R', 'mysql:mysql', dataDir]);
-      execFileSync(bin.install, [`--defaults-file=${config}`, ...(isRoot ? ['--user=mysql'] : []), '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'pipe' });
+      execFileSync(
+        bin.install,
+        [`--defaults-file=${config}`, ...(isRoot ? ['--user=mysql'] : []), '--auth-root-authentication-method=normal', '--skip-test-db'],
+        { stdio: 'pipe' },
+      );
     }
     for (let i = 0; i < size; i++) {
       const dataDir = join(root, `n${i}`);
@@ -292,9 +355,13 @@ export async function galeraSynced(node: RunningServer, size: number, timeoutMs 
     async () => {
       const connection = await mariadb.createConnection({ host: '127.0.0.1', port: Number(port), user: 'root', connectTimeout: 1000 });
       try {
-        const rows = (await connection.query("SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment', 'wsrep_cluster_size')")) as { Variable_name: string; Value: string }[];
+        const rows = (await connection.query("SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment', 'wsrep_cluster_size')")) as {
+          Variable_name: string;
+          Value: string;
+        }[];
         const status = Object.fromEntries(rows.map((row) => [row.Variable_name, row.Value]));
-        if (status.wsrep_ready !== 'ON' || status.wsrep_local_state_comment !== 'Synced' || Number(status.wsrep_cluster_size) < size) throw new Error('not synced');
+        if (status.wsrep_ready !== 'ON' || status.wsrep_local_state_comment !== 'Synced' || Number(status.wsrep_cluster_size) < size)
+          throw new Error('not synced');
       } finally {
         await connection.end();
       }
@@ -324,11 +391,24 @@ export async function startPgBouncer(postgresUrl: string, settings: string[] = [
   writeFileSync(
     config,
     [
-      '[databases]', `* = host=127.0.0.1 port=${serverPort}`,
-      '[pgbouncer]', 'listen_addr = 127.0.0.1', `listen_port = ${port}`, `unix_socket_dir = ${dataDir}`,
-      'auth_type = trust', `auth_file = ${join(dataDir, 'users.txt')}`, 'pool_mode = transaction',
-      'max_client_conn = 1000', 'default_pool_size = 20', 'max_user_connections = 100', 'server_idle_timeout = 10',
-      `logfile = ${join(dataDir, 'log')}`, `pidfile = ${join(dataDir, 'pid')}`, ...(isRoot ? ['user = postgres'] : []), ...settings, '',
+      '[databases]',
+      `* = host=127.0.0.1 port=${serverPort}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      `unix_socket_dir = ${dataDir}`,
+      'auth_type = trust',
+      `auth_file = ${join(dataDir, 'users.txt')}`,
+      'pool_mode = transaction',
+      'max_client_conn = 1000',
+      'default_pool_size = 20',
+      'max_user_connections = 100',
+      'server_idle_timeout = 10',
+      `logfile = ${join(dataDir, 'log')}`,
+      `pidfile = ${join(dataDir, 'pid')}`,
+      ...(isRoot ? ['user = postgres'] : []),
+      ...settings,
+      '',
     ].join('\n'),
   );
   // It refuses to run as root: as root, it becomes the user its configuration names once it has read it.
@@ -338,11 +418,15 @@ export async function startPgBouncer(postgresUrl: string, settings: string[] = [
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   const running = { name: 'PgBouncer', url, pid: child.pid!, dataDir };
   try {
-    await waitFor(async () => {
-      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-      await client.connect();
-      await client.end();
-    }, 30_000, () => `PgBouncer did not start: ${tail(join(dataDir, 'log'))}`);
+    await waitFor(
+      async () => {
+        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+        await client.connect();
+        await client.end();
+      },
+      30_000,
+      () => `PgBouncer did not start: ${tail(join(dataDir, 'log'))}`,
+    );
   } catch (error) {
     await stopServer(running);
     throw error;
@@ -353,7 +437,8 @@ export async function startPgBouncer(postgresUrl: string, settings: string[] = [
 /** Starts a stopped server again on its own data directory and port: the same database comes back. */
 export async function restartServer(server: RunningServer): Promise<RunningServer> {
   const port = Number(new URL(server.url).port);
-  const pid = server.name === 'PostgreSQL' ? launchPostgres(postgresBin()!, server.dataDir, port) : await launchMariaDb(mariadbBin()!.server, server.dataDir, port);
+  const pid =
+    server.name === 'PostgreSQL' ? launchPostgres(postgresBin()!, server.dataDir, port) : await launchMariaDb(mariadbBin()!.server, server.dataDir, port);
   return { ...server, pid };
 }
 
@@ -370,14 +455,18 @@ export async function stopKeepingData(server: RunningServer): Promise<void> {
   } catch {
     return; // already stopped
   }
-  await waitFor(async () => {
-    try {
-      process.kill(server.pid, 0);
-    } catch {
-      return;
-    }
-    throw new Error('still running');
-  }, 30_000, () => `${server.name} (pid ${server.pid}) did not stop`);
+  await waitFor(
+    async () => {
+      try {
+        process.kill(server.pid, 0);
+      } catch {
+        return;
+      }
+      throw new Error('still running');
+    },
+    30_000,
+    () => `${server.name} (pid ${server.pid}) did not stop`,
+  );
 }
 
 export const hasPostgresBinaries = () => postgresBin() !== undefined;

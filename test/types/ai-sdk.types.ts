@@ -9,7 +9,13 @@ type ResponseMessages6 = Awaited<ReturnType<typeof generateText6>>['response']['
 type ResponseMessages7 = Awaited<ReturnType<typeof generateText7>>['response']['messages'];
 
 /** The SDK's messages in: response.messages and a prompt, as they are typed. */
-export async function storeWhatTheSdkGives(store: MessageStore, r6: ResponseMessages6, p6: ModelMessage6[], r7: ResponseMessages7, p7: ModelMessage7[]): Promise<void> {
+export async function storeWhatTheSdkGives(
+  store: MessageStore,
+  r6: ResponseMessages6,
+  p6: ModelMessage6[],
+  r7: ResponseMessages7,
+  p7: ModelMessage7[],
+): Promise<void> {
   await store.appendMany('t', r6);
   await store.appendMany('t', p6);
   await store.append('t', p6[0]);
@@ -28,7 +34,10 @@ export async function feedTheSdk(store: MessageStore): Promise<[ModelMessage6[],
   const page6: ModelMessage6[] = (await store.getHistoryPage('t')).messages;
   const history7: ModelMessage7[] = await store.getHistory('t');
   const transcript7: ModelMessage7[] = (await store.getTranscriptPage('t')).messages;
-  return [[...history6, ...transcript6, ...page6], [...history7, ...transcript7]];
+  return [
+    [...history6, ...transcript6, ...page6],
+    [...history7, ...transcript7],
+  ];
 }
 
 /** Read output is valid input. */

@@ -12,7 +12,13 @@ type TypedMessage6 = UIMessage6<{ model: string }, Data, Tools>;
 type TypedMessage7 = UIMessage7<{ model: string }, Data, Tools>;
 
 /** The SDK's messages in: every UIMessage is a ChatMessage. */
-export async function saveWhatTheSdkGives(chats: ChatStore, m6: UIMessage6[], t6: TypedMessage6[], m7: UIMessage7[], t7: TypedMessage7[]): Promise<ChatMessage[]> {
+export async function saveWhatTheSdkGives(
+  chats: ChatStore,
+  m6: UIMessage6[],
+  t6: TypedMessage6[],
+  m7: UIMessage7[],
+  t7: TypedMessage7[],
+): Promise<ChatMessage[]> {
   await chats.saveChat('c', m6);
   await chats.saveChat('c', t6);
   await chats.saveChat('c', m7);
@@ -30,7 +36,14 @@ export async function loadForTheSdk(chats: ChatStore): Promise<[UIMessage6[], Ty
 }
 
 /** The recipe as the SDK writes it: onFinish hands its messages to saveChat and returns what it returns. */
-export function recipe(chats: ChatStore, r6: ReturnType<typeof streamText6>, r7: ReturnType<typeof streamText7>, m6: UIMessage6[], typed6: TypedMessage6[], m7: UIMessage7[]): Response[] {
+export function recipe(
+  chats: ChatStore,
+  r6: ReturnType<typeof streamText6>,
+  r7: ReturnType<typeof streamText7>,
+  m6: UIMessage6[],
+  typed6: TypedMessage6[],
+  m7: UIMessage7[],
+): Response[] {
   const onFinish6: OnFinish6<TypedMessage6> = ({ messages }) => chats.saveChat('c', messages);
   const onFinish7: OnFinish7<UIMessage7> = ({ messages }) => chats.saveChat('c', messages);
   return [

@@ -9,7 +9,13 @@ const agent = async (state: typeof MessagesAnnotation.State) => ({ messages: sta
 const tools = async () => ({ messages: [] });
 
 const researchGraph = (checkpointer: LangGraphCheckpointer) =>
-  new StateGraph(MessagesAnnotation).addNode('agent', agent).addNode('tools', tools).addEdge(START, 'agent').addEdge('agent', 'tools').addEdge('tools', END).compile({ checkpointer });
+  new StateGraph(MessagesAnnotation)
+    .addNode('agent', agent)
+    .addNode('tools', tools)
+    .addEdge(START, 'agent')
+    .addEdge('agent', 'tools')
+    .addEdge('tools', END)
+    .compile({ checkpointer });
 
 @Injectable()
 export class ResearchAgent {

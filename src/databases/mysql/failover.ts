@@ -14,7 +14,11 @@ const UNREACHABLE_ERRNOS = new Set([45001, 45009, 45012, 45026, 45028]);
 
 /** Whether `error` (or its cause) says the server cannot be reached, rather than that it refused or failed a statement. */
 export function isUnreachable(error: unknown): boolean {
-  for (let each = error as { code?: unknown; errno?: unknown; cause?: unknown } | undefined, depth = 0; each && depth < 4; each = each.cause as typeof each, depth++) {
+  for (
+    let each = error as { code?: unknown; errno?: unknown; cause?: unknown } | undefined, depth = 0;
+    each && depth < 4;
+    each = each.cause as typeof each, depth++
+  ) {
     if (UNREACHABLE.has(String(each.code)) || UNREACHABLE_ERRNOS.has(Number(each.errno))) return true;
   }
   return false;

@@ -44,7 +44,10 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
     // tombstone check of an INSERT … SELECT is a locking read: it waits for a delete in flight and sees it.
     append: (threadId, messages, now, tenantId) =>
       inTransaction(async (query) => {
-        const last = tenantId === undefined ? await upsertThread(query, threadId, messages.length, now) : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
+        const last =
+          tenantId === undefined
+            ? await upsertThread(query, threadId, messages.length, now)
+            : await bumpTenantsThread(query, threadId, messages.length, now, tenantId);
         if (last === null) return null;
         assertSeqInRange(threadId, last);
         for (const { text, args } of messageInserts(threadId, last - messages.length + 1, messages)) await query(text, args);
@@ -75,7 +78,10 @@ export function mysqlHostFastPaths(tx: Transaction, assertOpen: () => void): Fas
 function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
   /** The latest boundary's columns (`cut_seq` last), or null when scoped and the thread is not the tenant's; [] when it has no boundary. */
   const latest = async (query: Query, columns: string, threadId: string, tenantId: string | undefined) => {
-    const [row] = tenantId === undefined ? await query(`SELECT ${columns} ${LATEST}`, [threadId]) : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, threadId, tenantId]);
+    const [row] =
+      tenantId === undefined
+        ? await query(`SELECT ${columns} ${LATEST}`, [threadId])
+        : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, threadId, tenantId]);
     if (!row) return tenantId === undefined ? [] : null;
     return row.at(-1) === null ? [] : row;
   };
@@ -85,10 +91,10 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
         const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL, cut_seq', threadId, tenantId);
         if (boundary === null) return null;
         // created_at as milliseconds since the epoch: a DATETIME holding UTC, counted in SQL without a zone, reads faster than its text.
-        const log = await query(`SELECT 1, seq, role, content, message_id, metadata, provider_options, value_types, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', created_at) DIV 1000 ${AFTER_CUT} ORDER BY seq`, [
-          threadId,
-          boundary.length > 0 ? Number(boundary.at(-1)) : 0,
-        ]);
+        const log = await query(
+          `SELECT 1, seq, role, content, message_id, metadata, provider_options, value_types, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', created_at) DIV 1000 ${AFTER_CUT} ORDER BY seq`,
+          [threadId, boundary.length > 0 ? Number(boundary.at(-1)) : 0],
+        );
         return historyOf(boundary.length > 0 ? [boundary, ...log] : log);
       }),
 
@@ -125,7 +131,12 @@ async function upsertThread(query: Query, threadId: string, count: number, now: 
 
 /** Scoped, only the tenant's existing thread is bumped; null when there is none. */
 async function bumpTenantsThread(query: Query, threadId: string, count: number, now: Date, tenantId: string): Promise<number | null> {
-  const bumped = await query('UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ? AND tenant_id = ?', [count, now, threadId, tenantId]);
+  const bumped = await query('UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ? AND tenant_id = ?', [
+    count,
+    now,
+    threadId,
+    tenantId,
+  ]);
   // No row matched: the reply carries no id (a bumped counter is at least 1).
   const last = Number(bumped.insertId ?? 0);
   return last === 0 ? null : last;

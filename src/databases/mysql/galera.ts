@@ -146,5 +146,9 @@ export async function unlockCluster(tx: Transaction): Promise<boolean> {
 /** A deadlock (a certification failure is one) as Prisma's MariaDB adapter reports it, or as the connector throws it. */
 function isCertificationFailure(error: unknown): boolean {
   const failure = adapterFailureOf(error);
-  return failure?.kind === 'TransactionWriteConflict' || (failure?.kind === 'mysql' && Number(failure.code) === 1213) || (error as { errno?: unknown })?.errno === 1213;
+  return (
+    failure?.kind === 'TransactionWriteConflict' ||
+    (failure?.kind === 'mysql' && Number(failure.code) === 1213) ||
+    (error as { errno?: unknown })?.errno === 1213
+  );
 }

@@ -27,7 +27,9 @@ const ERRNO_KINDS: Record<number, FailureKind> = {
   1264: 'validation',
   ...Object.fromEntries(
     // 1820: a login let in only to change its expired password; every statement is refused.
-    [1040, 1203, 1047, 1053, 1820, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map((errno) => [errno, 'unavailable'] as const),
+    [1040, 1203, 1047, 1053, 1820, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map(
+      (errno) => [errno, 'unavailable'] as const,
+    ),
   ),
 };
 
@@ -47,7 +49,11 @@ const galeraOf = new WeakMap<SqlDriverAdapter, () => boolean>();
 const MARIADB_ADAPTER = '@prisma/adapter-mariadb';
 
 /** A pool error's message on one line, with the server's refusal it wraps ("Error during pool initialization: … Access denied …"). */
-const withCause = (error: Error) => [error.message, (error.cause as Error | undefined)?.message].filter(Boolean).join(': ').replace(/\s*\n\s*/g, ' ');
+const withCause = (error: Error) =>
+  [error.message, (error.cause as Error | undefined)?.message]
+    .filter(Boolean)
+    .join(': ')
+    .replace(/\s*\n\s*/g, ' ');
 
 /** The MariaDB connector's connection options for a mysql:// url. */
 export function mariadbConnection(url: string) {

@@ -146,4 +146,7 @@ export const queryOn =
     connection.query({ sql, ...OPTIONS }, args.map(valueOf));
 
 /** One statement on any connection of `pool`, outside a transaction. */
-export const queryPool = (pool: Pool): Query => (sql, args) => pool.query({ sql, ...OPTIONS }, args.map(valueOf));
+export const queryPool =
+  (pool: Pool): Query =>
+  (sql, args) =>
+    pool.query({ sql, ...OPTIONS }, args.map(valueOf));

@@ -36,7 +36,11 @@ class StandbyServer extends Error {}
 
 /** Whether `error` (or its cause) says the server cannot be reached or is going away, rather than that it refused the store or failed a statement. */
 export function isUnreachable(error: unknown): boolean {
-  for (let each = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; each && depth < 4; each = each.cause as typeof each, depth++) {
+  for (
+    let each = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    each && depth < 4;
+    each = each.cause as typeof each, depth++
+  ) {
     if (UNREACHABLE.has(String(each.code)) || SERVER_GONE.has(String(each.code)) || CONNECTION_LOST.test(String(each.message))) return true;
   }
   return false;
@@ -102,7 +106,9 @@ function failingOver(Pool: typeof pg.Pool, urls: string[], config: pg.PoolConfig
           }
           if (!(error instanceof StandbyServer) && !isUnreachable(error)) throw error;
           failure = error;
-          passed.push(`${redactUrl(urls[server])} ${error instanceof StandbyServer ? error.message : `cannot be reached (${redactText(String((error as Error).message))})`}`);
+          passed.push(
+            `${redactUrl(urls[server])} ${error instanceof StandbyServer ? error.message : `cannot be reached (${redactText(String((error as Error).message))})`}`,
+          );
         }
       }
       if (busy) throw busy;
@@ -138,7 +144,9 @@ export function failoverAdapterFactory(
       // An adapter loading another copy of pg would have taken the pool for a configuration, and connected elsewhere.
       if (adapter.underlyingDriver() !== pool) {
         await adapter.dispose();
-        throw new StoreConfigurationError('StoreModule option "failover" needs @prisma/adapter-pg to load the same pg package as the application: deduplicate pg (npm dedupe pg)');
+        throw new StoreConfigurationError(
+          'StoreModule option "failover" needs @prisma/adapter-pg to load the same pg package as the application: deduplicate pg (npm dedupe pg)',
+        );
       }
       return adapter;
     },

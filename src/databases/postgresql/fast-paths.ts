@@ -22,7 +22,10 @@ const ctes = (scoped: boolean, boundaryColumns: string, cut: string) =>
   `WITH ${scoped ? `${OWNED}, ` : ''}b AS (SELECT ${boundaryColumns} FROM agent_boundary WHERE thread_id = $1${gate(scoped)} ORDER BY seq DESC LIMIT 1), c AS (SELECT ${cut} FROM b)`;
 const afterCut = (scoped: boolean) => `agent_message m ON m.thread_id = $1 AND m.seq > c.cut AND m.event_type IS NULL${gate(scoped)}`;
 /** MESSAGE_COLUMNS of the table alias `alias`. */
-const prefixed = (alias: string) => MESSAGE_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
+const prefixed = (alias: string) =>
+  MESSAGE_COLUMNS.split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
 /** Typed NULLs for the text columns of MESSAGE_COLUMNS a row of the UNION does not hold (all but created_at are text). */
 const nullTexts = (count: number) => Array(count).fill('NULL::text').join(', ');
 const history = (scoped: boolean) => `${ctes(scoped, 'cut_seq, messages', 'COALESCE(MAX(cut_seq), 0) AS cut')}
@@ -106,7 +109,8 @@ async function appendRuns(
 }
 
 /** The tombstone as the statement's snapshot holds it: at READ COMMITTED, every delete that committed before it. */
-const tombstoneRead = async (tx: SqlQueryable, threadId: string) => (await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0;
+const tombstoneRead = async (tx: SqlQueryable, threadId: string) =>
+  (await tx.queryRaw(sql('SELECT 1 FROM agent_tombstone WHERE id = $1', [threadId]))).rows.length > 0;
 
 /**
  * The tombstone as last committed, at any level. In an application's transaction at REPEATABLE READ
@@ -131,7 +135,13 @@ async function deletedSinceAnySnapshot(tx: SqlQueryable, threadId: string, now: 
  * nothing is written (`last` null). Then the statement also reports a tombstone its snapshot holds, so that
  * an append to a thread deleted earlier fails at once; one deleted while it waited is caught by appendRuns.
  */
-async function appendToExisting(tx: SqlQueryable, threadId: string, run: Arg[][], now: Date, tenantId: string | undefined): Promise<{ last: number | null; deleted: boolean }> {
+async function appendToExisting(
+  tx: SqlQueryable,
+  threadId: string,
+  run: Arg[][],
+  now: Date,
+  tenantId: string | undefined,
+): Promise<{ last: number | null; deleted: boolean }> {
   const args: Arg[] = [threadId, run.length, now];
   const tenant = tenantId === undefined ? '' : ` AND tenant_id = $${args.push(tenantId)}`;
   const values = messageValues(run, args);
@@ -200,7 +210,9 @@ export function postgresHostFastPaths(transaction: Transaction, assertOpen: () =
       const runs = insertRuns(messages.map(messageColumns), textLength);
       if (runs.length === 1 && messages.every((message) => message.id === undefined)) {
         const { last, deleted } = await appendToExisting(tx, threadId, runs[0], now, tenantId).catch((error: unknown) => {
-          throw error instanceof BrokenHostTransaction ? error : new BrokenHostTransaction('a store write failed in your transaction, which PostgreSQL then ended', error);
+          throw error instanceof BrokenHostTransaction
+            ? error
+            : new BrokenHostTransaction('a store write failed in your transaction, which PostgreSQL then ended', error);
         });
         if (last !== null || tenantId !== undefined) return last;
         if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
@@ -230,7 +242,10 @@ function readsOn(db: SqlQueryable): Omit<FastPaths, 'append'> {
     },
 
     async count(threadId, tenantId) {
-      const [[owned, total]] = await rows(tenantId === undefined ? STATEMENTS.count : STATEMENTS.scopedCount, tenantId === undefined ? [threadId] : [threadId, tenantId]);
+      const [[owned, total]] = await rows(
+        tenantId === undefined ? STATEMENTS.count : STATEMENTS.scopedCount,
+        tenantId === undefined ? [threadId] : [threadId, tenantId],
+      );
       return Number(owned) === 0 ? null : Number(total);
     },
 

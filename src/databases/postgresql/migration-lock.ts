@@ -35,7 +35,7 @@ export async function lockMigrations(tx: Transaction): Promise<void> {
       throw new StoreDatabaseError(
         `the migration lock (advisory lock ${KEY}, Prisma's) is held by a session idle for ${Math.round(Number(idle[0]))} s, which no running migration does: ` +
           'a `prisma migrate deploy` run through PgBouncer in transaction mode leaves it on a server connection of PgBouncer until PgBouncer closes it ' +
-          '(RECONNECT in its admin console, or pg_terminate_backend of the holder); run Prisma\'s CLI on a direct connection to PostgreSQL',
+          "(RECONNECT in its admin console, or pg_terminate_backend of the holder); run Prisma's CLI on a direct connection to PostgreSQL",
       );
     }
     if (Date.now() > deadline) throw new StoreDatabaseError(`another migration held the migration lock (advisory lock ${KEY}) for 10 minutes`);

@@ -41,7 +41,8 @@ const UPSERT_THREAD = `INSERT INTO agent_thread (id, last_seq, created_at, updat
   ON CONFLICT (id) DO UPDATE SET last_seq = last_seq + excluded.last_seq, updated_at = excluded.updated_at
   RETURNING last_seq`;
 /** Scoped, only the tenant's existing thread is bumped; no row otherwise. */
-const BUMP_TENANTS_THREAD = 'UPDATE agent_thread SET last_seq = last_seq + @count, updated_at = @at WHERE id = @thread AND tenant_id = @tenant RETURNING last_seq';
+const BUMP_TENANTS_THREAD =
+  'UPDATE agent_thread SET last_seq = last_seq + @count, updated_at = @at WHERE id = @thread AND tenant_id = @tenant RETURNING last_seq';
 
 /** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
 const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
@@ -54,7 +55,10 @@ const sqliteArg = (arg: Value) => (arg instanceof Uint8Array ? Buffer.from(arg.b
  * bumped (unscoped: the thread created, unless it was deleted), then the
  * messages inserted (a long batch in several INSERTs). Made once per connection.
  */
-const appendTransactions = new WeakMap<Database.Database, Database.Transaction<(threadId: string, messages: Message[], at: string, tenantId?: string) => number | null>>();
+const appendTransactions = new WeakMap<
+  Database.Database,
+  Database.Transaction<(threadId: string, messages: Message[], at: string, tenantId?: string) => number | null>
+>();
 function appendIn(db: Database.Database, prepared: (sql: string) => PreparedStatement) {
   let append = appendTransactions.get(db);
   if (!append) {
@@ -95,7 +99,12 @@ function readAllIn(db: Database.Database, prepared: (sql: string) => PreparedSta
   if (!readAll) {
     readAll = db.transaction((plan: ReadPlan<unknown>) => {
       let step = plan.next();
-      while (!step.done) step = plan.next(prepared(step.value.text).raw(true).all(...step.value.args.map(sqliteArg)) as Row[]);
+      while (!step.done)
+        step = plan.next(
+          prepared(step.value.text)
+            .raw(true)
+            .all(...step.value.args.map(sqliteArg)) as Row[],
+        );
       return step.value;
     });
     readAllTransactions.set(db, readAll);
@@ -128,7 +137,9 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
     history: (threadId, tenantId) =>
       run((prepared) => {
         const rows = (
-          tenantId === undefined ? prepared(STATEMENTS.history).raw().all({ thread: threadId }) : prepared(STATEMENTS.scopedHistory).raw().all({ thread: threadId, tenant: tenantId })
+          tenantId === undefined
+            ? prepared(STATEMENTS.history).raw().all({ thread: threadId })
+            : prepared(STATEMENTS.scopedHistory).raw().all({ thread: threadId, tenant: tenantId })
         ) as Row[];
         if (tenantId !== undefined && rows[0]?.[0] !== -1) return null;
         return historyOf(tenantId === undefined ? rows : rows.slice(1));
@@ -137,7 +148,9 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
     count: (threadId, tenantId) =>
       run((prepared) => {
         const [owned, total] = (
-          tenantId === undefined ? prepared(STATEMENTS.count).raw().get({ thread: threadId }) : prepared(STATEMENTS.scopedCount).raw().get({ thread: threadId, tenant: tenantId })
+          tenantId === undefined
+            ? prepared(STATEMENTS.count).raw().get({ thread: threadId })
+            : prepared(STATEMENTS.scopedCount).raw().get({ thread: threadId, tenant: tenantId })
         ) as Row;
         return Number(owned) === 0 ? null : Number(total);
       }),
@@ -145,7 +158,11 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
     listSessions: (query) =>
       run((prepared) => {
         const { text, args } = listSessionsSql(query, () => '?');
-        return (prepared(text).raw().all(...args.map(sqliteValue)) as Row[]).map(sessionOf);
+        return (
+          prepared(text)
+            .raw()
+            .all(...args.map(sqliteValue)) as Row[]
+        ).map(sessionOf);
       }),
   };
 }

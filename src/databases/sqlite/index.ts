@@ -96,7 +96,10 @@ export const sqlite: ProviderKit = {
     around: { before: 'PRAGMA foreign_keys = OFF', after: 'PRAGMA foreign_keys = ON' },
     verify: async (tx: Transaction) => {
       const broken = await tx.queryRaw({ sql: 'PRAGMA foreign_key_check', args: [], argTypes: [] });
-      if (broken.rows.length > 0) throw new StoreDatabaseError(`the migrated database breaks ${broken.rows.length} foreign key reference(s), first in table ${String(broken.rows[0][0])}`);
+      if (broken.rows.length > 0)
+        throw new StoreDatabaseError(
+          `the migrated database breaks ${broken.rows.length} foreign key reference(s), first in table ${String(broken.rows[0][0])}`,
+        );
     },
   },
 };

@@ -11,7 +11,16 @@ import { insertRaw } from '../raw-inserts.js';
 import type { StoreTx } from '../store-client.js';
 
 /** The columns of a message row (see MessageFields). */
-export const MESSAGE_SELECT = { seq: true, role: true, content: true, messageId: true, metadata: true, providerOptions: true, valueTypes: true, createdAt: true } as const;
+export const MESSAGE_SELECT = {
+  seq: true,
+  role: true,
+  content: true,
+  messageId: true,
+  metadata: true,
+  providerOptions: true,
+  valueTypes: true,
+  createdAt: true,
+} as const;
 
 /** Selects messages, never a session's events. */
 const MESSAGES_ONLY = { eventType: null };
@@ -44,13 +53,21 @@ export async function assertNotDeleted(tx: StoreTx, threadId: string): Promise<v
 }
 
 export async function insertMessages(tx: StoreTx, threadId: string, firstSeq: number, messages: Message[]): Promise<StoredMessage[]> {
-  await insertRows(tx, threadId, messages.map((message, i) => ({ seq: firstSeq + i, message })));
+  await insertRows(
+    tx,
+    threadId,
+    messages.map((message, i) => ({ seq: firstSeq + i, message })),
+  );
   return messages.map((message, i) => asStored(message, firstSeq + i));
 }
 
 /** Inserts messages at the sequence numbers they carry. */
 export async function insertStoredMessages(tx: StoreTx, threadId: string, messages: StoredMessage[]): Promise<void> {
-  await insertRows(tx, threadId, messages.map((message) => ({ seq: message.seq, message })));
+  await insertRows(
+    tx,
+    threadId,
+    messages.map((message) => ({ seq: message.seq, message })),
+  );
 }
 
 const MESSAGE_ROW = ['thread_id', 'seq', ...MESSAGE_COLUMNS.split(', ')];
@@ -173,7 +190,16 @@ export async function boundariesOf(tx: StoreTx, threadId: string, afterSeq = 0, 
     where: { threadId, seq: { gt: afterSeq } },
     orderBy: { seq: 'asc' },
     take,
-    select: { seq: true, kind: true, cutSeq: true, messages: true, sourceCount: true, retainedCount: true, createdAt: true, repair: { select: { message: true } } },
+    select: {
+      seq: true,
+      kind: true,
+      cutSeq: true,
+      messages: true,
+      sourceCount: true,
+      retainedCount: true,
+      createdAt: true,
+      repair: { select: { message: true } },
+    },
   });
   return rows.map((row) => ({
     seq: row.seq,

@@ -84,7 +84,11 @@ const EVENT_ROW = ['thread_id', 'seq', 'event_type', 'message_id', 'content', 'v
  * Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRaw).
  * Events as SessionStore, ChatStore and an import write them; an adapter's event gets the message id its adapter keys it by.
  */
-export async function insertEvents(tx: StoreTx, threadId: string, events: { seq: number; type: string; data: JsonValue; valueTypes?: ValueTypes; createdAt: Date }[]): Promise<void> {
+export async function insertEvents(
+  tx: StoreTx,
+  threadId: string,
+  events: { seq: number; type: string; data: JsonValue; valueTypes?: ValueTypes; createdAt: Date }[],
+): Promise<void> {
   if (events.length === 0) return;
   await insertRaw(tx, 'agent_message', EVENT_ROW, events, (event) => [
     threadId,
@@ -112,7 +116,12 @@ export async function entriesOf(tx: StoreTx, threadId: string): Promise<SessionE
 }
 
 /** The log's messages and events after `afterSeq` (at most `take`), in order, as the JSONL log writes them. */
-export async function logRowsAfter(tx: StoreTx, threadId: string, afterSeq: number, take?: number): Promise<Extract<JsonlLogEntry, { type: 'message' | 'event' }>[]> {
+export async function logRowsAfter(
+  tx: StoreTx,
+  threadId: string,
+  afterSeq: number,
+  take?: number,
+): Promise<Extract<JsonlLogEntry, { type: 'message' | 'event' }>[]> {
   const rows = await tx.prisma.agentMessage.findMany({
     where: { threadId, seq: { gt: afterSeq } },
     orderBy: { seq: 'asc' },
@@ -125,7 +134,13 @@ export async function logRowsAfter(tx: StoreTx, threadId: string, afterSeq: numb
       return { type: 'message', seq, message };
     }
     const valueTypes = row.valueTypes === null ? undefined : (JSON.parse(row.valueTypes) as ValueTypes);
-    return { type: 'event', seq: row.seq, event: { type: row.eventType, data: JSON.parse(row.content) as JsonValue }, createdAt: row.createdAt, ...(valueTypes && { valueTypes }) };
+    return {
+      type: 'event',
+      seq: row.seq,
+      event: { type: row.eventType, data: JSON.parse(row.content) as JsonValue },
+      createdAt: row.createdAt,
+      ...(valueTypes && { valueTypes }),
+    };
   });
 }
 
@@ -157,7 +172,14 @@ export async function listSessions(tx: StoreTx, query: SessionListQuery): Promis
 export async function setHeader(
   tx: StoreTx,
   id: string,
-  header: { tenantId?: string | null; title?: string | null; metadata?: JsonObject | null; createdAt?: Date; forkedFrom?: string | null; forkSeq?: number | null },
+  header: {
+    tenantId?: string | null;
+    title?: string | null;
+    metadata?: JsonObject | null;
+    createdAt?: Date;
+    forkedFrom?: string | null;
+    forkSeq?: number | null;
+  },
 ): Promise<void> {
   await tx.prisma.agentThread.update({ where: { id }, data: { ...header, metadata: jsonText(header.metadata) } });
 }

@@ -16,7 +16,10 @@ export class MessageBody {
   @IsIn(MESSAGE_ROLES)
   role!: MessageRole;
 
-  @ApiProperty({ ...MESSAGE_CONTENT, description: 'A string, or parts shaped like the Vercel AI SDK\'s (text, image, file, reasoning, tool-call, tool-result), kept as given.' })
+  @ApiProperty({
+    ...MESSAGE_CONTENT,
+    description: "A string, or parts shaped like the Vercel AI SDK's (text, image, file, reasoning, tool-call, tool-result), kept as given.",
+  })
   @IsMessageContent()
   @AsSent()
   content!: MessageInput['content'];
@@ -160,7 +163,11 @@ export class PageQuery {
 }
 
 export class LogPageQuery extends PageQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Start at the first entry whose seq is at least this, instead of a cursor. Plain decimal digits.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Start at the first entry whose seq is at least this, instead of a cursor. Plain decimal digits.',
+  })
   @IsOptional()
   @IsQuerySeq()
   fromSeq?: number;

@@ -13,7 +13,8 @@ export class SessionMetaResponse {
   @ApiProperty({ type: String, nullable: true }) tenantId!: string | null;
   @ApiProperty({ type: String, nullable: true }) title!: string | null;
   @ApiProperty({ type: String, nullable: true }) parentId!: string | null;
-  @ApiProperty({ type: ForkOriginResponse, nullable: true, description: 'Where this session was forked from; null when it is not a fork.' }) forkedFrom!: ForkOriginResponse | null;
+  @ApiProperty({ type: ForkOriginResponse, nullable: true, description: 'Where this session was forked from; null when it is not a fork.' })
+  forkedFrom!: ForkOriginResponse | null;
   @ApiProperty({ ...JSON_OBJECT, nullable: true }) metadata!: object | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time' }) updatedAt!: string;
@@ -32,7 +33,11 @@ abstract class MessageResponse {
   @ApiPropertyOptional(JSON_OBJECT) metadata?: object;
   @ApiPropertyOptional(JSON_OBJECT) providerOptions?: object;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt!: string;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'array' }, description: 'Present when content, metadata or providerOptions hold a URL, bytes or a Date: [path, type] pairs, the value at each path its text.' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'array' },
+    description: 'Present when content, metadata or providerOptions hold a URL, bytes or a Date: [path, type] pairs, the value at each path its text.',
+  })
   valueTypes?: unknown[];
 }
 

@@ -9,7 +9,11 @@ import { JSON_OBJECT } from './schemas.js';
 import { AsSent } from './validated.pipe.js';
 import { AsBoolean, IsPageLimit, IsQueryDate } from './validation.js';
 
-const QUERY_DATE = { type: String, format: 'date-time', description: 'ISO-8601: a date, or a date-time with Z or an offset (send + as %2B); years 1000 to 9999.' };
+const QUERY_DATE = {
+  type: String,
+  format: 'date-time',
+  description: 'ISO-8601: a date, or a date-time with Z or an offset (send + as %2B); years 1000 to 9999.',
+};
 
 // Ids are checked as strings here, and in full (length, NUL, surrogates, trailing space) by the store.
 export class SessionParams {
@@ -105,7 +109,10 @@ export class ImportQuery {
   @IsString()
   sessionId?: string;
 
-  @ApiPropertyOptional({ enum: ['attach', 'omit'], description: "'omit': import the session without its subsession lines (to copy a session whose subsessions belong to the original). Default: attach." })
+  @ApiPropertyOptional({
+    enum: ['attach', 'omit'],
+    description: "'omit': import the session without its subsession lines (to copy a session whose subsessions belong to the original). Default: attach.",
+  })
   @IsOptional()
   @IsIn(['attach', 'omit'])
   subsessions?: 'attach' | 'omit';
@@ -113,7 +120,11 @@ export class ImportQuery {
 
 /** Where a fork ends: exactly one of seq and position. */
 export class ForkPointBody {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: "Up to and including the source's message at this seq (a message of its effective history)." })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description: "Up to and including the source's message at this seq (a message of its effective history).",
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -127,7 +138,7 @@ export class ForkPointBody {
 }
 
 export class ForkBody {
-  @ApiPropertyOptional({ type: String, description: 'The fork\'s id; generated (a UUID) when absent.' })
+  @ApiPropertyOptional({ type: String, description: "The fork's id; generated (a UUID) when absent." })
   @IsOptional()
   @IsString()
   id?: string;
@@ -150,14 +161,21 @@ export class ForkBody {
   @Type(() => ForkPointBody)
   at?: ForkPointBody;
 
-  @ApiPropertyOptional({ type: MessageBody, description: "Edit and regenerate: the fork's history ends with this user message in place of the source's last user message. Not with `at`." })
+  @ApiPropertyOptional({
+    type: MessageBody,
+    description: "Edit and regenerate: the fork's history ends with this user message in place of the source's last user message. Not with `at`.",
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => MessageBody)
   replaceLastUserMessage?: MessageBody;
 
-  @ApiPropertyOptional({ enum: ['refuse', 'repair'], default: 'refuse', description: "A fork point that leaves tool calls without results: 'refuse' (400) or 'repair' (each is answered with an error result)." })
+  @ApiPropertyOptional({
+    enum: ['refuse', 'repair'],
+    default: 'refuse',
+    description: "A fork point that leaves tool calls without results: 'refuse' (400) or 'repair' (each is answered with an error result).",
+  })
   @IsOptional()
   @IsIn(['refuse', 'repair'])
   unansweredToolCalls?: 'refuse' | 'repair';

@@ -33,10 +33,12 @@ const arrayBounds = new WeakMap<object, Map<string | symbol, number>>();
  * validation starts: class-transformer and class-validator take some 25 µs
  * an item, so a 1 MiB batch of 30,000 tiny messages was refused a second late.
  */
-export const MaxItems = (max: number): PropertyDecorator => (prototype, key) => {
-  arrayBounds.set(prototype, new Map(arrayBounds.get(prototype)).set(key, max));
-  ArrayMaxSize(max)(prototype, key as string);
-};
+export const MaxItems =
+  (max: number): PropertyDecorator =>
+  (prototype, key) => {
+    arrayBounds.set(prototype, new Map(arrayBounds.get(prototype)).set(key, max));
+    ArrayMaxSize(max)(prototype, key as string);
+  };
 
 function refuseLongArrays(prototype: object, sent: unknown): void {
   if (typeof sent !== 'object' || sent === null) return;

@@ -58,7 +58,8 @@ export const IsQueryDate = () =>
       validator: {
         validate: isStoreDate,
         defaultMessage: buildMessage(
-          () => '$property must be a Date in ISO-8601, a date (2024-05-01) or a date-time with Z or an offset (2024-05-01T12:00:00Z), within the years 1000 to 9999',
+          () =>
+            '$property must be a Date in ISO-8601, a date (2024-05-01) or a date-time with Z or an offset (2024-05-01T12:00:00Z), within the years 1000 to 9999',
         ),
       },
     }),

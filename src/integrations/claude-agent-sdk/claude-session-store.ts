@@ -46,7 +46,8 @@ export class ClaudeSessionStore {
 
   /** The same, seeing only `tenantId`'s transcripts and creating new ones in it. */
   forTenant(tenantId: string): ClaudeSessionStore {
-    if (this.tenantId !== undefined) throw new StoreConfigurationError(`this store is tenant ${this.tenantId}'s already: call forTenant on the injected ClaudeSessionStore`);
+    if (this.tenantId !== undefined)
+      throw new StoreConfigurationError(`this store is tenant ${this.tenantId}'s already: call forTenant on the injected ClaudeSessionStore`);
     return new ClaudeSessionStore(this.db, idOf(tenantId, 'tenantId'));
   }
 
@@ -91,7 +92,11 @@ function textOf(value: unknown, name: string): string {
 function keyOf(key: unknown): TranscriptKey {
   if (typeof key !== 'object' || key === null) throw new StoreValidationError('key must be { projectKey, sessionId, subpath? }');
   const { projectKey, sessionId, subpath } = key as ClaudeSessionKey;
-  return { projectKey: textOf(projectKey, 'key.projectKey'), sessionId: textOf(sessionId, 'key.sessionId'), ...(subpath !== undefined && { subpath: textOf(subpath, 'key.subpath') }) };
+  return {
+    projectKey: textOf(projectKey, 'key.projectKey'),
+    sessionId: textOf(sessionId, 'key.sessionId'),
+    ...(subpath !== undefined && { subpath: textOf(subpath, 'key.subpath') }),
+  };
 }
 
 /** A copy of the entries, each read once; anything but JSON objects with a string `type` is a StoreValidationError, and nothing is written. */

@@ -82,7 +82,9 @@ export class KeyedTranscripts {
       const held = new Set(
         uuids.length === 0
           ? []
-          : (await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: this.#entry, messageId: { in: uuids } }, select: { messageId: true } })).map((row) => row.messageId),
+          : (
+              await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: this.#entry, messageId: { in: uuids } }, select: { messageId: true } })
+            ).map((row) => row.messageId),
       );
       const fresh = rows.filter((row) => {
         if (row.uuid === null) return true;
@@ -114,7 +116,11 @@ export class KeyedTranscripts {
     return this.db.read(async (tx) => {
       const id = this.#idOf(key);
       if (!(await this.#holds(tx, id, key))) return null;
-      const rows = await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: this.#entry }, orderBy: { seq: 'asc' }, select: { content: true, valueTypes: true } });
+      const rows = await tx.prisma.agentMessage.findMany({
+        where: { threadId: id, eventType: this.#entry },
+        orderBy: { seq: 'asc' },
+        select: { content: true, valueTypes: true },
+      });
       return rows.length === 0 ? null : rows.map((row) => decodedRow(row) as Entry);
     });
   }
@@ -123,12 +129,20 @@ export class KeyedTranscripts {
   list(projectKey: string): Promise<{ sessionId: string; mtime: number }[]> {
     return this.db.read(async (tx) => {
       const threads = await tx.prisma.agentThread.findMany({
-        where: { tenantId: this.tenantId ?? null, title: this.#projectTitle(projectKey), id: { startsWith: `${this.kind}:` }, parentEdge: { is: null }, lastSeq: { gt: 0 } },
+        where: {
+          tenantId: this.tenantId ?? null,
+          title: this.#projectTitle(projectKey),
+          id: { startsWith: `${this.kind}:` },
+          parentEdge: { is: null },
+          lastSeq: { gt: 0 },
+        },
         select: { metadata: true, updatedAt: true },
       });
       return threads.flatMap((thread) => {
         const key = keyIn(thread.metadata);
-        return key && key.projectKey === projectKey && key.subpath === undefined ? [{ sessionId: key.sessionId, mtime: Math.floor(thread.updatedAt.getTime()) }] : [];
+        return key && key.projectKey === projectKey && key.subpath === undefined
+          ? [{ sessionId: key.sessionId, mtime: Math.floor(thread.updatedAt.getTime()) }]
+          : [];
       });
     });
   }
@@ -193,7 +207,9 @@ export class KeyedTranscripts {
 
   /** The id of the key's session: the kind, then a digest of the tenant and the key. */
   #idOf(key: TranscriptKey): string {
-    const digest = createHash('sha256').update(JSON.stringify([this.tenantId ?? null, key.projectKey, key.sessionId, key.subpath ?? null])).digest('hex');
+    const digest = createHash('sha256')
+      .update(JSON.stringify([this.tenantId ?? null, key.projectKey, key.sessionId, key.subpath ?? null]))
+      .digest('hex');
     return `${this.kind}:${digest}`;
   }
 }
@@ -201,6 +217,7 @@ export class KeyedTranscripts {
 /** The key a session's header keeps; undefined when it keeps none. */
 function keyIn(metadata: string | null): TranscriptKey | undefined {
   const key = metadata === null ? undefined : (JSON.parse(metadata) as Partial<TranscriptKey> | null);
-  if (typeof key?.projectKey !== 'string' || typeof key.sessionId !== 'string' || (key.subpath !== undefined && typeof key.subpath !== 'string')) return undefined;
+  if (typeof key?.projectKey !== 'string' || typeof key.sessionId !== 'string' || (key.subpath !== undefined && typeof key.subpath !== 'string'))
+    return undefined;
   return { projectKey: key.projectKey, sessionId: key.sessionId, ...(key.subpath !== undefined && { subpath: key.subpath }) };
 }

@@ -59,7 +59,8 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
 
   /** The same, seeing only `tenantId`'s threads and writing new ones in it: the same thread id under two tenants is two threads. */
   forTenant(tenantId: string): LangGraphCheckpointer {
-    if (this.tenantId !== undefined) throw new StoreConfigurationError(`this checkpointer is tenant ${this.tenantId}'s already: call forTenant on the injected LangGraphCheckpointer`);
+    if (this.tenantId !== undefined)
+      throw new StoreConfigurationError(`this checkpointer is tenant ${this.tenantId}'s already: call forTenant on the injected LangGraphCheckpointer`);
     return this.#copy(this.db, idOf(tenantId, 'tenantId'));
   }
 
@@ -134,14 +135,18 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
    * `newVersions`' channels, each once per version. Returns the config of the stored checkpoint.
    */
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    if (config?.configurable === undefined) throw new StoreValidationError('config.configurable is missing: put takes { configurable: { thread_id, checkpoint_ns?, checkpoint_id? } }');
+    if (config?.configurable === undefined)
+      throw new StoreValidationError('config.configurable is missing: put takes { configurable: { thread_id, checkpoint_ns?, checkpoint_id? } }');
     const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable;
     if (thread_id === undefined || thread_id === null || thread_id === '') throw new StoreValidationError('config.configurable.thread_id is missing');
     const key = { threadId: threadIdOf(thread_id), checkpointNs: namespaceOf(checkpoint_ns) };
     const { channel_values: values = {}, ...rest } = checkpoint;
     // Read back by every later read of the thread (and a listing of the tenant's): what the store cannot keep is refused now.
     const versions = Object.fromEntries(
-      Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => [idOf(channel, 'a channel of channel_versions'), idOf(String(version), 'a version of channel_versions')]),
+      Object.entries(checkpoint.channel_versions ?? {}).map(([channel, version]) => [
+        idOf(channel, 'a channel of channel_versions'),
+        idOf(String(version), 'a version of channel_versions'),
+      ]),
     );
     const [stored, storedMetadata, blobs] = await Promise.all([
       this.#dump(rest),
@@ -221,7 +226,8 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     const values: Record<string, unknown> = {};
     for (const blob of blobs ?? []) {
       // Defined, not assigned: a channel named __proto__ is a channel, not the object's prototype.
-      if (blob.value !== null) Object.defineProperty(values, blob.channel, { value: await this.#load(blob.value, KEPT), enumerable: true, writable: true, configurable: true });
+      if (blob.value !== null)
+        Object.defineProperty(values, blob.channel, { value: await this.#load(blob.value, KEPT), enumerable: true, writable: true, configurable: true });
     }
     checkpoint.channel_values = values;
     // Checkpoints before format 4 kept the sends of their parent's tasks in its writes.
@@ -254,7 +260,8 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     const serde = this.serde;
     const [type, bytes] = await serde.dumpsTyped(value);
     // A serde that gives text would be stored as text by one database, as base64 by Prisma: refused before anything is written.
-    if (!(bytes instanceof Uint8Array)) throw new StoreValidationError(`the checkpointer's serde must give bytes (a Uint8Array); its dumpsTyped gave ${typeof bytes}`);
+    if (!(bytes instanceof Uint8Array))
+      throw new StoreValidationError(`the checkpointer's serde must give bytes (a Uint8Array); its dumpsTyped gave ${typeof bytes}`);
     return { type, bytes: type === 'json' && dumpsFreshJson(serde) ? bytes : new Uint8Array(bytes) };
   }
 

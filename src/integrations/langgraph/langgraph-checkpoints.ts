@@ -163,7 +163,9 @@ export class LangGraphCheckpoints {
       if (replaced.length > 0) await tx.prisma.agentLgWrite.deleteMany({ where: { lane, checkpointId, OR: replaced } });
       const kept = writes.filter((write) => write.idx >= 0).map(({ taskId, idx }) => ({ taskId, idx }));
       const held = new Set(
-        kept.length === 0 ? [] : (await tx.prisma.agentLgWrite.findMany({ where: { lane, checkpointId, OR: kept }, select: { taskId: true, idx: true } })).map(at),
+        kept.length === 0
+          ? []
+          : (await tx.prisma.agentLgWrite.findMany({ where: { lane, checkpointId, OR: kept }, select: { taskId: true, idx: true } })).map(at),
       );
       // Within the batch, the last write at a special channel's place and the first at any other.
       const last = new Map(writes.filter((write) => write.idx < 0).map((write) => [at(write), write]));
@@ -230,9 +232,18 @@ export class LangGraphCheckpoints {
   /** Runs `work`'s read plans in one snapshot. */
   async read<T>(work: (reads: Reads) => Promise<T>): Promise<T> {
     const fast = await this.db.fastPaths();
-    const readsOn = (run: Run): Reads => (plan) => runPlan(plan(), run);
+    const readsOn =
+      (run: Run): Reads =>
+      (plan) =>
+        runPlan(plan(), run);
     if (fast?.transaction) return fast.transaction(false, (run) => work(readsOn(run)));
-    return this.db.read((tx) => work(readsOn(async (text, args) => (await tx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(...rawQuery(this.db.kit, { text, args }))).map(Object.values))));
+    return this.db.read((tx) =>
+      work(
+        readsOn(async (text, args) =>
+          (await tx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(...rawQuery(this.db.kit, { text, args }))).map(Object.values),
+        ),
+      ),
+    );
   }
 
   #lane(key: LaneKey): string {

@@ -42,7 +42,8 @@ export interface TupleRows {
 
 const EMPTY = 'empty';
 const EMPTY_BYTES = new Uint8Array(0);
-const CHECKPOINT_COLUMNS = 'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint_data, checkpoint_type, metadata, metadata_type, channel_versions';
+const CHECKPOINT_COLUMNS =
+  'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint_data, checkpoint_type, metadata, metadata_type, channel_versions';
 /** Channel versions one statement asks for: far below SQLite's 1,000 terms of an expression and any database's bound values. */
 const MAX_VERSIONS_PER_READ = 200;
 const WRITE_COLUMNS = 'checkpoint_id, task_id, task_path, idx, channel_name, payload_type, payload';
@@ -76,7 +77,8 @@ const WRITES_AND_PARENTS_SENDS = `${WRITES} UNION ALL SELECT ${WRITE_COLUMNS} FR
 
 /** A blob column as the driver gives it (a Buffer, a Uint8Array, or an array of bytes), in an ArrayBuffer of its own (copied only when shared). */
 function bytesOf(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? new Uint8Array(value.buffer) : new Uint8Array(value);
+  if (value instanceof Uint8Array)
+    return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? new Uint8Array(value.buffer) : new Uint8Array(value);
   if (Array.isArray(value)) return Uint8Array.from(value);
   throw new TypeError(`a blob column came back as ${typeof value}`);
 }
@@ -97,7 +99,13 @@ function checkpointOf(row: Row): CheckpointRow {
 }
 
 function writeOf([, taskId, taskPath, idx, channel, type, payload]: Row): WriteRow {
-  return { taskId: String(taskId), taskPath: String(taskPath), idx: Number(idx), channel: String(channel), value: { type: String(type), bytes: bytesOf(payload) } };
+  return {
+    taskId: String(taskId),
+    taskPath: String(taskPath),
+    idx: Number(idx),
+    channel: String(channel),
+    value: { type: String(type), bytes: bytesOf(payload) },
+  };
 }
 
 /** The reads of LangGraphCheckpoints on the rows of `keys`, as plans; `held` gives the values a read may take instead of their rows' payloads. */
@@ -128,7 +136,10 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
     if (query.before !== undefined) condition('checkpoint_id < ?', query.before);
     const limit = take === undefined ? '' : ' LIMIT ?';
     if (take !== undefined) args.push(take);
-    const rows = yield { text: `SELECT ${CHECKPOINT_COLUMNS} FROM agent_lg_checkpoint WHERE ${where.join(' AND ')} ORDER BY checkpoint_id DESC, lane ASC${limit}`, args };
+    const rows = yield {
+      text: `SELECT ${CHECKPOINT_COLUMNS} FROM agent_lg_checkpoint WHERE ${where.join(' AND ')} ORDER BY checkpoint_id DESC, lane ASC${limit}`,
+      args,
+    };
     return rows.map(checkpointOf);
   }
 
@@ -185,20 +196,29 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
     const asked = new Set(wanted.map(([channel, version]) => pairKey(channel, version)));
     // A chain the store wrote is at most MAX_DEPTH deep: a deeper one is read no further (and refused below).
     for (let level = tops, depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
-      const bases = level.filter((row) => row[4] !== null && !asked.has(pairKey(row[0], row[4]))).map((row): [string, string] => [String(row[0]), String(row[4])]);
+      const bases = level
+        .filter((row) => row[4] !== null && !asked.has(pairKey(row[0], row[4])))
+        .map((row): [string, string] => [String(row[0]), String(row[4])]);
       for (const [channel, version] of bases) asked.add(pairKey(channel, version));
       level = bases.length === 0 ? [] : yield* rowsOf(key, bases);
       rows.push(...level);
     }
     const parts = new Map(rows.map((row) => [pairKey(row[0], row[1]), row]));
-    const partOf = (row: Row): StoredPart => ({ bytes: row[3] === null ? EMPTY_BYTES : bytesOf(row[3]), baseVersion: text(row[4]), prefixLength: row[5] === null ? null : Number(row[5]) });
+    const partOf = (row: Row): StoredPart => ({
+      bytes: row[3] === null ? EMPTY_BYTES : bytesOf(row[3]),
+      baseVersion: text(row[4]),
+      prefixLength: row[5] === null ? null : Number(row[5]),
+    });
     for (const row of tops) {
       const [channel, version] = [String(row[0]), String(row[1])];
       const value = rebuild(partOf(row), (base) => {
         const part = parts.get(pairKey(channel, base));
         return part && partOf(part);
       });
-      if (value === undefined) throw new StoreDatabaseError(`the value of channel ${channel} at version ${version} is a delta whose chain is broken: a base is missing, shorter than the prefix taken from it, or more than ${MAX_DEPTH} deltas down`);
+      if (value === undefined)
+        throw new StoreDatabaseError(
+          `the value of channel ${channel} at version ${version} is a delta whose chain is broken: a base is missing, shorter than the prefix taken from it, or more than ${MAX_DEPTH} deltas down`,
+        );
       found.push({ channel, version, value: { type: String(row[2]), bytes: value.bytes }, nonce: row[6] === null ? null : Number(row[6]), depth: value.depth });
     }
     return found;
@@ -212,7 +232,9 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
     // Two lookups on the key, one statement: an OR of them would scan the lane's writes.
     const lane = keys.lane(key);
     const ofParent = parent !== null && parent !== row.checkpointId;
-    const rows = yield ofParent ? { text: WRITES_AND_PARENTS_SENDS, args: [lane, row.checkpointId, lane, parent, sendsChannel] } : { text: WRITES, args: [lane, row.checkpointId] };
+    const rows = yield ofParent
+      ? { text: WRITES_AND_PARENTS_SENDS, args: [lane, row.checkpointId, lane, parent, sendsChannel] }
+      : { text: WRITES, args: [lane, row.checkpointId] };
     return {
       blobs: values,
       writes: rows.filter((write) => String(write[0]) === row.checkpointId).map(writeOf),
@@ -252,13 +274,33 @@ export function putStatements(dialect: Dialect, keys: RowKeys, row: CheckpointRo
                FROM (SELECT EXISTS (SELECT 1 FROM agent_lg_blob WHERE ${IN_LANE} AND channel_name = ? AND channel_version = ? AND nonce = ?) AS based) base
                WHERE true ${dialect.onConflict(BLOB_KEY, [])}`,
             ),
-            args: [lane, channel, version, threadKey, value.type, delta.tail, value.bytes, nonce, delta.baseVersion, delta.prefixLength, threadKey, lane, channel, delta.baseVersion, delta.baseNonce],
+            args: [
+              lane,
+              channel,
+              version,
+              threadKey,
+              value.type,
+              delta.tail,
+              value.bytes,
+              nonce,
+              delta.baseVersion,
+              delta.prefixLength,
+              threadKey,
+              lane,
+              channel,
+              delta.baseVersion,
+              delta.baseNonce,
+            ],
           },
         ],
   );
   const placeholders = `(${BLOB_COLUMNS.map(() => '?').join(', ')})`;
   const insert = (count: number) =>
-    textOf(dialect, `values ${count}`, () => `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${Array(count).fill(placeholders).join(', ')} ${dialect.onConflict(BLOB_KEY, [])}`);
+    textOf(
+      dialect,
+      `values ${count}`,
+      () => `INSERT INTO agent_lg_blob (${BLOB_COLUMNS.join(', ')}) VALUES ${Array(count).fill(placeholders).join(', ')} ${dialect.onConflict(BLOB_KEY, [])}`,
+    );
   statements.push(
     ...insertRuns(blobs.filter((blob) => blob.delta === undefined || blob.value === null).map(whole), (blob) => (blob[5] as Uint8Array | null)?.byteLength ?? 0)
       .filter((chunk) => chunk.length > 0)

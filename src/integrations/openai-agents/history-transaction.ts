@@ -17,7 +17,8 @@ export function snapshotTransaction(args: SessionHistoryTransactionArgs): { oper
   } catch {
     throw new StoreValidationError('Session history transaction arguments are invalid.');
   }
-  if (typeof operationId !== 'string' || !operationId.trim()) throw new StoreValidationError('Session history transaction operationId must be a non-empty string.');
+  if (typeof operationId !== 'string' || !operationId.trim())
+    throw new StoreValidationError('Session history transaction operationId must be a non-empty string.');
   if (!transaction || typeof transaction !== 'object') throw new StoreValidationError('Session history transaction must be an object.');
   return { operationId, operation: snapshotOperation(transaction) };
 }
@@ -36,7 +37,8 @@ function snapshotOperation(transaction: object): HistoryOperation {
   const record = snapshot as Record<string, unknown>;
   const has = (key: string) => Object.hasOwn(record, key);
   if (record.type === 'append_items') {
-    if (Object.keys(record).length !== 2 || !has('items') || !Array.isArray(record.items)) throw new StoreValidationError('Session history append transaction fields are invalid.');
+    if (Object.keys(record).length !== 2 || !has('items') || !Array.isArray(record.items))
+      throw new StoreValidationError('Session history append transaction fields are invalid.');
     return { type: 'append_items', items: itemsOf(record.items) };
   }
   if (record.type !== 'replace_suffix') throw new StoreValidationError('Unsupported session history transaction type.');

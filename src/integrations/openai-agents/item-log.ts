@@ -106,7 +106,10 @@ export class ItemLog {
     await this.db.write(async (tx) => {
       if (!(await lockThread(tx, id, new Date(), this.tenantId))) return;
       await this.#startHistory(tx, id, encodedValue({ reason: 'clear', items: [] }, 'items'));
-      await tx.prisma.agentMessage.updateMany({ where: { threadId: id, eventType: this.#operation }, data: { eventType: this.#clearedOperation, messageId: null } });
+      await tx.prisma.agentMessage.updateMany({
+        where: { threadId: id, eventType: this.#operation },
+        data: { eventType: this.#clearedOperation, messageId: null },
+      });
     });
   }
 
@@ -128,30 +131,53 @@ export class ItemLog {
   async apply(id: string, operationId: string, operation: HistoryOperation): Promise<void> {
     const record = encodedValue({ operationId, ...operation }, 'transaction');
     const { operationId: _, ...given } = decodedRow(record) as HistoryOperation & { operationId: string };
-    await this.db.write(async (tx) => {
-      await this.#own(tx, id);
-      const key = operationMessageId(this.kind, operationId);
-      const [applied] = await tx.prisma.agentMessage.findMany({ where: { threadId: id, messageId: key }, select: ROW });
-      if (applied) {
-        if (!isDeepStrictEqual(decodedRow(applied), { operationId, ...given })) throw new StoreConflictError('Session history operation was already applied with a different transaction.');
-        return;
-      }
-      if (given.type === 'append_items') await this.#insertItems(tx, id, given.items.map((item) => encodedValue(item, 'item')));
-      else await this.#replaceSuffix(tx, id, given);
-      const [seq] = await this.#seqs(tx, id, 1);
-      await tx.prisma.agentMessage.create({ data: { threadId: id, seq, eventType: this.#operation, messageId: key, ...record, createdAt: new Date() } });
-    }, (given.type === 'append_items' ? given.items : given.replacement).length + 1);
+    await this.db.write(
+      async (tx) => {
+        await this.#own(tx, id);
+        const key = operationMessageId(this.kind, operationId);
+        const [applied] = await tx.prisma.agentMessage.findMany({ where: { threadId: id, messageId: key }, select: ROW });
+        if (applied) {
+          if (!isDeepStrictEqual(decodedRow(applied), { operationId, ...given }))
+            throw new StoreConflictError('Session history operation was already applied with a different transaction.');
+          return;
+        }
+        if (given.type === 'append_items')
+          await this.#insertItems(
+            tx,
+            id,
+            given.items.map((item) => encodedValue(item, 'item')),
+          );
+        else await this.#replaceSuffix(tx, id, given);
+        const [seq] = await this.#seqs(tx, id, 1);
+        await tx.prisma.agentMessage.create({ data: { threadId: id, seq, eventType: this.#operation, messageId: key, ...record, createdAt: new Date() } });
+      },
+      (given.type === 'append_items' ? given.items : given.replacement).length + 1,
+    );
   }
 
   async #replaceSuffix(tx: StoreTx, id: string, { expectedSuffix, replacement }: Extract<HistoryOperation, { type: 'replace_suffix' }>): Promise<void> {
     const length = expectedSuffix.length;
     const suffix = length === 0 ? [] : await this.#tailRows(tx, id, length);
-    if (suffix.length < length || !isDeepStrictEqual(suffix.map((entry) => entry.item), expectedSuffix)) {
+    if (
+      suffix.length < length ||
+      !isDeepStrictEqual(
+        suffix.map((entry) => entry.item),
+        expectedSuffix,
+      )
+    ) {
       throw new StoreConflictError('Session history suffix no longer matches the transaction precondition.');
     }
     if (suffix.every((entry) => entry.seq !== null)) {
-      await this.#drop(tx, id, suffix.map((entry) => entry.seq!));
-      await this.#insertItems(tx, id, replacement.map((item) => encodedValue(item, 'item')));
+      await this.#drop(
+        tx,
+        id,
+        suffix.map((entry) => entry.seq!),
+      );
+      await this.#insertItems(
+        tx,
+        id,
+        replacement.map((item) => encodedValue(item, 'item')),
+      );
       return;
     }
     // The suffix reaches into the latest history event's items: the history starts anew.
@@ -173,11 +199,22 @@ export class ItemLog {
     const kinds = { in: [this.#item, this.#history] };
     let rows: Row[];
     if (limit === undefined) {
-      const [start] = await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: this.#history }, orderBy: { seq: 'desc' }, take: 1, select: ROW });
-      const after = await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: this.#item, seq: { gt: start?.seq ?? 0 } }, orderBy: { seq: 'asc' }, select: ROW });
+      const [start] = await tx.prisma.agentMessage.findMany({
+        where: { threadId: id, eventType: this.#history },
+        orderBy: { seq: 'desc' },
+        take: 1,
+        select: ROW,
+      });
+      const after = await tx.prisma.agentMessage.findMany({
+        where: { threadId: id, eventType: this.#item, seq: { gt: start?.seq ?? 0 } },
+        orderBy: { seq: 'asc' },
+        select: ROW,
+      });
       rows = start ? [start, ...after] : after;
     } else {
-      rows = (await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: kinds }, orderBy: { seq: 'desc' }, take: limit, select: ROW })).reverse();
+      rows = (
+        await tx.prisma.agentMessage.findMany({ where: { threadId: id, eventType: kinds }, orderBy: { seq: 'desc' }, take: limit, select: ROW })
+      ).reverse();
       const start = rows.findLastIndex((row) => row.eventType === this.#history);
       if (start > 0) rows = rows.slice(start);
     }
@@ -227,4 +264,3 @@ export class ItemLog {
     await tx.prisma.agentMessage.updateMany({ where: { threadId: id, seq: { in: seqs }, eventType: this.#item }, data: { eventType: this.#dropped } });
   }
 }
-

@@ -38,14 +38,16 @@ export class OpenAIAgentsSessions {
    * A call without a run context is a StoreConfigurationError, and nothing is read or written.
    */
   forRunContext<TContext = unknown>(sessionId: string, options: RunContextSessionOptions<TContext>): RunContextAgentSession<TContext> {
-    if (this.tenantId !== undefined) throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forRunContext on the injected OpenAIAgentsSessions`);
+    if (this.tenantId !== undefined)
+      throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forRunContext on the injected OpenAIAgentsSessions`);
     const id = idOf(sessionId, 'sessionId');
     return new RunContextAgentSession(id, (tenantId) => this.forTenant(tenantId).forSession(id), options);
   }
 
   /** The same, seeing only `tenantId`'s sessions and creating new ones in it. */
   forTenant(tenantId: string): OpenAIAgentsSessions {
-    if (this.tenantId !== undefined) throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forTenant on the injected OpenAIAgentsSessions`);
+    if (this.tenantId !== undefined)
+      throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forTenant on the injected OpenAIAgentsSessions`);
     return new OpenAIAgentsSessions(this.db, idOf(tenantId, 'tenantId'));
   }
 

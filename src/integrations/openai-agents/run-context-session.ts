@@ -78,7 +78,8 @@ export class RunContextAgentSession<TContext = unknown> implements SessionHistor
     const tenantId = idOf(named, 'the tenant id tenantOf returned');
     // A run's tenant is the one its first call named: a context changed during the run (by a tool) never reaches another tenant's session.
     const pinned = this.#tenants.get(runContext);
-    if (pinned !== undefined && pinned !== tenantId) throw new StoreValidationError("the run context's tenant changed during the run: its session stays its first tenant's");
+    if (pinned !== undefined && pinned !== tenantId)
+      throw new StoreValidationError("the run context's tenant changed during the run: its session stays its first tenant's");
     this.#tenants.set(runContext, tenantId);
     return this.sessionIn(tenantId);
   }

@@ -42,11 +42,14 @@ function chatMessagesOf(value: unknown): ChatMessage[] {
 
 /** A UI message as ChatStore keeps it (also checked on a JSONL import of a chat). */
 export function chatMessageOf(value: unknown, name: string): ChatMessage {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreValidationError(`${name} must be a UI message { id, role, parts, metadata? }`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new StoreValidationError(`${name} must be a UI message { id, role, parts, metadata? }`);
   const { id, role, parts } = value as Record<string, unknown>;
   if (id === '') {
     // What the SDK's onFinish gives when the response message was given no id on the server.
-    throw new StoreValidationError(`${name}.id is empty: let the server give response messages ids, toUIMessageStreamResponse({ originalMessages, generateMessageId, onFinish })`);
+    throw new StoreValidationError(
+      `${name}.id is empty: let the server give response messages ids, toUIMessageStreamResponse({ originalMessages, generateMessageId, onFinish })`,
+    );
   }
   idOf(id, `${name}.id`);
   if (!CHAT_ROLES.includes(role)) throw new StoreValidationError(`${name}.role must be one of ${CHAT_ROLES.join(', ')}`);

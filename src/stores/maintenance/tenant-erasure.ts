@@ -64,7 +64,11 @@ const langGraphThreads: Eraser = {
     // Each thread's checkpoints are one range of the key: skip past it to the next thread.
     while (keys.length < batchSize) {
       const row = await db.readOne((tx) =>
-        tx.prisma.agentLgCheckpoint.findFirst({ where: { tenantId, ...(after !== undefined && { threadKey: { gt: after } }) }, orderBy: { threadKey: 'asc' }, select: { threadKey: true } }),
+        tx.prisma.agentLgCheckpoint.findFirst({
+          where: { tenantId, ...(after !== undefined && { threadKey: { gt: after } }) },
+          orderBy: { threadKey: 'asc' },
+          select: { threadKey: true },
+        }),
       );
       if (row === null) break;
       keys.push((after = row.threadKey));
@@ -93,7 +97,11 @@ const pendingWrites: Eraser = {
   counts: 'pendingWrites',
   async batch(db, tenantId, batchSize) {
     return db.write(async (tx) => {
-      const rows = await tx.prisma.agentLgWrite.findMany({ where: { tenantId }, take: batchSize * 10, select: { lane: true, checkpointId: true, taskId: true, idx: true } });
+      const rows = await tx.prisma.agentLgWrite.findMany({
+        where: { tenantId },
+        take: batchSize * 10,
+        select: { lane: true, checkpointId: true, taskId: true, idx: true },
+      });
       if (rows.length === 0) return 0;
       return (await tx.prisma.agentLgWrite.deleteMany({ where: { tenantId, OR: rows } })).count;
     });
@@ -109,7 +117,9 @@ const pendingWrites: Eraser = {
 const tombstones: Eraser = {
   counts: 'tombstones',
   async batch(db, tenantId, batchSize) {
-    const ids = (await db.readOne((tx) => tx.prisma.agentTombstone.findMany({ where: { tenantId }, take: batchSize, select: { id: true } }))).map((row) => row.id);
+    const ids = (await db.readOne((tx) => tx.prisma.agentTombstone.findMany({ where: { tenantId }, take: batchSize, select: { id: true } }))).map(
+      (row) => row.id,
+    );
     if (ids.length === 0) return 0;
     return db.write(async (tx) => (await tx.prisma.agentTombstone.deleteMany({ where: { id: { in: ids }, tenantId } })).count);
   },
@@ -121,7 +131,7 @@ const ERASERS: readonly Eraser[] = [sessions, langGraphThreads, pendingWrites, t
 export function eraseTenantRows(db: StoreDatabase, tenantId: string, options: { batchSize: number }): Promise<TenantErasure> {
   return db.erasing(async () => {
     const report: TenantErasure = { sessions: 0, tombstones: 0, checkpoints: 0, pendingWrites: 0 };
-    for (let found = true; found; ) {
+    for (let found = true; found;) {
       found = false;
       for (const eraser of ERASERS) {
         for (let deleted = await eraser.batch(db, tenantId, options.batchSize); deleted > 0; deleted = await eraser.batch(db, tenantId, options.batchSize)) {

@@ -311,9 +311,12 @@ async function assertIdsOnce(tx: StoreTx, threadId: string, boundary: { cutSeq: 
   const ids = boundary.messages.flatMap((message) => (message.id === undefined ? [] : [message.id]));
   if (ids.length === 0) return;
   const seen = new Set<string>();
-  const repeated = ids.find((id) => seen.size === seen.add(id).size) ?? (await repo.messagesWithIds(tx, threadId, ids)).find((held) => held.seq > boundary.cutSeq)?.id;
+  const repeated =
+    ids.find((id) => seen.size === seen.add(id).size) ?? (await repo.messagesWithIds(tx, threadId, ids)).find((held) => held.seq > boundary.cutSeq)?.id;
   if (repeated !== undefined) {
-    throw new StoreValidationError(`message id ${JSON.stringify(repeated)} would stand twice in the effective history of ${threadId}: a message after the cut, or the boundary's own messages, hold it already`);
+    throw new StoreValidationError(
+      `message id ${JSON.stringify(repeated)} would stand twice in the effective history of ${threadId}: a message after the cut, or the boundary's own messages, hold it already`,
+    );
   }
 }
 
@@ -333,7 +336,12 @@ const changedSinceRead = (id: string, kind: BoundaryKind, start: number | null, 
  * before the cut would read compacted messages after the summary, and one past
  * it while the summary is unread would skip messages.
  */
-async function checkHistoryCursor(tx: StoreTx, threadId: string, from: HistoryPosition, latest: { seq: number; cutSeq: number; messageCount: number }): Promise<void> {
+async function checkHistoryCursor(
+  tx: StoreTx,
+  threadId: string,
+  from: HistoryPosition,
+  latest: { seq: number; cutSeq: number; messageCount: number },
+): Promise<void> {
   if (from.boundarySeq !== latest.seq) throw await staleOrForged(tx, threadId, Math.max(from.boundarySeq, from.seq), 'history');
   const inSummary = from.index < latest.messageCount;
   if (from.index > latest.messageCount || from.seq < latest.cutSeq || (inSummary && from.seq !== latest.cutSeq)) throw forgedCursor('history');

@@ -23,7 +23,8 @@ export function pageOptionsOf(options: PageOptions | undefined): { limit: number
     if (key !== 'limit' && key !== 'cursor') throw new StoreValidationError(`page options have an unknown property "${key}"`);
   }
   const limit = options.limit === undefined ? DEFAULT_PAGE : options.limit;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_MESSAGE_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_MESSAGE_PAGE}`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_MESSAGE_PAGE)
+    throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_MESSAGE_PAGE}`);
   if (options.cursor !== undefined && typeof options.cursor !== 'string') throw new StoreValidationError('cursor must be a string');
   return { limit, cursor: options.cursor };
 }
@@ -65,10 +66,7 @@ function decode(cursor: string, kind: string, threadId: string, numbers: number)
     // reported below like any other malformed cursor
   }
   const valid =
-    value !== undefined &&
-    value.length === numbers + 2 &&
-    value[0] === kind &&
-    value.slice(2).every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+    value !== undefined && value.length === numbers + 2 && value[0] === kind && value.slice(2).every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
   if (!valid || value === undefined) throw forgedCursor(kind === 'h' ? 'history' : kind === 'l' ? 'log' : 'transcript');
   if (value[1] !== threadId) throw new StoreValidationError(`cursor belongs to another thread than ${threadId}`);
   return value.slice(2) as number[];

@@ -116,7 +116,15 @@ export class PrismaMessageStore implements MessageStore {
       const evidence = messageOf(toolCallRepairMessage(repair), 'repairMessage', now);
       const balanced = messagesOf(repair.messages, 'balancedMessages', now);
       try {
-        const seq = await this.#log.appendBoundary(id, { kind: 'repair', replacement: balanced, source: repair.sourceMessageCount, retained: null, evidence, expectedStart: startSeq, expectedLastSeq: lastSeq });
+        const seq = await this.#log.appendBoundary(id, {
+          kind: 'repair',
+          replacement: balanced,
+          source: repair.sourceMessageCount,
+          retained: null,
+          evidence,
+          expectedStart: startSeq,
+          expectedLastSeq: lastSeq,
+        });
         return { seq, repairMessage: evidence, sourceMessageCount: repair.sourceMessageCount, createdAt: evidence.createdAt };
       } catch (error) {
         // Something was written between the read and the write (a tool's real result, say): repair what the history is now.

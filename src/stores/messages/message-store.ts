@@ -73,7 +73,13 @@ export interface MessageStore {
    * changed since is a StoreConflictError, checked under the thread's lock in
    * the write's transaction; nothing is written.
    */
-  appendCompaction(threadId: string, messages: MessageInput[], sourceMessageCount: number, retainedMessageCount: number, options?: BoundaryOptions): Promise<void>;
+  appendCompaction(
+    threadId: string,
+    messages: MessageInput[],
+    sourceMessageCount: number,
+    retainedMessageCount: number,
+    options?: BoundaryOptions,
+  ): Promise<void>;
 
   /**
    * Repairs orphaned tool calls with the same boundary rule: the effective
@@ -81,7 +87,13 @@ export interface MessageStore {
    * position `sourceMessageCount`. `repairMessage` is kept as evidence (getRepairs).
    * `expectedStartSeq` is checked as appendCompaction checks it.
    */
-  appendRepair(threadId: string, repairMessage: MessageInput, balancedMessages: MessageInput[], sourceMessageCount: number, options?: BoundaryOptions): Promise<void>;
+  appendRepair(
+    threadId: string,
+    repairMessage: MessageInput,
+    balancedMessages: MessageInput[],
+    sourceMessageCount: number,
+    options?: BoundaryOptions,
+  ): Promise<void>;
 
   /**
    * Repairs every tool call of the effective history that has no result (a

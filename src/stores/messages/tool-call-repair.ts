@@ -147,7 +147,12 @@ export function balanceToolCalls<M extends { role: string; content: unknown }>(
     const results: InterruptedToolResult[] = [];
     for (const part of partsOf(history[index])) {
       if (!isToolCall(part) || !ids.delete(part.toolCallId)) continue;
-      const result: InterruptedToolResult = { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: { type: 'error-text', value } };
+      const result: InterruptedToolResult = {
+        type: 'tool-result',
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        output: { type: 'error-text', value },
+      };
       results.push(result);
       orphans.push({ toolCallId: part.toolCallId, toolName: part.toolName, index, result });
     }

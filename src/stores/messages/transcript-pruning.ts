@@ -57,7 +57,7 @@ export function pruneThreads(db: StoreDatabase, options: { compactedBefore: Date
 
 async function pruneAll(db: StoreDatabase, options: { compactedBefore: Date; tenantId?: string; keepRepairs: boolean }): Promise<PruneAllReport> {
   const report: PruneAllReport = { threads: 0, messages: 0, boundaries: 0 };
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const ids = await db.readOne(async (tx) =>
       (
         await tx.prisma.agentThread.findMany({
@@ -128,7 +128,7 @@ async function pruneLog(db: StoreDatabase, threadId: string, latest: Latest, kee
   });
   const pruned: Pruned = { messages: 0, boundaries: 0, emptied: 0 };
   for (const kind of kinds) {
-    for (let upTo: number | null = kind.top; upTo !== null; ) {
+    for (let upTo: number | null = kind.top; upTo !== null;) {
       const top: number = upTo;
       const batch = await db.write(async (tx): Promise<{ counts: Count[]; next: number | null; whole: boolean }> => {
         if (tx.inHost) return { counts: await wholly(tx, kinds), next: null, whole: true };
@@ -162,7 +162,9 @@ function prunables(threadId: string, latest: Latest, keepRepairs: boolean): Prun
       top: latest.cutSeq,
       batch: PRUNE_BATCH,
       nth: async (tx, upTo, n) =>
-        nth(await tx.prisma.agentMessage.findFirst({ where: { ...messages, seq: { lte: upTo } }, orderBy: { seq: 'desc' }, skip: n - 1, select: { seq: true } })),
+        nth(
+          await tx.prisma.agentMessage.findFirst({ where: { ...messages, seq: { lte: upTo } }, orderBy: { seq: 'desc' }, skip: n - 1, select: { seq: true } }),
+        ),
       prune: async (tx, from, upTo) => (await tx.prisma.agentMessage.deleteMany({ where: { ...messages, seq: { gte: from, lte: upTo } } })).count,
     },
     {
@@ -170,7 +172,9 @@ function prunables(threadId: string, latest: Latest, keepRepairs: boolean): Prun
       top: latest.seq - 1,
       batch: PRUNE_BOUNDARY_BATCH,
       nth: async (tx, upTo, n) =>
-        nth(await tx.prisma.agentBoundary.findFirst({ where: { ...earlier, seq: { lte: upTo } }, orderBy: { seq: 'desc' }, skip: n - 1, select: { seq: true } })),
+        nth(
+          await tx.prisma.agentBoundary.findFirst({ where: { ...earlier, seq: { lte: upTo } }, orderBy: { seq: 'desc' }, skip: n - 1, select: { seq: true } }),
+        ),
       // A repair's evidence (agent_repair) goes with its boundary, by the foreign key's cascade.
       prune: async (tx, from, upTo) => (await tx.prisma.agentBoundary.deleteMany({ where: { ...earlier, seq: { gte: from, lte: upTo } } })).count,
     },
@@ -181,9 +185,21 @@ function prunables(threadId: string, latest: Latest, keepRepairs: boolean): Prun
             top: latest.seq - 1,
             batch: PRUNE_BOUNDARY_BATCH,
             nth: async (tx, upTo, n) =>
-              nth(await tx.prisma.agentBoundary.findFirst({ where: { ...repairs, seq: { lte: upTo } }, orderBy: { seq: 'desc' }, skip: n - 1, select: { seq: true } })),
+              nth(
+                await tx.prisma.agentBoundary.findFirst({
+                  where: { ...repairs, seq: { lte: upTo } },
+                  orderBy: { seq: 'desc' },
+                  skip: n - 1,
+                  select: { seq: true },
+                }),
+              ),
             prune: async (tx, from, upTo) =>
-              (await tx.prisma.agentBoundary.updateMany({ where: { ...repairs, seq: { gte: from, lte: upTo } }, data: { messages: boundaryText([]), messageCount: 0 } })).count,
+              (
+                await tx.prisma.agentBoundary.updateMany({
+                  where: { ...repairs, seq: { gte: from, lte: upTo } },
+                  data: { messages: boundaryText([]), messageCount: 0 },
+                })
+              ).count,
           } satisfies Prunable,
         ]
       : []),

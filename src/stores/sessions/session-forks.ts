@@ -98,7 +98,13 @@ async function planFork(tx: StoreTx, sourceId: string, options: CheckedFork, ten
   return { source, cut, repair };
 }
 
-async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & { id: string }, { source, cut, repair }: ForkPlan, tenantId: string | undefined): Promise<SessionMeta> {
+async function writeFork(
+  tx: StoreTx,
+  sourceId: string,
+  options: CheckedFork & { id: string },
+  { source, cut, repair }: ForkPlan,
+  tenantId: string | undefined,
+): Promise<SessionMeta> {
   const forkId = options.id;
   await assertIdFree(tx, forkId, source.tenantId, tenantId !== undefined);
   const now = new Date();
@@ -123,7 +129,13 @@ async function writeFork(tx: StoreTx, sourceId: string, options: CheckedFork & {
     const evidence = messageOf(toolCallRepairMessage(repair), 'repairMessage', now);
     const balanced = messagesOf(repair.messages, 'balancedMessages', now);
     const seq = await repo.reserveSeqs(tx, forkId, 1);
-    await insertBoundaryAt(tx, forkId, seq, await repo.latestBoundary(tx, forkId), { kind: 'repair', replacement: balanced, source: repair.sourceMessageCount, retained: null, evidence });
+    await insertBoundaryAt(tx, forkId, seq, await repo.latestBoundary(tx, forkId), {
+      kind: 'repair',
+      replacement: balanced,
+      source: repair.sourceMessageCount,
+      retained: null,
+      evidence,
+    });
   }
   const replacement = options.replaceLastUserMessage as Message | undefined;
   if (replacement) await appendReplacement(tx, forkId, replacement, cut.history);
@@ -156,7 +168,11 @@ async function logRows(tx: StoreTx, threadId: string, { boundary, endSeq }: Pick
 /** The source is still there, with the boundary the plan copied (a deleted or cleared source copies no rows to compare). */
 async function sameSource(tx: StoreTx, sourceId: string, tenantId: string | undefined, cut: ForkCut): Promise<boolean> {
   if (!(await repo.threadExists(tx, sourceId, tenantId))) return false;
-  const boundary = await tx.prisma.agentBoundary.findFirst({ where: { threadId: sourceId, seq: { lte: cut.lastSeq } }, orderBy: { seq: 'desc' }, select: { seq: true } });
+  const boundary = await tx.prisma.agentBoundary.findFirst({
+    where: { threadId: sourceId, seq: { lte: cut.lastSeq } },
+    orderBy: { seq: 'desc' },
+    select: { seq: true },
+  });
   return (boundary?.seq ?? null) === (cut.boundary?.seq ?? null);
 }
 
@@ -197,12 +213,15 @@ async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Pro
   if (at === undefined) return take(summary.length, lastSeq);
   if ('seq' in at) {
     if (!after.some((message) => message.seq === at.seq)) {
-      throw new StoreValidationError(`seq ${at.seq} is not a message of the effective history of ${sourceId} (after its latest compaction or repair): fork at a position instead`);
+      throw new StoreValidationError(
+        `seq ${at.seq} is not a message of the effective history of ${sourceId} (after its latest compaction or repair): fork at a position instead`,
+      );
     }
     return take(summary.length, at.seq);
   }
   const effective = summary.length + after.length;
-  if (at.position > effective) throw new StoreValidationError(`position ${at.position} exceeds the ${effective} messages of the effective history of ${sourceId}`);
+  if (at.position > effective)
+    throw new StoreValidationError(`position ${at.position} exceeds the ${effective} messages of the effective history of ${sourceId}`);
   if (at.position <= summary.length && boundary) return inSummary(at.position);
   return take(summary.length, at.position === 0 ? cutSeq : after[at.position - summary.length - 1].seq);
 }
@@ -215,7 +234,10 @@ async function latestBoundaryRow(tx: StoreTx, threadId: string, lastSeq: number)
     select: { seq: true, kind: true, cutSeq: true, messages: true, messageCount: true, sourceCount: true, retainedCount: true, createdAt: true },
   });
   if (!row) return null;
-  const repair = row.kind === 'repair' ? await tx.prisma.agentRepair.findUnique({ where: { threadId_seq: { threadId, seq: row.seq } }, select: { message: true, createdAt: true } }) : null;
+  const repair =
+    row.kind === 'repair'
+      ? await tx.prisma.agentRepair.findUnique({ where: { threadId_seq: { threadId, seq: row.seq } }, select: { message: true, createdAt: true } })
+      : null;
   return { ...row, repair };
 }
 

@@ -102,20 +102,25 @@ export async function parseJsonl(text: string): Promise<JsonlSession> {
       }
       if (parsed.type === 'message' && parsed.message.id !== undefined) {
         const earlier = ids.get(parsed.message.id);
-        if (earlier !== undefined) throw new StoreValidationError(`message id ${JSON.stringify(parsed.message.id)} is the id of seq ${earlier} too: a session holds a message id once`);
+        if (earlier !== undefined)
+          throw new StoreValidationError(`message id ${JSON.stringify(parsed.message.id)} is the id of seq ${earlier} too: a session holds a message id once`);
         ids.set(parsed.message.id, parsed.seq);
       }
       // An adapter's event holds its key in the same column (an operation id, an entry's uuid).
       const adapterId = parsed.type === 'event' ? adapterMessageIdOf(parsed.event.type, parsed.event.data) : null;
       if (adapterId !== null) {
         const earlier = ids.get(adapterId);
-        if (earlier !== undefined) throw new StoreValidationError(`the ${parsed.type === 'event' ? parsed.event.type : ''} event's key is that of seq ${earlier} too: a session holds it once`);
+        if (earlier !== undefined)
+          throw new StoreValidationError(
+            `the ${parsed.type === 'event' ? parsed.event.type : ''} event's key is that of seq ${earlier} too: a session holds it once`,
+          );
         ids.set(adapterId, parsed.seq);
       }
       if (parsed.type === 'event' && parsed.event.type === CHAT_MESSAGE_EVENT) chatIds.add((parsed.event.data as { id: string }).id);
       if (parsed.type === 'event' && parsed.event.type === CHAT_ORDER_EVENT) {
         const unknown = chatOrderOf(parsed.event.data).find((id) => !chatIds.has(id));
-        if (unknown !== undefined) throw new StoreValidationError(`the chat order names ${JSON.stringify(unknown)}, which no earlier ${CHAT_MESSAGE_EVENT} event holds`);
+        if (unknown !== undefined)
+          throw new StoreValidationError(`the chat order names ${JSON.stringify(unknown)}, which no earlier ${CHAT_MESSAGE_EVENT} event holds`);
       }
       log.push(parsed);
     });
@@ -211,18 +216,24 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
 
 /** An adapter event's value types: only theirs hold non-JSON values, and each must name a text of its data. */
 function adapterValueTypesOf(type: string, data: unknown, valueTypes: unknown): ValueTypes {
-  if (adapterKindOf(type) === undefined || isJsonTextEvent(type)) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
+  if (adapterKindOf(type) === undefined || isJsonTextEvent(type))
+    throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
   fromJsonForm(structuredClone(data), valueTypes, 'event');
   // An event's own fields (its type, uuid, role, operation id) are text: only what an item holds inside may be bytes, dates or URLs.
-  if ((valueTypes as [unknown[], string][]).some(([path]) => path.length < 2)) throw new StoreValidationError("an adapter event's valueTypes name only values inside its items");
+  if ((valueTypes as [unknown[], string][]).some(([path]) => path.length < 2))
+    throw new StoreValidationError("an adapter event's valueTypes name only values inside its items");
   return valueTypes as ValueTypes;
 }
 
 /** A chat's order event's ids. */
 function chatOrderOf(data: unknown): string[] {
   const ids = (data as { ids?: unknown } | null)?.ids;
-  if (!Array.isArray(ids) || Object.keys(data as object).length !== 1) throw new StoreValidationError(`a ${CHAT_ORDER_EVENT} event's data must be { ids: [...] }`);
-  return distinctIds(Array.from(ids, (id, i) => ({ id: idOf(id, `ids[${i}]`) })), 'ids').map(({ id }) => id);
+  if (!Array.isArray(ids) || Object.keys(data as object).length !== 1)
+    throw new StoreValidationError(`a ${CHAT_ORDER_EVENT} event's data must be { ids: [...] }`);
+  return distinctIds(
+    Array.from(ids, (id, i) => ({ id: idOf(id, `ids[${i}]`) })),
+    'ids',
+  ).map(({ id }) => id);
 }
 
 /**
@@ -237,4 +248,3 @@ function seqOf(value: unknown): number {
   if (seq === 0 || seq > MAX_IMPORTED_SEQ) throw new StoreValidationError(`seq must be an integer from 1 to ${MAX_IMPORTED_SEQ}, got ${seq}`);
   return seq;
 }
-

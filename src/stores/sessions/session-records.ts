@@ -104,12 +104,14 @@ export class SessionRecords {
 
   /** The first `count` entries of the log after `afterSeq`, boundaries among them, from a replica that has this store's writes, if there is one. */
   logAfter(id: string, afterSeq: number, count: number): Promise<LogRow[]> {
-    return this.db.onReplica((db) => db.read(async (tx) => {
-      if (!(await messages.threadExists(tx, id, this.tenantId))) throw notFound(id);
-      // The first `count` of the two, merged, are the first `count` of the log.
-      const rows: LogRow[] = [...(await sessions.logRowsAfter(tx, id, afterSeq, count)), ...(await messages.boundariesOf(tx, id, afterSeq, count))];
-      return rows.sort((a, b) => a.seq - b.seq).slice(0, count);
-    }));
+    return this.db.onReplica((db) =>
+      db.read(async (tx) => {
+        if (!(await messages.threadExists(tx, id, this.tenantId))) throw notFound(id);
+        // The first `count` of the two, merged, are the first `count` of the log.
+        const rows: LogRow[] = [...(await sessions.logRowsAfter(tx, id, afterSeq, count)), ...(await messages.boundariesOf(tx, id, afterSeq, count))];
+        return rows.sort((a, b) => a.seq - b.seq).slice(0, count);
+      }),
+    );
   }
 
   /** A page of sessions, from a replica that has this store's writes, if there is one. */
@@ -123,16 +125,18 @@ export class SessionRecords {
 
   /** A session whole, for its export, from a replica that has this store's writes, if there is one. */
   snapshot(id: string): Promise<SessionSnapshot> {
-    return this.db.onReplica((db) => db.read(async (tx) => {
-      const meta = await sessions.metaOf(tx, id, this.tenantId);
-      if (!meta) throw notFound(id);
-      return {
-        meta,
-        entries: await sessions.allLogRows(tx, id),
-        boundaries: await messages.boundariesOf(tx, id),
-        children: await childrenOf(tx, id),
-      };
-    }));
+    return this.db.onReplica((db) =>
+      db.read(async (tx) => {
+        const meta = await sessions.metaOf(tx, id, this.tenantId);
+        if (!meta) throw notFound(id);
+        return {
+          meta,
+          entries: await sessions.allLogRows(tx, id),
+          boundaries: await messages.boundariesOf(tx, id),
+          children: await childrenOf(tx, id),
+        };
+      }),
+    );
   }
 
   /**
@@ -161,7 +165,9 @@ export class SessionRecords {
         if (this.tenantId !== undefined) await this.#claim(tx, child);
         await attachChild(tx, id, child).catch((error: unknown) => {
           if (!(error instanceof StoreConflictError)) throw error;
-          throw new StoreConflictError(`subsession ${child}: ${error.message}. To import the session without its subsessions, pass { subsessions: 'omit' }`, { cause: error });
+          throw new StoreConflictError(`subsession ${child}: ${error.message}. To import the session without its subsessions, pass { subsessions: 'omit' }`, {
+            cause: error,
+          });
         });
       }
     }, parsed.log.length + parsed.subsessions.length);
@@ -194,16 +200,32 @@ function renumbered(log: JsonlLogEntry[], after: number): JsonlLogEntry[] {
 
 /** The imported log in three statements plus one per boundary, whatever its length. */
 async function writeLog(tx: StoreTx, id: string, log: JsonlLogEntry[]): Promise<void> {
-  await messages.insertStoredMessages(tx, id, log.flatMap((entry) => (entry.type === 'message' ? [{ ...entry.message, seq: entry.seq }] : [])));
+  await messages.insertStoredMessages(
+    tx,
+    id,
+    log.flatMap((entry) => (entry.type === 'message' ? [{ ...entry.message, seq: entry.seq }] : [])),
+  );
   await sessions.insertEvents(
     tx,
     id,
-    log.flatMap((entry) => (entry.type === 'event' ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, valueTypes: entry.valueTypes, createdAt: entry.createdAt }] : [])),
+    log.flatMap((entry) =>
+      entry.type === 'event'
+        ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, valueTypes: entry.valueTypes, createdAt: entry.createdAt }]
+        : [],
+    ),
   );
   for (const entry of log) {
     if (entry.type !== 'compaction' && entry.type !== 'repair') continue;
     const retainedCount = entry.type === 'compaction' ? entry.retainedMessageCount : null;
-    await messages.insertBoundary(tx, id, { seq: entry.seq, kind: entry.type, cutSeq: entry.cutSeq, messages: entry.messages, sourceCount: entry.sourceMessageCount, retainedCount, createdAt: entry.createdAt });
+    await messages.insertBoundary(tx, id, {
+      seq: entry.seq,
+      kind: entry.type,
+      cutSeq: entry.cutSeq,
+      messages: entry.messages,
+      sourceCount: entry.sourceMessageCount,
+      retainedCount,
+      createdAt: entry.createdAt,
+    });
     if (entry.type === 'repair') await messages.insertRepair(tx, id, entry.seq, entry.repairMessage);
   }
 }

@@ -11,7 +11,19 @@ import type { JsonlLogEntry } from '../../session.types.js';
 import type { JsonValue } from '../../message.types.js';
 import { forkOptionsOf } from '../../engine/lifecycle-options.js';
 import type { ForkOptions } from '../../lifecycle.types.js';
-import { type JsonlImport, type JsonlImportOptions, type LogPageOptions, type NewSession, type SessionEntry, type SessionEntryInput, type SessionListOptions, type SessionLogPage, type SessionMeta, type SessionPage, type SessionUpdate } from '../../session.types.js';
+import {
+  type JsonlImport,
+  type JsonlImportOptions,
+  type LogPageOptions,
+  type NewSession,
+  type SessionEntry,
+  type SessionEntryInput,
+  type SessionListOptions,
+  type SessionLogPage,
+  type SessionMeta,
+  type SessionPage,
+  type SessionUpdate,
+} from '../../session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from '../../store.errors.js';
 import { isWellFormed } from '../../engine/stored-values.js';
@@ -129,7 +141,8 @@ function importOptionsOf(options: JsonlImportOptions): JsonlImportOptions {
     if (key !== 'sessionId' && key !== 'subsessions') throw new StoreValidationError(`import options have an unknown property "${key}"`);
   }
   const { sessionId, subsessions } = options;
-  if (subsessions !== undefined && subsessions !== 'attach' && subsessions !== 'omit') throw new StoreValidationError("options.subsessions must be 'attach' or 'omit'");
+  if (subsessions !== undefined && subsessions !== 'attach' && subsessions !== 'omit')
+    throw new StoreValidationError("options.subsessions must be 'attach' or 'omit'");
   return { sessionId: sessionId === undefined ? undefined : sessionIdOf(sessionId, 'options.sessionId'), subsessions };
 }
 
@@ -139,7 +152,8 @@ async function textOf(input: string | AsyncIterable<string | Uint8Array>): Promi
     throw new StoreValidationError('JSONL input must be a string or an async iterable of chunks');
   }
   const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  for await (const chunk of input)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   const bytes = Buffer.concat(chunks);
   // A crash cuts a file at a byte, maybe inside a character: an unfinished last
   // line may end with an incomplete one, and reaches the parser as the cut line it is.
@@ -183,7 +197,8 @@ function entryOf(entry: SessionEntryInput, now: Date): EntryToAppend {
   }
   const type = idOf((entry as { type?: unknown }).type, 'event.type');
   // A chat's log is ChatStore's: an event of its types appended by hand would become part of the chat.
-  if (type === CHAT_MESSAGE_EVENT || type === CHAT_ORDER_EVENT) throw new StoreValidationError(`event type "${type}" is ChatStore's; save chats with ChatStore.saveChat`);
+  if (type === CHAT_MESSAGE_EVENT || type === CHAT_ORDER_EVENT)
+    throw new StoreValidationError(`event type "${type}" is ChatStore's; save chats with ChatStore.saveChat`);
   // An adapter's events are its own: one appended by hand would stand in the framework's history.
   const kind = adapterKindOf(type);
   if (kind !== undefined) throw new StoreValidationError(`event type "${type}" is the ${kind} adapter's; write its items through nestjs-agent-store/${kind}`);
@@ -193,7 +208,8 @@ function entryOf(entry: SessionEntryInput, now: Date): EntryToAppend {
 }
 
 function updateOf(changes: SessionUpdate): SessionUpdate {
-  if (typeof changes !== 'object' || changes === null || Array.isArray(changes)) throw new StoreValidationError('changes must be an object { title?, metadata? }');
+  if (typeof changes !== 'object' || changes === null || Array.isArray(changes))
+    throw new StoreValidationError('changes must be an object { title?, metadata? }');
   for (const key of Object.keys(changes)) {
     if (!UPDATE_KEYS.has(key)) throw new StoreValidationError(`changes have an unknown property "${key}"`);
   }
@@ -210,7 +226,8 @@ function listQueryOf(options: SessionListOptions): SessionListQuery {
     if (!LIST_KEYS.has(key)) throw new StoreValidationError(`list options have an unknown property "${key}"`);
   }
   const limit = options.limit ?? 50;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE) throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE)
+    throw new StoreValidationError(`limit must be an integer from 1 to ${MAX_SESSION_PAGE}`);
   for (const key of ['createdAfter', 'createdBefore'] as const) {
     if (options[key] !== undefined && !(options[key] instanceof Date)) throw new StoreValidationError(`${key} must be a Date`);
   }
@@ -238,7 +255,8 @@ function searchOf(value: unknown): string {
 function logPageOptionsOf(page: LogPageOptions | undefined): LogPageOptions {
   if (page === undefined || typeof page !== 'object' || page === null || page.fromSeq === undefined) return page ?? {};
   const { fromSeq, ...rest } = page;
-  if (!Number.isSafeInteger(fromSeq) || fromSeq < 1 || fromSeq > MAX_INTEGER) throw new StoreValidationError(`fromSeq must be an integer from 1 to ${MAX_INTEGER}`);
+  if (!Number.isSafeInteger(fromSeq) || fromSeq < 1 || fromSeq > MAX_INTEGER)
+    throw new StoreValidationError(`fromSeq must be an integer from 1 to ${MAX_INTEGER}`);
   if (rest.cursor !== undefined) throw new StoreValidationError('give fromSeq or cursor, not both');
   return page;
 }
@@ -246,7 +264,10 @@ function logPageOptionsOf(page: LogPageOptions | undefined): LogPageOptions {
 const isMessageOrEvent = (entry: LogRow): entry is Exclude<LogRow, StoredBoundary> => 'type' in entry;
 
 /** A boundary as a log entry, its cut as `cutOf` names it. */
-function logEntryOf({ seq, kind, cutSeq, messages, sourceCount, retainedCount, createdAt, repairMessage }: StoredBoundary, cutOf: (cutSeq: number) => number): JsonlLogEntry {
+function logEntryOf(
+  { seq, kind, cutSeq, messages, sourceCount, retainedCount, createdAt, repairMessage }: StoredBoundary,
+  cutOf: (cutSeq: number) => number,
+): JsonlLogEntry {
   return kind === 'repair'
     ? { type: 'repair', seq, cutSeq: cutOf(cutSeq), messages, sourceMessageCount: sourceCount, repairMessage: repairMessage!, createdAt }
     : { type: 'compaction', seq, cutSeq: cutOf(cutSeq), messages, sourceMessageCount: sourceCount, retainedMessageCount: retainedCount ?? 0, createdAt };

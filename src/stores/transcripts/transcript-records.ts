@@ -42,13 +42,14 @@ export class TranscriptRecords {
 
   /** Deletes one session, no cascade; false when there was none. */
   remove(id: string): Promise<boolean> {
-    return this.db.erasing(() =>
-      this.db.write(async (tx) => {
-        const now = new Date();
-        if (!(await messages.lockThread(tx, id, now, this.tenantId))) return false;
-        await sessions.deleteSessions(tx, [id], now);
-        return true;
-      }),
+    return this.db.erasing(
+      () =>
+        this.db.write(async (tx) => {
+          const now = new Date();
+          if (!(await messages.lockThread(tx, id, now, this.tenantId))) return false;
+          await sessions.deleteSessions(tx, [id], now);
+          return true;
+        }),
       { erased: (removed) => removed },
     );
   }

@@ -14,7 +14,12 @@ eachDatabase((database) => {
   test('an append in the transaction, one outside it to the same key, then another in the transaction: all land, the outside one after the commit', async () => {
     const prisma = await appClient(database, await migratedUrl(database));
     const current = new AsyncLocalStorage<unknown>();
-    const transactionHost = { isTransactionActive: () => current.getStore() !== undefined, get tx() { return current.getStore(); } };
+    const transactionHost = {
+      isTransactionActive: () => current.getStore() !== undefined,
+      get tx() {
+        return current.getStore();
+      },
+    };
     const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma, transactionHost })], providers: [ClaudeSessionStore] }).compile();
     await app.init();
     try {

@@ -81,7 +81,9 @@ eachDatabase((database) => {
     const [header, first] = jsonl.split('\n');
     const typed = { ...JSON.parse(first), valueTypes: [[['message', 'content'], 'Date']] };
     const refused = `copy-${randomUUID()}`;
-    await expect(store.sessions.importJsonl(`${header}\n${JSON.stringify(typed)}\n`, { sessionId: refused })).rejects.toThrow(/holds JSON only: it has no valueTypes/);
+    await expect(store.sessions.importJsonl(`${header}\n${JSON.stringify(typed)}\n`, { sessionId: refused })).rejects.toThrow(
+      /holds JSON only: it has no valueTypes/,
+    );
     expect(await store.sessions.get(refused)).toBeNull();
   });
 
@@ -101,7 +103,7 @@ eachDatabase((database) => {
     expect((await claude().load(k))!.map((e) => e.n)).toEqual(Array.from({ length: 20 }, (_, n) => n));
   });
 
-  test("deleting a main transcript deletes its subpaths atomically, and its key is not written again", async () => {
+  test('deleting a main transcript deletes its subpaths atomically, and its key is not written again', async () => {
     const k = key();
     await claude().append(k, [entry('user')]);
     await claude().append({ ...k, subpath: 'subagents/a' }, [entry('user')]);
@@ -113,7 +115,9 @@ eachDatabase((database) => {
 
   test("tenants: one tenant's transcripts are not another's, even under the same key", async () => {
     const k = key();
-    await claude().forTenant('acme').append(k, [entry('user', { text: 'acme' })]);
+    await claude()
+      .forTenant('acme')
+      .append(k, [entry('user', { text: 'acme' })]);
     expect(await claude().forTenant('globex').load(k)).toBeNull();
     expect(await claude().forTenant('globex').listSessions(k.projectKey)).toEqual([]);
     await claude().forTenant('globex').delete(k);
@@ -124,8 +128,12 @@ eachDatabase((database) => {
 
   test("the adapter's session ids are its own: the stores refuse to create or write one, and a session under one it did not make is never joined", async () => {
     const k = key();
-    await claude().forTenant('acme').append(k, [entry('user', { text: 'acme secret' })]);
-    const [id] = (await store.tenants.forTenant('acme').sessions.list()).sessions.map((session) => session.id).filter((sessionId) => sessionId.startsWith('claude-agent-sdk:'));
+    await claude()
+      .forTenant('acme')
+      .append(k, [entry('user', { text: 'acme secret' })]);
+    const [id] = (await store.tenants.forTenant('acme').sessions.list()).sessions
+      .map((session) => session.id)
+      .filter((sessionId) => sessionId.startsWith('claude-agent-sdk:'));
     expect(id).toBeDefined();
     // Another tenant computing the id cannot take it, write into it or import into it; nor can the unscoped stores.
     const squatted = `claude-agent-sdk:${'0'.repeat(64)}`;
@@ -137,7 +145,9 @@ eachDatabase((database) => {
     const jsonl = `${JSON.stringify({ type: 'session', version: 1, id, tenantId: null, title: null, metadata: null, createdAt: new Date().toISOString() })}\n`;
     await expect(store.sessions.importJsonl(jsonl)).rejects.toThrow(StoreValidationError);
     // Reading and deleting through the stores stays open.
-    expect(await store.tenants.forTenant('acme').sessions.load(id)).toEqual([expect.objectContaining({ type: 'claude-agent-sdk.entry', data: entry('user', { text: 'acme secret' }) })]);
+    expect(await store.tenants.forTenant('acme').sessions.load(id)).toEqual([
+      expect.objectContaining({ type: 'claude-agent-sdk.entry', data: entry('user', { text: 'acme secret' }) }),
+    ]);
     expect(await claude().forTenant('acme').listSessions(k.projectKey)).toEqual([{ sessionId: k.sessionId, mtime: expect.any(Number) }]);
   });
 
@@ -166,7 +176,9 @@ eachDatabase((database) => {
     const client = store.db.client as unknown as { $transaction<T>(work: (tx: object) => Promise<T>): Promise<T> };
     await expect(
       client.$transaction(async (tx) => {
-        await claude().withTransaction(tx).append(k, [entry('user')]);
+        await claude()
+          .withTransaction(tx)
+          .append(k, [entry('user')]);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');

@@ -103,7 +103,8 @@ eachDatabase((database) => {
       const first = await history();
       const beforeJoin = first.find((snapshot) => snapshot.next.includes('join'))!;
       const replayed = await graph.invoke(null, beforeJoin.config);
-      const logs = (snapshots: Awaited<ReturnType<typeof history>>) => snapshots.map((snapshot) => [snapshot.values.log ?? [], snapshot.next, snapshot.metadata?.source]);
+      const logs = (snapshots: Awaited<ReturnType<typeof history>>) =>
+        snapshots.map((snapshot) => [snapshot.values.log ?? [], snapshot.next, snapshot.metadata?.source]);
       return { result: result.log, replayed: replayed.log, first: logs(first), after: logs(await history()) };
     }
 
@@ -138,8 +139,16 @@ eachDatabase((database) => {
       const { client } = store.db;
       return {
         checkpoints: await client.agentLgCheckpoint.count({ where: { threadId } }),
-        blobs: await client.agentLgBlob.count({ where: { lane: { in: (await client.agentLgCheckpoint.findMany({ where: { threadId }, select: { lane: true } })).map((row) => row.lane) } } }),
-        writes: await client.agentLgWrite.count({ where: { checkpointId: { in: (await client.agentLgCheckpoint.findMany({ where: { threadId }, select: { checkpointId: true } })).map((row) => row.checkpointId) } } }),
+        blobs: await client.agentLgBlob.count({
+          where: { lane: { in: (await client.agentLgCheckpoint.findMany({ where: { threadId }, select: { lane: true } })).map((row) => row.lane) } },
+        }),
+        writes: await client.agentLgWrite.count({
+          where: {
+            checkpointId: {
+              in: (await client.agentLgCheckpoint.findMany({ where: { threadId }, select: { checkpointId: true } })).map((row) => row.checkpointId),
+            },
+          },
+        }),
       };
     }
 
@@ -211,7 +220,12 @@ eachDatabase((database) => {
       const checkpoint_ns = `parent:${randomUUID()}|${'child:'.repeat(60)}${randomUUID()}`;
       const values = { text: 'héllo 🌍', bytes: new Uint8Array([0, 1, 255]), nested: { list: [1, 2.5, null, { deep: true }] }, nothing: null };
       const checkpoint = { ...emptyCheckpoint(), channel_values: values, channel_versions: { text: 1, bytes: 1, nested: 1, nothing: 1 } };
-      const config = await saver.put({ configurable: { thread_id: threadId, checkpoint_ns } }, checkpoint, { ...meta, custom: 'ünïcode' } as typeof meta, checkpoint.channel_versions);
+      const config = await saver.put(
+        { configurable: { thread_id: threadId, checkpoint_ns } },
+        checkpoint,
+        { ...meta, custom: 'ünïcode' } as typeof meta,
+        checkpoint.channel_versions,
+      );
       const tuple = await saver.getTuple(config);
       expect(tuple?.checkpoint).toEqual(checkpoint);
       expect(tuple?.config).toEqual({ configurable: { thread_id: threadId, checkpoint_ns, checkpoint_id: checkpoint.id } });
@@ -238,7 +252,15 @@ eachDatabase((database) => {
     test('pending writes come back ordered by task path, task id and index; special channels replace, others are kept', async () => {
       const saver = checkpointer();
       const config = await saver.put({ configurable: { thread_id: `thread-${randomUUID()}` } }, emptyCheckpoint(), meta, {});
-      await saver.putWrites(config, [['b', 1], ['a', 2]], 'task-z', '~__pregel_pull, b');
+      await saver.putWrites(
+        config,
+        [
+          ['b', 1],
+          ['a', 2],
+        ],
+        'task-z',
+        '~__pregel_pull, b',
+      );
       await saver.putWrites(config, [['c', 3]], 'task-y', '~__pregel_pull, a');
       await saver.putWrites(config, [['b', 'again']], 'task-z', '~__pregel_pull, b');
       await saver.putWrites(config, [['__interrupt__', 'first']], 'task-x', '~__pregel_pull, c');
@@ -250,12 +272,42 @@ eachDatabase((database) => {
         ['task-x', '__interrupt__', 'second'],
       ]);
       // In a batch of both kinds too, as in LangGraph's MemorySaver.
-      await saver.putWrites(config, [['__interrupt__', 'third'], ['d', 4]], 'task-x', '~__pregel_pull, c');
-      await saver.putWrites(config, [['__interrupt__', 'fourth'], ['d', 5]], 'task-x', '~__pregel_pull, c');
+      await saver.putWrites(
+        config,
+        [
+          ['__interrupt__', 'third'],
+          ['d', 4],
+        ],
+        'task-x',
+        '~__pregel_pull, c',
+      );
+      await saver.putWrites(
+        config,
+        [
+          ['__interrupt__', 'fourth'],
+          ['d', 5],
+        ],
+        'task-x',
+        '~__pregel_pull, c',
+      );
       const memory = new MemorySaver();
       const memoryConfig = await memory.put({ configurable: { thread_id: 't', checkpoint_ns: '' } }, emptyCheckpoint(), meta);
-      await memory.putWrites(memoryConfig, [['__interrupt__', 'third'], ['d', 4]], 'task-x');
-      await memory.putWrites(memoryConfig, [['__interrupt__', 'fourth'], ['d', 5]], 'task-x');
+      await memory.putWrites(
+        memoryConfig,
+        [
+          ['__interrupt__', 'third'],
+          ['d', 4],
+        ],
+        'task-x',
+      );
+      await memory.putWrites(
+        memoryConfig,
+        [
+          ['__interrupt__', 'fourth'],
+          ['d', 5],
+        ],
+        'task-x',
+      );
       expect((await memory.getTuple(memoryConfig))?.pendingWrites).toEqual([
         ['task-x', '__interrupt__', 'fourth'],
         ['task-x', 'd', 4],
@@ -270,7 +322,9 @@ eachDatabase((database) => {
       const saver = checkpointer();
       const threadId = `thread-${randomUUID()}`;
       await expect(saver.put({ configurable: { thread_id: `a\u0000b` } }, emptyCheckpoint(), meta, {})).rejects.toThrow(StoreValidationError);
-      await expect(saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: 'x'.repeat(192) }, meta, {})).rejects.toThrow(StoreValidationError);
+      await expect(saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: 'x'.repeat(192) }, meta, {})).rejects.toThrow(
+        StoreValidationError,
+      );
       await expect(saver.put({}, emptyCheckpoint(), meta, {})).rejects.toThrow(StoreValidationError);
       await expect(saver.putWrites({ configurable: { thread_id: threadId } }, [['a', 1]], 'task')).rejects.toThrow(StoreValidationError);
       await expect(saver.deleteThread('')).rejects.toThrow(StoreValidationError);
@@ -311,7 +365,15 @@ eachDatabase((database) => {
       const s = saver();
       const base = await s.put({ configurable: { thread_id: `writers-${randomUUID()}` } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {});
       const put = () => s.put(base, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'same' }, channel_versions: { a: 1 } }, meta, { a: 1 });
-      const writes = () => s.putWrites(base, [['x', 1], ['y', 2]], 'task-1');
+      const writes = () =>
+        s.putWrites(
+          base,
+          [
+            ['x', 1],
+            ['y', 2],
+          ],
+          'task-1',
+        );
       for (const outcome of await Promise.allSettled([put(), put(), writes(), writes()])) if (outcome.status === 'rejected') failures.push(outcome.reason);
       expect((await s.getTuple(base))?.pendingWrites).toHaveLength(2);
     }
@@ -321,7 +383,14 @@ eachDatabase((database) => {
   test("a channel named like an object's own property is a channel like any other", async () => {
     const s = saver();
     const config = await s.put({ configurable: { thread_id: `proto-${randomUUID()}` } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {});
-    await s.putWrites(config, [['constructor', 1], ['toString', 2]], 'task-1');
+    await s.putWrites(
+      config,
+      [
+        ['constructor', 1],
+        ['toString', 2],
+      ],
+      'task-1',
+    );
     expect((await s.getTuple(config))?.pendingWrites).toEqual([
       ['task-1', 'constructor', 1],
       ['task-1', 'toString', 2],

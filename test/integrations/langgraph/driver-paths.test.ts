@@ -22,7 +22,9 @@ const refusingCheckpoint = (provider: string, name: string, id: string): string[
       `CREATE FUNCTION ${name}() RETURNS trigger AS $$ BEGIN IF NEW.checkpoint_id = '${id}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
       `CREATE TRIGGER ${name} BEFORE INSERT ON agent_lg_checkpoint FOR EACH ROW EXECUTE FUNCTION ${name}()`,
     ],
-    mysql: [`CREATE TRIGGER ${name} BEFORE INSERT ON agent_lg_checkpoint FOR EACH ROW BEGIN IF NEW.checkpoint_id = '${id}' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`],
+    mysql: [
+      `CREATE TRIGGER ${name} BEFORE INSERT ON agent_lg_checkpoint FOR EACH ROW BEGIN IF NEW.checkpoint_id = '${id}' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`,
+    ],
   })[provider]!;
 
 eachDatabase((database) => {
@@ -49,7 +51,9 @@ eachDatabase((database) => {
       const saver = new LangGraphCheckpointer(db);
       const threadId = `host-${randomUUID()}`;
       const put = (s: LangGraphCheckpointer, id: string, value: string) =>
-        s.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id, channel_values: { a: value }, channel_versions: { a: id } }, meta, { a: id });
+        s.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id, channel_values: { a: value }, channel_versions: { a: id } }, meta, {
+          a: id,
+        });
       const first = uuid6(-1);
       const refused = uuid6(-1);
       const last = uuid6(-1);
@@ -86,7 +90,10 @@ eachDatabase((database) => {
       const saver = new LangGraphCheckpointer(db);
       const threadId = `app-${randomUUID()}`;
       const ids = [uuid6(-1), uuid6(-1), uuid6(-1)];
-      for (const id of ids) await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id, channel_values: { a: id }, channel_versions: { a: id } }, meta, { a: id });
+      for (const id of ids)
+        await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id, channel_values: { a: id }, channel_versions: { a: id } }, meta, {
+          a: id,
+        });
       const list = async (options: object) => {
         const out = [];
         for await (const tuple of saver.list({ configurable: { thread_id: threadId } }, options)) out.push(tuple.checkpoint.id);
@@ -100,7 +107,6 @@ eachDatabase((database) => {
   });
 
   eachStorePath(database, (store) => {
-
     test('list: limit 0, a huge limit, before', async () => {
       const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
       const threadId = `edge-${randomUUID()}`;
@@ -123,13 +129,23 @@ eachDatabase((database) => {
       const trigger = refusingCheckpoint(database.provider, 'refuse_cp2', refused);
       for (const sql of trigger) await store.db.client.$executeRawUnsafe(sql);
       await expect(
-        saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: refused, channel_values: { a: 1 }, channel_versions: { a: refused } }, meta, { a: refused }),
+        saver.put(
+          { configurable: { thread_id: threadId } },
+          { ...emptyCheckpoint(), id: refused, channel_values: { a: 1 }, channel_versions: { a: refused } },
+          meta,
+          { a: refused },
+        ),
       ).rejects.toThrow(/injected failure/);
       expect(await store.db.client.agentLgBlob.count({ where: { version: refused } })).toBe(0);
       const ok = uuid6(-1);
       await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: ok }, meta, {});
       const failing = new LangGraphCheckpointer(store.db);
-      failing.serde = { dumpsTyped: saver.serde.dumpsTyped.bind(saver.serde), loadsTyped: async () => { throw new Error('serde broke'); } };
+      failing.serde = {
+        dumpsTyped: saver.serde.dumpsTyped.bind(saver.serde),
+        loadsTyped: async () => {
+          throw new Error('serde broke');
+        },
+      };
       for (let i = 0; i < 40; i++) await expect(failing.getTuple({ configurable: { thread_id: threadId } })).rejects.toThrow(/serde broke/);
       expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.id).toBe(ok);
     });
@@ -167,7 +183,9 @@ eachDatabase((database) => {
       };
       saver.serde = serde;
       const config = { configurable: { thread_id: `serde-${randomUUID()}` } };
-      await expect(saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'x' }, channel_versions: { a: 1 } }, meta, { a: 1 })).rejects.toThrow(StoreValidationError);
+      await expect(
+        saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'x' }, channel_versions: { a: 1 } }, meta, { a: 1 }),
+      ).rejects.toThrow(StoreValidationError);
       expect(await new LangGraphCheckpointer(store.db).getTuple(config)).toBeUndefined();
     });
   });

@@ -21,12 +21,13 @@ async function acceptedOrRefused<T>(work: Promise<T>): Promise<{ ok: true; value
 
 eachDatabase((database) => {
   eachStorePath(database, (store) => {
-
     test('list by namespace alone finds that namespace only: one that differs by trailing spaces (one to MariaDB) is refused', async () => {
       const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
       const threadId = `ns-${randomUUID()}`;
       await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: 'x' } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {});
-      await expect(saver.put({ configurable: { thread_id: threadId, checkpoint_ns: 'x   ' } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {})).rejects.toThrow(StoreValidationError);
+      await expect(
+        saver.put({ configurable: { thread_id: threadId, checkpoint_ns: 'x   ' } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {}),
+      ).rejects.toThrow(StoreValidationError);
       const namespaces: string[] = [];
       for await (const tuple of saver.list({ configurable: { checkpoint_ns: 'x' } })) namespaces.push(tuple.config.configurable?.checkpoint_ns as string);
       expect(namespaces).toEqual(['x']);
@@ -68,7 +69,6 @@ eachDatabase((database) => {
   });
 
   eachStorePath(database, (store) => {
-
     test('a checkpoint of 1,000 channels (put stores it) reads back', async () => {
       const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
       const config = { configurable: { thread_id: `wide-${randomUUID()}` } };
@@ -104,20 +104,29 @@ eachDatabase((database) => {
       const config = { configurable: { thread_id: threadId } };
       const version = `v-${randomUUID()}`;
       await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'before' }, channel_versions: { a: 'v0' } }, meta, { a: 'v0' });
-      const client = store.db.client as unknown as { $executeRawUnsafe(sql: string): Promise<number>; agentLgBlob: { count(q: object): Promise<number> }; agentLgCheckpoint: { count(q: object): Promise<number> } };
+      const client = store.db.client as unknown as {
+        $executeRawUnsafe(sql: string): Promise<number>;
+        agentLgBlob: { count(q: object): Promise<number> };
+        agentLgCheckpoint: { count(q: object): Promise<number> };
+      };
       // A pause between deleteThread's DELETE of the values and its DELETE of the checkpoints (as a slow or loaded server gives).
       await client.$executeRawUnsafe(`CREATE FUNCTION review_pause() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$ LANGUAGE plpgsql`);
       await client.$executeRawUnsafe(`CREATE TRIGGER review_pause AFTER DELETE ON agent_lg_blob FOR EACH STATEMENT EXECUTE FUNCTION review_pause()`);
       try {
         const deleting = saver.deleteThread(threadId);
         await new Promise((resolve) => setTimeout(resolve, 300));
-        await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'racing' }, channel_versions: { a: version } }, meta, { a: version });
+        await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'racing' }, channel_versions: { a: version } }, meta, {
+          a: version,
+        });
         await deleting;
       } finally {
         await client.$executeRawUnsafe('DROP TRIGGER review_pause ON agent_lg_blob');
         await client.$executeRawUnsafe('DROP FUNCTION review_pause()');
       }
-      const left = { checkpoints: await client.agentLgCheckpoint.count({ where: { threadId } }), values: await client.agentLgBlob.count({ where: { version } }) };
+      const left = {
+        checkpoints: await client.agentLgCheckpoint.count({ where: { threadId } }),
+        values: await client.agentLgBlob.count({ where: { version } }),
+      };
       // The consequence: the thread started again, bringing the same version with a new value, reads the deleted one.
       await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'after' }, channel_versions: { a: version } }, meta, { a: version });
       const values = (await saver.getTuple(config))?.checkpoint.channel_values;

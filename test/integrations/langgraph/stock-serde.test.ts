@@ -11,7 +11,13 @@ const encode = (text: string) => new TextEncoder().encode(text);
 
 /** Values as a state holds them: encoded by the stock serde, then decoded both ways. */
 const VALUES: [string, unknown][] = [
-  ['a plain message list', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', toolCalls: [{ id: 'c1', args: { q: 1.5, deep: [null, true, -0] } }] }]],
+  [
+    'a plain message list',
+    [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello', toolCalls: [{ id: 'c1', args: { q: 1.5, deep: [null, true, -0] } }] },
+    ],
+  ],
   ['text', 'You are a research assistant.'],
   ['a number', 42.25],
   ['null', null],

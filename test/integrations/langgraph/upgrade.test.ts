@@ -76,7 +76,9 @@ eachDatabase((database) => {
 
       await saver.deleteThread(threadId);
       expect(await saver.getTuple(config)).toBeUndefined();
-      const left = await Promise.all(['agent_lg_checkpoint', 'agent_lg_blob', 'agent_lg_write'].map((table) => store.db.client.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${table}`)));
+      const left = await Promise.all(
+        ['agent_lg_checkpoint', 'agent_lg_blob', 'agent_lg_write'].map((table) => store.db.client.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${table}`)),
+      );
       expect(left.map((rows) => rows.length)).toEqual([0, 0, 0]);
     } finally {
       await store.close();

@@ -56,13 +56,16 @@ eachDatabase((database) => {
 
       const reader = new LangGraphCheckpointer(store.db).forTenant(tenant);
       const listed = new Map<string, unknown>();
-      for await (const tuple of reader.list({ configurable: { thread_id: threadId } })) listed.set(tuple.checkpoint.id, tuple.checkpoint.channel_values.messages);
+      for await (const tuple of reader.list({ configurable: { thread_id: threadId } }))
+        listed.set(tuple.checkpoint.id, tuple.checkpoint.channel_values.messages);
       expect(listed.size).toBe(put.length);
       for (const { id, messages } of put) expect(listed.get(id)).toEqual(messages);
       for (const saver of [reader, writer, new LangGraphCheckpointer(store.db).forTenant(tenant)]) {
         expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.channel_values.messages).toEqual(put.at(-1)!.messages);
         const middle = put[MAX_DEPTH + 3];
-        expect((await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_id: middle.id } }))?.checkpoint.channel_values.messages).toEqual(middle.messages);
+        expect((await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_id: middle.id } }))?.checkpoint.channel_values.messages).toEqual(
+          middle.messages,
+        );
       }
 
       const stored = await rows().agentLgBlob.findMany({ where: { channel: 'messages', lane: { in: await lanesOf(threadId) } } });
@@ -92,7 +95,9 @@ eachDatabase((database) => {
       const a = new LangGraphCheckpointer(store.db).forTenant(tenant);
       const b = new LangGraphCheckpointer(store.db).forTenant(tenant);
       const putAt = (saver: LangGraphCheckpointer, version: number, values: unknown[]) =>
-        saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: values }, channel_versions: { messages: version } }, meta, { messages: version });
+        saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: values }, channel_versions: { messages: version } }, meta, {
+          messages: version,
+        });
       const mine = messages(30);
       const theirs = messages(30).map((m) => ({ ...m, role: 'system' }));
       await putAt(a, 1, mine);
@@ -104,14 +109,20 @@ eachDatabase((database) => {
       expect((await a.getTuple(config))?.checkpoint.channel_values.messages).toEqual(theirs);
       await putAt(a, 1, mine);
       await putAt(a, 2, [...mine, message(31)]);
-      expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([...mine, message(31)]);
+      expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([
+        ...mine,
+        message(31),
+      ]);
 
       // Deleted only.
       const c = new LangGraphCheckpointer(store.db).forTenant(tenant);
       await putAt(c, 3, mine);
       await b.deleteThread(threadId);
       await putAt(c, 4, [...mine, message(31)]);
-      expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([...mine, message(31)]);
+      expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([
+        ...mine,
+        message(31),
+      ]);
       const stored = await rows().agentLgBlob.findMany({ where: { lane: { in: await lanesOf(threadId) } } });
       expect(stored.map((row) => [row.version, row.baseVersion])).toEqual([['4', null]]);
     });
@@ -137,7 +148,9 @@ eachDatabase((database) => {
       const depth = MAX_DEPTH + 3;
       const values = Array.from({ length: depth + 1 }, (_, v) => messages(20 + v));
       for (const [version, value] of values.entries()) {
-        await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: value }, channel_versions: { messages: version } }, meta, { messages: version });
+        await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: value }, channel_versions: { messages: version } }, meta, {
+          messages: version,
+        });
       }
       const bytes = await Promise.all(values.map(async (value) => (await saver.serde.dumpsTyped(value))[1]));
       const lane = { in: await lanesOf(threadId) };
@@ -149,7 +162,10 @@ eachDatabase((database) => {
       await expect(new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config)).rejects.toThrow(`more than ${MAX_DEPTH} deltas down`);
       // One level less than the store's bound reads back.
       const fresh = new LangGraphCheckpointer(store.db).forTenant(tenant);
-      await rows().agentLgBlob.updateMany({ where: { lane, channel: 'messages', version: String(depth - MAX_DEPTH) }, data: { value: new Uint8Array(bytes[depth - MAX_DEPTH]), baseVersion: null, prefixLength: null } });
+      await rows().agentLgBlob.updateMany({
+        where: { lane, channel: 'messages', version: String(depth - MAX_DEPTH) },
+        data: { value: new Uint8Array(bytes[depth - MAX_DEPTH]), baseVersion: null, prefixLength: null },
+      });
       expect((await fresh.getTuple(config))?.checkpoint.channel_values.messages).toEqual(values[depth]);
     });
 
@@ -172,7 +188,8 @@ eachDatabase((database) => {
       // What a read gave: its length and the bytes it holds (each value is one byte repeated).
       const filled = (value: unknown) => ({ length: (value as Uint8Array).length, bytes: [...new Set(value as Uint8Array)] });
       const audioOf = async (reader: LangGraphCheckpointer, checkpointId?: string) =>
-        (await reader.getTuple({ configurable: { ...config.configurable, ...(checkpointId && { checkpoint_id: checkpointId }) } }))!.checkpoint.channel_values.audio;
+        (await reader.getTuple({ configurable: { ...config.configurable, ...(checkpointId && { checkpoint_id: checkpointId }) } }))!.checkpoint.channel_values
+          .audio;
       // LangGraph's serde passes a Uint8Array through as it is: a put is given the caller's bytes, and a read hands the caller the bytes it has.
       const audio = new Uint8Array(4096);
       const ids: string[] = [];
@@ -231,7 +248,12 @@ eachDatabase((database) => {
         if (n > 1) expect((await writer.getTuple(config))!.checkpoint.channel_values.messages).toEqual(messages(20 + n - 1));
         careless.scribble();
         version = writer.getNextVersion(version);
-        const checkpoint: Checkpoint = { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: messages(20 + n) }, channel_versions: { messages: version } };
+        const checkpoint: Checkpoint = {
+          ...emptyCheckpoint(),
+          id: uuid6(-1),
+          channel_values: { messages: messages(20 + n) },
+          channel_versions: { messages: version },
+        };
         await writer.put(latest?.config ?? config, checkpoint, { ...meta, step: n }, { messages: version });
         careless.scribble();
         put.push({ id: checkpoint.id, messages: messages(20 + n) });
@@ -260,7 +282,9 @@ eachDatabase((database) => {
       const reusing = new Reusing();
       writer.serde = reusing;
       const config = { configurable: { thread_id: `swapped-${randomUUID()}`, checkpoint_ns: '' } };
-      await writer.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: messages(30) }, channel_versions: { messages: 1 } }, meta, { messages: 1 });
+      await writer.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: messages(30) }, channel_versions: { messages: 1 } }, meta, {
+        messages: 1,
+      });
       expect(reusing.given.length).toBeGreaterThan(0);
       for (const bytes of reusing.given) bytes.fill(0x20);
       // The writer holds the value it put: its read takes those bytes.
@@ -271,14 +295,22 @@ eachDatabase((database) => {
     async function putDelta(saver: LangGraphCheckpointer, config: { configurable: { thread_id: string } }): Promise<unknown[]> {
       const first = messages(20);
       const grown = [...first, message(21)];
-      for (const [version, values] of [[1, first], [2, grown]] as const) {
-        await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: values }, channel_versions: { messages: version } }, meta, { messages: version });
+      for (const [version, values] of [
+        [1, first],
+        [2, grown],
+      ] as const) {
+        await saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: values }, channel_versions: { messages: version } }, meta, {
+          messages: version,
+        });
       }
       if (!deltas) {
         const [one, two] = await Promise.all([saver.serde.dumpsTyped(first), saver.serde.dumpsTyped(grown)]).then((typed) => typed.map(([, bytes]) => bytes));
         const prefixLength = commonPrefixLength(one, two);
         const lane = { in: await lanesOf(config.configurable.thread_id) };
-        await rows().agentLgBlob.updateMany({ where: { lane, version: '2' }, data: { value: new Uint8Array(two.subarray(prefixLength)), baseVersion: '1', prefixLength } });
+        await rows().agentLgBlob.updateMany({
+          where: { lane, version: '2' },
+          data: { value: new Uint8Array(two.subarray(prefixLength)), baseVersion: '1', prefixLength },
+        });
       }
       return grown;
     }

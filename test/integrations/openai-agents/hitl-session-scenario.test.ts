@@ -28,11 +28,7 @@ import { FakeModelProvider } from './sdk-stubs.js';
 const TOOL_ECHO = 'approved_echo';
 const TOOL_NOTE = 'approved_note';
 const REJECTION_OUTPUT = 'Tool execution was not approved.';
-const USER_MESSAGES = [
-  'Fetch profile for customer 104.',
-  'Update note for customer 104.',
-  'Delete note for customer 104.',
-];
+const USER_MESSAGES = ['Fetch profile for customer 104.', 'Update note for customer 104.', 'Delete note for customer 104.'];
 
 const executeCounts = new Map<string, number>();
 
@@ -72,10 +68,7 @@ class ScenarioModel implements Model {
   #counter = 0;
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const toolName =
-      typeof request.modelSettings.toolChoice === 'string'
-        ? request.modelSettings.toolChoice
-        : TOOL_ECHO;
+    const toolName = typeof request.modelSettings.toolChoice === 'string' ? request.modelSettings.toolChoice : TOOL_ECHO;
     const callId = `call_${(this.#counter += 1)}`;
     const query = extractUserMessage(request.input);
     const toolCall: protocol.FunctionCallItem = {
@@ -95,9 +88,7 @@ class ScenarioModel implements Model {
   }
 
   // eslint-disable-next-line require-yield -- this scenario does not stream.
-  async *getStreamedResponse(
-    _request: ModelRequest,
-  ): AsyncIterable<ResponseStreamEvent> {
+  async *getStreamedResponse(_request: ModelRequest): AsyncIterable<ResponseStreamEvent> {
     throw new Error('Streaming is not supported in this scenario.');
   }
 }
@@ -212,11 +203,7 @@ function expectCounts(items: AgentInputItem[], turn: number): void {
   expect(countFunctionResults(items)).toBe(turn);
 }
 
-function expectStepOutput(
-  items: AgentInputItem[],
-  approvalItem: protocol.FunctionCallItem,
-  step: ScenarioStep,
-): void {
+function expectStepOutput(items: AgentInputItem[], approvalItem: protocol.FunctionCallItem, step: ScenarioStep): void {
   const lastUser = getLastUserText(items);
   expect(lastUser).toBe(step.message);
 
@@ -242,9 +229,7 @@ function extractUserMessage(input: ModelRequest['input']): string {
         return item.content;
       }
       if (Array.isArray(item.content)) {
-        const text = item.content
-          .map((part) => (part.type === 'input_text' ? part.text : ''))
-          .join('');
+        const text = item.content.map((part) => (part.type === 'input_text' ? part.text : '')).join('');
         if (text) {
           return text;
         }
@@ -256,8 +241,7 @@ function extractUserMessage(input: ModelRequest['input']): string {
 }
 
 function countUserMessages(items: AgentInputItem[]): number {
-  return items.filter((item) => item.type === 'message' && item.role === 'user')
-    .length;
+  return items.filter((item) => item.type === 'message' && item.role === 'user').length;
 }
 
 function countFunctionCalls(items: AgentInputItem[]): number {
@@ -268,9 +252,7 @@ function countFunctionResults(items: AgentInputItem[]): number {
   return items.filter(isFunctionCallResultItem).length;
 }
 
-function findLastFunctionCall(
-  items: AgentInputItem[],
-): protocol.FunctionCallItem | undefined {
+function findLastFunctionCall(items: AgentInputItem[]): protocol.FunctionCallItem | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index];
     if (isFunctionCallItem(item)) {
@@ -280,9 +262,7 @@ function findLastFunctionCall(
   return undefined;
 }
 
-function findLastFunctionCallResult(
-  items: AgentInputItem[],
-): protocol.FunctionCallResultItem | undefined {
+function findLastFunctionCallResult(items: AgentInputItem[]): protocol.FunctionCallResultItem | undefined {
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index];
     if (isFunctionCallResultItem(item)) {
@@ -292,15 +272,11 @@ function findLastFunctionCallResult(
   return undefined;
 }
 
-function isFunctionCallItem(
-  item: AgentInputItem,
-): item is protocol.FunctionCallItem {
+function isFunctionCallItem(item: AgentInputItem): item is protocol.FunctionCallItem {
   return item.type === 'function_call';
 }
 
-function isFunctionCallResultItem(
-  item: AgentInputItem,
-): item is protocol.FunctionCallResultItem {
+function isFunctionCallResultItem(item: AgentInputItem): item is protocol.FunctionCallResultItem {
   return item.type === 'function_call_result';
 }
 
@@ -322,9 +298,7 @@ function getLastUserText(items: AgentInputItem[]): string | undefined {
   return undefined;
 }
 
-function extractToolOutputText(
-  resultItem: protocol.FunctionCallResultItem | undefined,
-): string | undefined {
+function extractToolOutputText(resultItem: protocol.FunctionCallResultItem | undefined): string | undefined {
   if (!resultItem) {
     return undefined;
   }
@@ -345,14 +319,10 @@ function extractToolOutputText(
   return undefined;
 }
 
-function isInputText(
-  entry: protocol.ToolCallStructuredOutput,
-): entry is protocol.InputText {
+function isInputText(entry: protocol.ToolCallStructuredOutput): entry is protocol.InputText {
   return entry.type === 'input_text';
 }
 
-function isToolOutputText(
-  output: protocol.ToolCallOutputContent,
-): output is protocol.ToolOutputText {
+function isToolOutputText(output: protocol.ToolCallOutputContent): output is protocol.ToolOutputText {
   return output.type === 'text';
 }

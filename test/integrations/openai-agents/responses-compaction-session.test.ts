@@ -23,7 +23,8 @@ const MODEL = 'gpt-5.4-mini';
 type CompactRequest = { model: string; previous_response_id?: string; input?: Array<Record<string, unknown>> };
 type CompactResponse = { output: unknown[]; usage: { input_tokens: number; output_tokens: number; total_tokens: number } };
 /** The part of the OpenAI client the wrapper calls: `responses.compact`. */
-const fakeClient = (compact: (request: CompactRequest) => Promise<CompactResponse>) => ({ responses: { compact } }) as unknown as ConstructorParameters<typeof OpenAIResponsesCompactionSession>[0]['client'];
+const fakeClient = (compact: (request: CompactRequest) => Promise<CompactResponse>) =>
+  ({ responses: { compact } }) as unknown as ConstructorParameters<typeof OpenAIResponsesCompactionSession>[0]['client'];
 const compactMock = () => jest.fn<(request: CompactRequest) => Promise<CompactResponse>>();
 const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, total_tokens: input + output });
 const assistant = (text: string) => ({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] }) as AgentInputItem;
@@ -96,7 +97,12 @@ eachDatabase((database) => {
 
   test('compacts using input mode without a response id', async () => {
     const compact = compactMock().mockResolvedValue({ output: [], usage: usage(0, 0) });
-    const session = new OpenAIResponsesCompactionSession({ client: fakeClient(compact), model: MODEL, underlyingSession: await storeSession('input'), compactionMode: 'input' });
+    const session = new OpenAIResponsesCompactionSession({
+      client: fakeClient(compact),
+      model: MODEL,
+      underlyingSession: await storeSession('input'),
+      compactionMode: 'input',
+    });
 
     await session.addItems([{ type: 'message', role: 'user', content: 'hello' } as AgentInputItem, assistant('world')]);
 
@@ -136,7 +142,13 @@ eachDatabase((database) => {
 
     // The store's own read of the same session, and its transcript: every item, compacted or not.
     expect(await underlyingSession.getItems()).toEqual([assistant('second pass')]);
-    expect(await transcript(await session.getSessionId())).toEqual([hi, assistant('first output'), assistant('compacted output'), assistant('follow up'), assistant('second pass')]);
+    expect(await transcript(await session.getSessionId())).toEqual([
+      hi,
+      assistant('first output'),
+      assistant('compacted output'),
+      assistant('follow up'),
+      assistant('second pass'),
+    ]);
   });
 
   test("run() compacts after a turn, and the next turn's model input starts with the compaction item", async () => {
@@ -146,7 +158,10 @@ eachDatabase((database) => {
       usage: usage(5, 2),
     });
     const underlyingSession = await storeSession('run');
-    const session = new OpenAIResponsesCompactionSession({ client: fakeClient(compact), model: MODEL, underlyingSession,
+    const session = new OpenAIResponsesCompactionSession({
+      client: fakeClient(compact),
+      model: MODEL,
+      underlyingSession,
       // After the first turn only: the second turn's items then follow the compaction's.
       shouldTriggerCompaction: () => compact.mock.calls.length === 0,
     });

@@ -16,7 +16,10 @@ describe('forRunContext, one run context', () => {
   test("a run whose context's tenant changes between history calls (a tool mutates it) is refused, not served another tenant's session", async () => {
     const id = `switch-${randomUUID()}`;
     // The id is globex's session.
-    await sessions().forTenant('globex').forSession(id).addItems([user('globex private')]);
+    await sessions()
+      .forTenant('globex')
+      .forSession(id)
+      .addItems([user('globex private')]);
     const session = sessions().forRunContext(id, { tenantOf: (context: TenantContext) => context.tenantId });
     const runContext = new RunContext<TenantContext>({ tenantId: 'acme' });
     expect(await session.getItems(undefined, runContext)).toEqual([]);

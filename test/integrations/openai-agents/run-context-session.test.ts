@@ -116,7 +116,11 @@ eachDatabase((database) => {
     expect(texts(await sessions().forTenant('acme').forSession(id).getItems())).toEqual(['kept']);
     // A session never created stays uncreated.
     const untouched = fresh('no-context-new');
-    await expect(sessions().forRunContext(untouched, byTenant).addItems([user('no')])).rejects.toThrow(StoreConfigurationError);
+    await expect(
+      sessions()
+        .forRunContext(untouched, byTenant)
+        .addItems([user('no')]),
+    ).rejects.toThrow(StoreConfigurationError);
     expect(await store.sessions.get(untouched)).toBeNull();
   });
 
@@ -139,7 +143,11 @@ eachDatabase((database) => {
       await expect(returning(value).getItems(undefined, contextOf('acme'))).rejects.toThrow(StoreValidationError);
     }
     // The context run() was given none of: tenantOf reads an undefined context.
-    await expect(sessions().forRunContext(id, byTenant).addItems([user('no')], new RunContext<TenantContext>())).rejects.toThrow(StoreValidationError);
+    await expect(
+      sessions()
+        .forRunContext(id, byTenant)
+        .addItems([user('no')], new RunContext<TenantContext>()),
+    ).rejects.toThrow(StoreValidationError);
     expect(await store.sessions.get(id)).toBeNull();
   });
 
@@ -156,13 +164,19 @@ eachDatabase((database) => {
     const client = store.db.client as unknown as { $transaction<T>(work: (tx: object) => Promise<T>): Promise<T> };
     await expect(
       client.$transaction(async (tx) => {
-        await sessions().withTransaction(tx).forRunContext(id, byTenant).addItems([user('rolled back')], contextOf('acme'));
+        await sessions()
+          .withTransaction(tx)
+          .forRunContext(id, byTenant)
+          .addItems([user('rolled back')], contextOf('acme'));
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
     expect(await store.sessions.get(id)).toBeNull();
     await client.$transaction(async (tx) => {
-      await sessions().withTransaction(tx).forRunContext(id, byTenant).addItems([user('committed')], contextOf('acme'));
+      await sessions()
+        .withTransaction(tx)
+        .forRunContext(id, byTenant)
+        .addItems([user('committed')], contextOf('acme'));
     });
     expect(texts(await sessions().forTenant('acme').forSession(id).getItems())).toEqual(['committed']);
   });

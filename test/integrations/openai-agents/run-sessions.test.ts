@@ -46,13 +46,7 @@ import {
 import { OpenAIAgentsSessions, type StoreAgentSession } from '../../../src/integrations/openai-agents/index.js';
 import { eachDatabase } from '../../support/databases.js';
 import { storeFor } from '../../support/store-app.js';
-import {
-  FakeModel,
-  FakeModelProvider,
-  TEST_MODEL_FUNCTION_CALL,
-  TEST_MODEL_RESPONSE_BASIC,
-  fakeModelMessage,
-} from './sdk-stubs.js';
+import { FakeModel, FakeModelProvider, TEST_MODEL_FUNCTION_CALL, TEST_MODEL_RESPONSE_BASIC, fakeModelMessage } from './sdk-stubs.js';
 
 function getFirstTextContent(item: AgentInputItem): string | undefined {
   if (item.type !== 'message') {
@@ -211,9 +205,7 @@ eachDatabase((database) => {
     class RecordingModel extends FakeModel {
       lastRequest: ModelRequest | undefined;
 
-      override async getResponse(
-        request: ModelRequest,
-      ): Promise<ModelResponse> {
+      override async getResponse(request: ModelRequest): Promise<ModelResponse> {
         this.lastRequest = request;
         return super.getResponse(request);
       }
@@ -227,9 +219,7 @@ eachDatabase((database) => {
         },
       ]);
       const agent = new Agent({ name: 'SessionAgent', model });
-      const historyItem = fakeModelMessage(
-        'earlier message',
-      ) as AgentInputItem;
+      const historyItem = fakeModelMessage('earlier message') as AgentInputItem;
       const session = await memorySession([historyItem]);
       const runner = new Runner();
 
@@ -249,11 +239,8 @@ eachDatabase((database) => {
         content: 'How are you?',
       });
       expect(session.added[0][1]).toMatchObject({ role: 'assistant' });
-      const savedAssistant = session
-        .added[0][1] as protocol.AssistantMessageItem;
-      const firstPart = Array.isArray(savedAssistant.content)
-        ? (savedAssistant.content[0] as { providerData?: unknown })
-        : undefined;
+      const savedAssistant = session.added[0][1] as protocol.AssistantMessageItem;
+      const firstPart = Array.isArray(savedAssistant.content) ? (savedAssistant.content[0] as { providerData?: unknown }) : undefined;
       expect(firstPart?.providerData).toEqual({ annotations: [] });
     });
 
@@ -303,11 +290,7 @@ eachDatabase((database) => {
 
       await rejection;
       expect(session.added).toHaveLength(1);
-      expect(session.added[0].map((item) => item.type)).toEqual([
-        'message',
-        'function_call',
-        'function_call_result',
-      ]);
+      expect(session.added[0].map((item) => item.type)).toEqual(['message', 'function_call', 'function_call_result']);
     });
 
     it('does not persist a cancelled tool turn again when its state resumes', async () => {
@@ -361,24 +344,13 @@ eachDatabase((database) => {
 
       await rejection;
       expect(session.added).toHaveLength(1);
-      expect(session.added[0].map((item) => item.type)).toEqual([
-        'function_call',
-        'function_call_result',
-      ]);
+      expect(session.added[0].map((item) => item.type)).toEqual(['function_call', 'function_call_result']);
 
       await run(agent, state, { session });
 
       expect(session.added).toHaveLength(2);
       expect(session.added[1].map((item) => item.type)).toEqual(['message']);
-      expect(
-        session.added
-          .flat()
-          .filter(
-            (item) =>
-              item.type === 'function_call' &&
-              item.callId === TEST_MODEL_FUNCTION_CALL.callId,
-          ),
-      ).toHaveLength(1);
+      expect(session.added.flat().filter((item) => item.type === 'function_call' && item.callId === TEST_MODEL_FUNCTION_CALL.callId)).toHaveLength(1);
     });
 
     it('does not execute or repersist a handoff skipped by cancellation', async () => {
@@ -460,24 +432,9 @@ eachDatabase((database) => {
       expect(onHandoff).not.toHaveBeenCalled();
       expect(session.added).toHaveLength(2);
       expect(session.added[1].map((item) => item.type)).toEqual(['message']);
+      expect(session.added.flat().filter((item) => item.type === 'function_call' && item.callId === TEST_MODEL_FUNCTION_CALL.callId)).toHaveLength(1);
       expect(
-        session.added
-          .flat()
-          .filter(
-            (item) =>
-              item.type === 'function_call' &&
-              item.callId === TEST_MODEL_FUNCTION_CALL.callId,
-          ),
-      ).toHaveLength(1);
-      expect(
-        session.added
-          .flat()
-          .filter(
-            (item) =>
-              item.type === 'function_call_result' &&
-              item.callId === handoffCall.callId &&
-              item.status === 'incomplete',
-          ),
+        session.added.flat().filter((item) => item.type === 'function_call_result' && item.callId === handoffCall.callId && item.status === 'incomplete'),
       ).toHaveLength(1);
     });
 
@@ -510,9 +467,7 @@ eachDatabase((database) => {
       await runner.run(agent, 'new input', { session });
 
       expect(model.lastRequest).toBeDefined();
-      const reasoningItem = getRequestInputItems(model.lastRequest!).find(
-        (item): item is protocol.ReasoningItem => item.type === 'reasoning',
-      );
+      const reasoningItem = getRequestInputItems(model.lastRequest!).find((item): item is protocol.ReasoningItem => item.type === 'reasoning');
       expect(reasoningItem).toEqual({
         type: 'reasoning',
         content: [{ type: 'input_text', text: 'stored reasoning' }],
@@ -541,11 +496,7 @@ eachDatabase((database) => {
 
       expect(session.added).toHaveLength(1);
       expect(getFirstTextContent(session.added[0][0])).toBe('Hello');
-      expect(
-        session.added[0][1] &&
-          typeof session.added[0][1] === 'object' &&
-          'type' in session.added[0][1],
-      ).toBe(true);
+      expect(session.added[0][1] && typeof session.added[0][1] === 'object' && 'type' in session.added[0][1]).toBe(true);
     });
 
     it('allows list inputs when session input callback is provided', async () => {
@@ -556,21 +507,11 @@ eachDatabase((database) => {
         },
       ]);
       const agent = new Agent({ name: 'SessionCallbackAgent', model });
-      const sessionHistory: AgentInputItem[] = [
-        user('Keep this history item'),
-        assistant('Drop this assistant reply'),
-      ];
+      const sessionHistory: AgentInputItem[] = [user('Keep this history item'), assistant('Drop this assistant reply')];
       const session = await memorySession([...sessionHistory]);
       const runner = new Runner({
         sessionInputCallback: (history, newItems) => {
-          return history
-            .filter(
-              (item) =>
-                item.type === 'message' &&
-                'role' in item &&
-                item.role === 'user',
-            )
-            .concat(newItems);
+          return history.filter((item) => item.type === 'message' && 'role' in item && item.role === 'user').concat(newItems);
         },
       });
 
@@ -579,19 +520,9 @@ eachDatabase((database) => {
       const recordedInput = model.lastRequest?.input as AgentInputItem[];
       expect(Array.isArray(recordedInput)).toBe(true);
       expect(recordedInput).toHaveLength(2);
-      expect(
-        recordedInput[0].type === 'message' &&
-          'role' in recordedInput[0] &&
-          recordedInput[0].role,
-      ).toBe('user');
-      expect(getFirstTextContent(recordedInput[0])).toBe(
-        'Keep this history item',
-      );
-      expect(
-        recordedInput[1].type === 'message' &&
-          'role' in recordedInput[1] &&
-          recordedInput[1].role,
-      ).toBe('user');
+      expect(recordedInput[0].type === 'message' && 'role' in recordedInput[0] && recordedInput[0].role).toBe('user');
+      expect(getFirstTextContent(recordedInput[0])).toBe('Keep this history item');
+      expect(recordedInput[1].type === 'message' && 'role' in recordedInput[1] && recordedInput[1].role).toBe('user');
       expect(getFirstTextContent(recordedInput[1])).toBe('New message');
     });
 
@@ -603,10 +534,7 @@ eachDatabase((database) => {
         },
       ]);
       const agent = new Agent({ name: 'AsyncSessionCallback', model });
-      const session = await memorySession([
-        user('Older message'),
-        user('Newest history'),
-      ]);
+      const session = await memorySession([user('Older message'), user('Newest history')]);
       const runner = new Runner();
 
       await runner.run(agent, [user('Fresh input')], {
@@ -667,16 +595,10 @@ eachDatabase((database) => {
         requests: ModelRequest[] = [];
         attempts = 0;
 
-        override async getResponse(
-          request: ModelRequest,
-        ): Promise<ModelResponse> {
+        override async getResponse(request: ModelRequest): Promise<ModelResponse> {
           this.requests.push({
             ...request,
-            input: Array.isArray(request.input)
-              ? (JSON.parse(
-                  JSON.stringify(request.input),
-                ) as AgentInputItem[])
-              : request.input,
+            input: Array.isArray(request.input) ? (JSON.parse(JSON.stringify(request.input)) as AgentInputItem[]) : request.input,
           });
           this.attempts += 1;
 
@@ -716,20 +638,12 @@ eachDatabase((database) => {
       expect(result.finalOutput).toBe('retry response');
       expect(model.attempts).toBe(2);
       expect(model.requests).toHaveLength(2);
-      expect(
-        getFirstTextContent(getRequestInputItems(model.requests[0])[0]!),
-      ).toBe('Retry me once');
-      expect(
-        getFirstTextContent(getRequestInputItems(model.requests[1])[0]!),
-      ).toBe('Retry me once');
+      expect(getFirstTextContent(getRequestInputItems(model.requests[0])[0]!)).toBe('Retry me once');
+      expect(getFirstTextContent(getRequestInputItems(model.requests[1])[0]!)).toBe('Retry me once');
 
       expect(session.added).toHaveLength(1);
-      const persistedTexts = session.added[0]
-        .map((item) => getFirstTextContent(item))
-        .filter((text): text is string => typeof text === 'string');
-      expect(
-        persistedTexts.filter((text) => text === 'Retry me once'),
-      ).toHaveLength(1);
+      const persistedTexts = session.added[0].map((item) => getFirstTextContent(item)).filter((text): text is string => typeof text === 'string');
+      expect(persistedTexts.filter((text) => text === 'Retry me once')).toHaveLength(1);
       expect(result.state.usage.requests).toBe(2);
     });
 
@@ -748,12 +662,8 @@ eachDatabase((database) => {
       await runner.run(agent, [user('Fresh input')], {
         session,
         sessionInputCallback: (incomingHistory, newItems) => {
-          const clonedHistory = incomingHistory.map((item) =>
-            structuredClone(item),
-          );
-          const clonedNewItems = newItems.map((item) =>
-            structuredClone(item),
-          );
+          const clonedHistory = incomingHistory.map((item) => structuredClone(item));
+          const clonedNewItems = newItems.map((item) => structuredClone(item));
           return clonedHistory.concat(clonedNewItems);
         },
       });
@@ -761,8 +671,7 @@ eachDatabase((database) => {
       expect(session.added).toHaveLength(1);
       const [persistedItems] = session.added;
       const persistedUsers = persistedItems.filter(
-        (item): item is protocol.UserMessageItem =>
-          item.type === 'message' && 'role' in item && item.role === 'user',
+        (item): item is protocol.UserMessageItem => item.type === 'message' && 'role' in item && item.role === 'user',
       );
       expect(persistedUsers).toHaveLength(1);
       expect(getFirstTextContent(persistedUsers[0])).toBe('Fresh input');
@@ -771,56 +680,47 @@ eachDatabase((database) => {
     it.each([
       { name: 'run', stream: false },
       { name: 'stream', stream: true },
-    ])(
-      'does not grow session history from repeated references across $name turns',
-      async ({ stream }) => {
-        const model = stream
-          ? new StreamingModel(fakeModelMessage('assistant'))
-          : new FakeModel(
-              Array.from({ length: 3 }, (_, turn) => ({
-                ...TEST_MODEL_RESPONSE_BASIC,
-                output: [fakeModelMessage(`assistant ${turn}`)],
-              })),
-            );
-        const agent = new Agent({ name: 'RepeatedHistorySession', model });
-        const session = await memorySession();
-        const sessionInputCallback = (
-          history: AgentInputItem[],
-          newItems: AgentInputItem[],
-        ) => {
-          if (history.length === 0) {
-            return newItems;
-          }
-          return history.concat(history[0], newItems);
-        };
-
-        for (let turn = 0; turn < 3; turn += 1) {
-          if (stream) {
-            const result = await run(agent, `user ${turn}`, {
-              session,
-              sessionInputCallback,
-              stream: true,
-            });
-            await result.completed;
-          } else {
-            await run(agent, `user ${turn}`, {
-              session,
-              sessionInputCallback,
-            });
-          }
+    ])('does not grow session history from repeated references across $name turns', async ({ stream }) => {
+      const model = stream
+        ? new StreamingModel(fakeModelMessage('assistant'))
+        : new FakeModel(
+            Array.from({ length: 3 }, (_, turn) => ({
+              ...TEST_MODEL_RESPONSE_BASIC,
+              output: [fakeModelMessage(`assistant ${turn}`)],
+            })),
+          );
+      const agent = new Agent({ name: 'RepeatedHistorySession', model });
+      const session = await memorySession();
+      const sessionInputCallback = (history: AgentInputItem[], newItems: AgentInputItem[]) => {
+        if (history.length === 0) {
+          return newItems;
         }
+        return history.concat(history[0], newItems);
+      };
 
-        const storedItems = await session.getItems();
-        const storedUserMessages = storedItems.filter(
-          (item): item is protocol.UserMessageItem =>
-            item.type === 'message' && 'role' in item && item.role === 'user',
-        );
-        expect(
-          storedUserMessages.map((item) => getFirstTextContent(item)),
-        ).toEqual(['user 0', 'user 1', 'user 2']);
-        expect(storedItems).toHaveLength(6);
-      },
-    );
+      for (let turn = 0; turn < 3; turn += 1) {
+        if (stream) {
+          const result = await run(agent, `user ${turn}`, {
+            session,
+            sessionInputCallback,
+            stream: true,
+          });
+          await result.completed;
+        } else {
+          await run(agent, `user ${turn}`, {
+            session,
+            sessionInputCallback,
+          });
+        }
+      }
+
+      const storedItems = await session.getItems();
+      const storedUserMessages = storedItems.filter(
+        (item): item is protocol.UserMessageItem => item.type === 'message' && 'role' in item && item.role === 'user',
+      );
+      expect(storedUserMessages.map((item) => getFirstTextContent(item))).toEqual(['user 0', 'user 1', 'user 2']);
+      expect(storedItems).toHaveLength(6);
+    });
 
     it('persists reordered new items ahead of matching history', async () => {
       const model = new RecordingModel([
@@ -841,14 +741,9 @@ eachDatabase((database) => {
 
       expect(session.added).toHaveLength(1);
       const [persisted] = session.added;
-      const persistedUsers = persisted.filter(
-        (item): item is protocol.UserMessageItem =>
-          item.type === 'message' && 'role' in item && item.role === 'user',
-      );
+      const persistedUsers = persisted.filter((item): item is protocol.UserMessageItem => item.type === 'message' && 'role' in item && item.role === 'user');
       expect(persistedUsers).toHaveLength(1);
-      expect(getFirstTextContent(persistedUsers[0])).toBe(
-        'Repeatable message',
-      );
+      expect(getFirstTextContent(persistedUsers[0])).toBe('Repeatable message');
     });
 
     it('persists binary payloads that share prefixes with history', async () => {
@@ -868,9 +763,7 @@ eachDatabase((database) => {
       historyPayload[31] = 0xbb;
       newPayload[31] = 0xcc;
 
-      const session = await memorySession([
-        user('History with binary', { payload: historyPayload }),
-      ]);
+      const session = await memorySession([user('History with binary', { payload: historyPayload })]);
       const agent = new Agent({ name: 'BinarySession', model });
       const runner = new Runner();
 
@@ -890,13 +783,7 @@ eachDatabase((database) => {
       expect(session.added).toHaveLength(1);
       const [persistedItems] = session.added;
       const persistedPayloads = persistedItems
-        .filter(
-          (item): item is protocol.UserMessageItem =>
-            item.type === 'message' &&
-            'role' in item &&
-            item.role === 'user' &&
-            item.providerData?.payload,
-        )
+        .filter((item): item is protocol.UserMessageItem => item.type === 'message' && 'role' in item && item.role === 'user' && item.providerData?.payload)
         .map((item) => item.providerData?.payload);
       const expectedNewPayload = `data:text/plain;base64,${Buffer.from(newPayload).toString('base64')}`;
       const expectedHistoryPayload = `data:text/plain;base64,${Buffer.from(historyPayload).toString('base64')}`;
@@ -918,12 +805,9 @@ eachDatabase((database) => {
       await expect(
         runner.run(agent, 'Hello', {
           session,
-          sessionInputCallback: () =>
-            'not-an-array' as unknown as AgentInputItem[],
+          sessionInputCallback: () => 'not-an-array' as unknown as AgentInputItem[],
         }),
-      ).rejects.toThrow(
-        'Session input callback must return an array of AgentInputItem objects.',
-      );
+      ).rejects.toThrow('Session input callback must return an array of AgentInputItem objects.');
     });
 
     it('stores function tool call and structured output in session', async () => {
@@ -977,9 +861,7 @@ eachDatabase((database) => {
       expect(savedItems).toHaveLength(4);
       const savedFunctionCall = savedItems[1] as protocol.FunctionCallItem;
       expect(savedFunctionCall.providerData).toEqual({ source: 'openai' });
-      expect(savedFunctionCall.arguments).toBe(
-        JSON.stringify({ city: 'San Francisco' }),
-      );
+      expect(savedFunctionCall.arguments).toBe(JSON.stringify({ city: 'San Francisco' }));
       const savedResult = savedItems[2] as protocol.FunctionCallResultItem & {
         output: protocol.ToolCallStructuredOutput[];
       };
@@ -1104,19 +986,12 @@ eachDatabase((database) => {
       const session = await memorySession();
 
       // Use sessionInputCallback to match the scenario from issue #701
-      const sessionInputCallback = async (
-        historyItems: AgentInputItem[],
-        newItems: AgentInputItem[],
-      ) => {
+      const sessionInputCallback = async (historyItems: AgentInputItem[], newItems: AgentInputItem[]) => {
         return [...historyItems, ...newItems];
       };
 
       // Step 1: Initial run creates an interruption for tool approval
-      let result = await run(
-        agent,
-        [{ role: 'user', content: "What's the weather in Oakland?" }],
-        { session, sessionInputCallback },
-      );
+      let result = await run(agent, [{ role: 'user', content: "What's the weather in Oakland?" }], { session, sessionInputCallback });
 
       // Step 2: Approve the tool call
       for (const interruption of result.interruptions || []) {
@@ -1129,10 +1004,7 @@ eachDatabase((database) => {
 
       // Step 4: Verify only one function_call item exists in the session
       const allItems = await session.getItems();
-      const functionCalls = allItems.filter(
-        (item): item is protocol.FunctionCallItem =>
-          item.type === 'function_call' && item.callId === 'call_weather_1',
-      );
+      const functionCalls = allItems.filter((item): item is protocol.FunctionCallItem => item.type === 'function_call' && item.callId === 'call_weather_1');
 
       // The bug would cause 2 function_call items to be saved (duplicate)
       // The fix ensures only 1 function_call item is saved
@@ -1197,17 +1069,14 @@ eachDatabase((database) => {
         },
         // Third response: final answer after tool results are available.
         {
-          output: [
-            fakeModelMessage('It is sunny in Oakland and it is noon.'),
-          ],
+          output: [fakeModelMessage('It is sunny in Oakland and it is noon.')],
           usage: new Usage(),
         },
       ]);
 
       const agent = new Agent({
         name: 'Assistant',
-        instructions:
-          'Use get_weather and get_time tools to answer questions about Oakland.',
+        instructions: 'Use get_weather and get_time tools to answer questions about Oakland.',
         model,
         tools: [getWeatherTool, getTimeTool],
         toolUseBehavior: 'run_llm_again',
@@ -1215,10 +1084,7 @@ eachDatabase((database) => {
 
       const session = await memorySession();
 
-      const sessionInputCallback = async (
-        historyItems: AgentInputItem[],
-        newItems: AgentInputItem[],
-      ) => {
+      const sessionInputCallback = async (historyItems: AgentInputItem[], newItems: AgentInputItem[]) => {
         return [...historyItems, ...newItems];
       };
 
@@ -1242,10 +1108,7 @@ eachDatabase((database) => {
       result = await run(agent, result.state, { session });
 
       const allItems = await session.getItems();
-      const weatherCalls = allItems.filter(
-        (item): item is protocol.FunctionCallItem =>
-          item.type === 'function_call' && item.callId === 'call_weather_1',
-      );
+      const weatherCalls = allItems.filter((item): item is protocol.FunctionCallItem => item.type === 'function_call' && item.callId === 'call_weather_1');
 
       expect(weatherCalls).toHaveLength(1);
     });
