@@ -1,6 +1,7 @@
 // The domain types of sessions: their header (meta), their entries, their transcript.
 import type { ForkOrigin } from './lifecycle.types.js';
-import type { JsonObject, JsonValue, Message, MessageInput, PageOptions, StoredMessage, ValueTypes } from './message.types.js';
+import type { JsonlLogEntry } from './jsonl.types.js';
+import type { JsonObject, JsonValue, MessageInput, PageOptions, StoredMessage } from './message.types.js';
 
 /** A session's header. A session is a thread: its messages are the thread's. */
 export interface SessionMeta {
@@ -128,30 +129,5 @@ export interface JsonlImport {
   sessionId: string;
   /** Log entries imported: messages, events, compactions and repairs. */
   entries: number;
-  warnings: string[];
-}
-
-/** A JSONL export's first line, as read back. */
-export interface JsonlHeader {
-  id: string;
-  tenantId: string | null;
-  title: string | null;
-  metadata: JsonObject | null;
-  createdAt: Date;
-  /** Where the session was forked from; absent (or null) when it is no fork. */
-  forkedFrom?: ForkOrigin | null;
-}
-
-export type JsonlLogEntry =
-  | { type: 'message'; seq: number; message: Message }
-  | { type: 'event'; seq: number; event: { type: string; data: JsonValue }; createdAt: Date; valueTypes?: ValueTypes }
-  | { type: 'compaction'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; retainedMessageCount: number; createdAt: Date }
-  | { type: 'repair'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; repairMessage: Message; createdAt: Date };
-
-export interface JsonlSession {
-  header: JsonlHeader;
-  log: JsonlLogEntry[];
-  subsessions: string[];
-  /** Problems that were skipped rather than fatal (a crash-truncated last line). */
   warnings: string[];
 }

@@ -78,7 +78,7 @@ export interface Dialect {
   ensureThread(tx: PrismaTx, id: string, now: Date): Promise<boolean>;
   /** The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update` columns to the inserted values. */
   onConflict(keys: string[], update: string[]): string;
-  /** How the i-th parameter (from 0) of a statement given to `$queryRawUnsafe` is spelled. */
+  /** How the i-th parameter (from 0) of a statement is spelled: in `$queryRawUnsafe`, on the driver, in the migrator (see spelled()). */
   placeholder(index: number): string;
 }
 

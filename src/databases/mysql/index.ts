@@ -1,37 +1,20 @@
 // MySQL and MariaDB, through Prisma's MariaDB adapter and the mariadb connector (both optional peer dependencies).
-import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../engine/db-errors.js';
 import { redactText } from '../../engine/redact.js';
-import { StoreDatabaseError } from '../../store.errors.js';
 import type { PrismaTx } from '../../engine/store-client.js';
-import { sql } from '../../engine/adapter-statement.js';
 import { optionalDriver } from '../../engine/optional-driver.js';
 import { requireHost } from '../../engine/server-url.js';
 import { lockSubtreeForUpdate, selectForUpdate } from '../../engine/portable-sql.js';
-import type { FailureKind, PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
+import type { PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
+import { classifyMysql } from './errors.js';
 import { mysqlFastPaths, mysqlHostFastPaths } from './fast-paths.js';
+import { mysqlMigrations } from './migrations.js';
 import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
 import { onPoolError } from './mariadb-pool.js';
-import { REFUSALS, refusingAtOnce } from './refusals.js';
+import { refusingAtOnce } from './refusals.js';
 import { failingOver } from './failover.js';
-import { GALERA_RETRY, galeraAware, isGaleraNode, lockCluster, SYNC_WAIT, unlockCluster } from './galera.js';
-
-// Server: lock wait timeout, deadlock; duplicate key; value out of range; too many connections, too many connections
-// for the user, a Galera node not ready (out of the cluster, or joining it), shutting down, connection killed, disconnected for inactivity, and the refusals (access denied,
-// unknown database). Connector: connection closed (45001, 45009, 45013), connection, socket or pool timeout (45012,
-// 45026, 45028), session setup failed (45029), pool closed or closing (45027, 45037).
-const ERRNO_KINDS: Record<number, FailureKind> = {
-  1205: 'transient',
-  1213: 'transient',
-  1062: 'conflict',
-  1264: 'validation',
-  ...Object.fromEntries(
-    // 1820: a login let in only to change its expired password; every statement is refused.
-    [1040, 1203, 1047, 1053, 1820, 1927, 4031, ...REFUSALS, 45001, 45009, 45012, 45013, 45026, 45027, 45028, 45029, 45037].map(
-      (errno) => [errno, 'unavailable'] as const,
-    ),
-  ),
-};
+import { GALERA_RETRY, galeraAware, isGaleraNode, SYNC_WAIT } from './galera.js';
 
 const lastSeqOf = async (tx: PrismaTx, threadId: string, locking = false) =>
   (await tx.$queryRawUnsafe<{ last_seq: number | bigint }[]>(lastSeqStatement(locking), threadId)).map((row) => Number(row.last_seq))[0];
@@ -41,6 +24,9 @@ const throughPrisma = (tx: PrismaTx): ThreadRowReads => ({
   lockUnchanged: async (threadId, now) => void (await tx.$executeRawUnsafe(LOCK_UNCHANGED, threadId, now, now)),
   lastSeq: (threadId, locking) => lastSeqOf(tx, threadId, locking),
 });
+
+/** How MySQL spells every parameter. */
+const placeholder = () => '?';
 
 /** Whether a connection found the server behind an adapter the kit made (one of its nodes) to be a Galera node. */
 const galeraOf = new WeakMap<SqlDriverAdapter, () => boolean>();
@@ -128,12 +114,12 @@ export const mysql: ProviderKit = {
   dialect: {
     writeIsolation: 'ReadCommitted',
     readIsolation: 'RepeatableRead',
-    lockThreads: selectForUpdate(() => '?'),
+    lockThreads: selectForUpdate(placeholder),
     lockSubtree: lockSubtreeForUpdate,
     // Keeping the row sets a key column to itself (INSERT IGNORE would swallow every other error too).
     onConflict: (keys, update) =>
       `ON DUPLICATE KEY UPDATE ${update.length === 0 ? `${keys[0]} = ${keys[0]}` : update.map((column) => `${column} = VALUES(${column})`).join(', ')}`,
-    placeholder: () => '?',
+    placeholder,
     // INSERT IGNORE would swallow every error, and ON DUPLICATE KEY locks the row. A
     // read-committed INSERT … SELECT reads without locking; a racing insert of the same
     // id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
@@ -178,43 +164,7 @@ export const mysql: ProviderKit = {
     return GALERA_RETRY;
   },
 
-  // Error numbers as the adapter reports them (kind mysql), or as the connector throws them on the fast paths.
-  classify(error) {
-    const failure = adapterFailureOf(error);
-    const { name, errno } = (error ?? {}) as { name?: unknown; errno?: unknown };
-    const code = failure?.kind === 'mysql' ? Number(failure.code) : name === 'SqlError' && typeof errno === 'number' ? errno : undefined;
-    return code === undefined ? undefined : ERRNO_KINDS[code];
-  },
+  classify: classifyMysql,
 
-  migrations: {
-    bookkeepingTable: `CREATE TABLE IF NOT EXISTS _prisma_migrations (
-    id                      VARCHAR(36) PRIMARY KEY NOT NULL,
-    checksum                VARCHAR(64) NOT NULL,
-    finished_at             DATETIME(3),
-    migration_name          VARCHAR(255) NOT NULL,
-    logs                    TEXT,
-    rolled_back_at          DATETIME(3),
-    started_at              DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-    applied_steps_count     INTEGER UNSIGNED NOT NULL DEFAULT 0
-) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-    now: 'CURRENT_TIMESTAMP(3)',
-    isolation: undefined,
-    // DDL commits as it goes: as Prisma does, a migration is recorded as started, then as finished.
-    ddlCommits: true,
-    // Prisma's MySQL lock: a named lock held by this connection until RELEASE_LOCK or disconnect. A Galera
-    // node holds such a lock for itself alone: there, first a lock all the cluster's nodes see, then Prisma's
-    // too, which `prisma migrate deploy` on the same node takes.
-    async lock(tx: Transaction) {
-      if (await isGaleraNode(async (statement) => (await tx.queryRaw(sql(statement, []))).rows)) await lockCluster(tx);
-      const { rows } = await tx.queryRaw(sql("SELECT GET_LOCK('prisma_migrate', 600) AS locked", []));
-      if (Number(rows[0]?.[0]) !== 1) throw new StoreDatabaseError('another migration held the prisma_migrate lock for 10 minutes');
-    },
-    async unlock(tx: Transaction) {
-      try {
-        await tx.queryRaw(sql("SELECT RELEASE_LOCK('prisma_migrate')", []));
-      } finally {
-        await unlockCluster(tx);
-      }
-    },
-  },
+  migrations: mysqlMigrations,
 };

@@ -9,6 +9,9 @@ import { sessionOf } from '../../engine/tables/session-list.js';
 import { BrokenHostTransaction, inSavepoint, sql, type Arg, type Row } from '../../engine/adapter-statement.js';
 import { listSessionsSql } from '../../engine/portable-sql.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
+
+/** How PostgreSQL spells a statement's i-th parameter (from 0). */
+export const placeholder = (index: number) => `$${index + 1}`;
 import { inOwnTransaction } from '../../engine/adapter-transactions.js';
 
 // The thread is $1 and, scoped, the tenant $2. PostgreSQL bounds the index range
@@ -250,7 +253,7 @@ function readsOn(db: SqlQueryable): Omit<FastPaths, 'append'> {
     },
 
     async listSessions(query) {
-      const { text, args } = listSessionsSql(query, (i) => `$${i + 1}`);
+      const { text, args } = listSessionsSql(query, placeholder);
       return (await rows(text, args)).map(sessionOf);
     },
   };

@@ -1,18 +1,14 @@
 // SQLite, the embedded default: better-sqlite3 behind the store's serialized adapter.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Transaction } from '@prisma/driver-adapter-utils';
-import { adapterFailureOf } from '../../engine/db-errors.js';
-import { StoreConfigurationError, StoreDatabaseError } from '../../store.errors.js';
+import { StoreConfigurationError } from '../../store.errors.js';
 import { insertIfMissing, onConflictDo, tombstoneExists, upsertReturning } from '../../engine/portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
 import { sqliteErasure } from './erasure.js';
+import { classifySqlite } from './errors.js';
+import { sqliteMigrations } from './migrations.js';
 import { directStatements, sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
 import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory, SqliteTransaction } from './sqlite-adapter.js';
-
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-const BUSY_CODE = /^SQLITE_(BUSY|LOCKED)/;
 
 export const sqlite: ProviderKit = {
   provider: 'sqlite',
@@ -63,45 +59,9 @@ export const sqlite: ProviderKit = {
   hostFastPaths: (tx, assertOpen) => (tx instanceof SqliteTransaction ? sqliteHostFastPaths(tx, assertOpen) : undefined),
   statementsOn: (tx) => (tx instanceof SqliteTransaction ? directStatements(tx) : undefined),
 
-  // Busy and locked, as the adapter reports them (kind sqlite, or SocketTimeout with the driver's code) or better-sqlite3 throws them.
-  classify(error) {
-    const failure = adapterFailureOf(error);
-    const code = failure ? failure.originalCode : (error as { code?: unknown })?.code;
-    if (typeof code === 'string' && BUSY_CODE.test(code)) return 'transient';
-    // better-sqlite3's own code on the fast paths: a unique key (a message id the thread holds) that is taken.
-    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
-    if (failure?.kind === 'sqlite' && [SQLITE_BUSY, SQLITE_LOCKED].includes((failure.extendedCode ?? 0) & 0xff)) return 'transient';
-    return undefined;
-  },
+  classify: classifySqlite,
 
-  migrations: {
-    bookkeepingTable: `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-    "id"                    TEXT PRIMARY KEY NOT NULL,
-    "checksum"              TEXT NOT NULL,
-    "finished_at"           DATETIME,
-    "migration_name"        TEXT NOT NULL,
-    "logs"                  TEXT,
-    "rolled_back_at"        DATETIME,
-    "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
-    "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
-)`,
-    now: 'current_timestamp',
-    // BEGIN IMMEDIATE: the file's write lock is the migration lock.
-    isolation: 'SERIALIZABLE',
-    ddlCommits: false,
-    lock: async (_tx: Transaction) => {},
-    unlock: async (_tx: Transaction) => {},
-    // A migration that redefines a table drops the old one: with foreign keys on, that deletes
-    // its rows and cascades into the tables that refer to it. PRAGMA foreign_keys is a no-op in a transaction.
-    around: { before: 'PRAGMA foreign_keys = OFF', after: 'PRAGMA foreign_keys = ON' },
-    verify: async (tx: Transaction) => {
-      const broken = await tx.queryRaw({ sql: 'PRAGMA foreign_key_check', args: [], argTypes: [] });
-      if (broken.rows.length > 0)
-        throw new StoreDatabaseError(
-          `the migrated database breaks ${broken.rows.length} foreign key reference(s), first in table ${String(broken.rows[0][0])}`,
-        );
-    },
-  },
+  migrations: sqliteMigrations,
 };
 
 /**

@@ -1,9 +1,9 @@
-// Session headers, events and deletion. Like message.repository.ts, these run
+// Session headers, events and deletion. Like message-rows.ts, these run
 // inside a StoreDatabase transaction and read by index.
 import { adapterMessageIdOf } from '../adapter-events.js';
 import type { ValueTypes } from '../stored-values.js';
 import type { JsonObject, JsonValue } from '../../message.types.js';
-import type { JsonlLogEntry } from '../../session.types.js';
+import type { JsonlLogEntry } from '../../jsonl.types.js';
 import type { SessionEntry, SessionMeta, StoredSessionEvent } from '../../session.types.js';
 import { insertRaw } from '../raw-inserts.js';
 import { MESSAGE_SELECT } from './message-rows.js';

@@ -12,7 +12,7 @@
 // keeps where it came from (`forkedFrom`), so its lineage survives a move.
 import type { JsonValue, Message, ValueTypes } from '../../message.types.js';
 import type { ForkOrigin } from '../../lifecycle.types.js';
-import type { JsonlHeader, JsonlLogEntry, JsonlSession } from '../../session.types.js';
+import type { JsonlHeader, JsonlLogEntry, JsonlSession } from '../../jsonl.types.js';
 import { StoreValidationError } from '../../store.errors.js';
 import { checkJsonText, fromJsonForm } from '../../engine/stored-values.js';
 import { messageFromJson, serializeMessage } from '../../engine/message-json.js';

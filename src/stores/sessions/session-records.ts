@@ -1,7 +1,7 @@
 // SessionStore's data operations: one per store operation; the fast path or
 // the full transactional path is chosen here.
 import type { JsonObject, JsonValue, Message } from '../../message.types.js';
-import type { JsonlLogEntry, JsonlSession } from '../../session.types.js';
+import type { JsonlLogEntry, JsonlSession } from '../../jsonl.types.js';
 import type { SessionEntry, SessionMeta, SessionPage, SessionUpdate } from '../../session.types.js';
 import { StoreConflictError, StoreNotFoundError } from '../../store.errors.js';
 import type { StoreDatabase } from '../../engine/database.js';

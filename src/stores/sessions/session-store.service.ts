@@ -7,7 +7,7 @@ import { SessionRecords, type EntryToAppend, type LogRow, type StoredBoundary } 
 import { decodeLogCursor, encodeLogCursor, pageOptionsOf } from '../messages/index.js';
 import { decodeListCursor, type SessionListQuery } from '../../engine/tables/session-list.js';
 import { headerLine, logLine, parseJsonl, subsessionLine } from './session-jsonl.js';
-import type { JsonlLogEntry } from '../../session.types.js';
+import type { JsonlLogEntry } from '../../jsonl.types.js';
 import type { JsonValue } from '../../message.types.js';
 import { forkOptionsOf } from '../../engine/lifecycle-options.js';
 import type { ForkOptions } from '../../lifecycle.types.js';

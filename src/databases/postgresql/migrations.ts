@@ -5,6 +5,7 @@
 // exits. Waiting for it would then hang the migration (and a boot that migrates) until PgBouncer closes
 // that connection: a lock held by a session that has sat idle a while is refused with a message that says so.
 import type { Transaction } from '@prisma/driver-adapter-utils';
+import type { MigrationSteps } from '../../engine/provider-kit.js';
 import { StoreDatabaseError } from '../../store.errors.js';
 import { sql } from '../../engine/adapter-statement.js';
 
@@ -42,3 +43,23 @@ export async function lockMigrations(tx: Transaction): Promise<void> {
     await sleep(POLL_MS);
   }
 }
+
+/** How migrations record and lock themselves on PostgreSQL, as `prisma migrate deploy` does. */
+export const postgresMigrations: MigrationSteps = {
+  bookkeepingTable: `CREATE TABLE IF NOT EXISTS _prisma_migrations (
+  id                      VARCHAR(36) PRIMARY KEY NOT NULL,
+  checksum                VARCHAR(64) NOT NULL,
+  finished_at             TIMESTAMPTZ,
+  migration_name          VARCHAR(255) NOT NULL,
+  logs                    TEXT,
+  rolled_back_at          TIMESTAMPTZ,
+  started_at              TIMESTAMPTZ NOT NULL DEFAULT now(),
+  applied_steps_count     INTEGER NOT NULL DEFAULT 0
+)`,
+  now: 'now()',
+  isolation: undefined,
+  ddlCommits: false,
+  // A transaction-scoped advisory lock: it ends with the transaction.
+  lock: lockMigrations,
+  unlock: async () => {},
+};
