@@ -46,6 +46,11 @@ export async function watchClientAdapter(client: object): Promise<ClientAdapter 
   if (!CLIENTS.has(key)) CLIENTS.set(key, watched(client));
   return CLIENTS.get(key);
 }
+/** Whether `tx` is a transaction client of `client`: Prisma gives a client's transactions its own engine config. */
+export function isTransactionOf(tx: unknown, client: object): boolean {
+  return (tx as { _engineConfig?: unknown } | null)?._engineConfig === (client as { _engineConfig?: unknown })._engineConfig;
+}
+
 const CLIENTS = new WeakMap<object, Promise<ClientAdapter | undefined>>();
 
 async function watched(client: object): Promise<ClientAdapter | undefined> {

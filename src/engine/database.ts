@@ -4,7 +4,7 @@
 // transaction) every call runs in it instead, and is never retried there.
 import { wrappedFastPaths, type FastPaths, type IsolationLevel, type ProviderKit } from './provider-kit.js';
 import { BrokenHostTransaction } from './adapter-statement.js';
-import { AdapterDisposed, transactionKey } from './client-adapter.js';
+import { AdapterDisposed, transactionKey, isTransactionOf } from './client-adapter.js';
 import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
 import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
@@ -154,13 +154,13 @@ export class StoreDatabase {
    * transaction's client, of the client the store was given (its engine is the store's).
    */
   joining(tx: unknown): StoreDatabase {
-    const candidate = tx as { $connect?: unknown; $transaction?: unknown; _engineConfig?: unknown } | null;
+    const candidate = tx as { $connect?: unknown; $transaction?: unknown } | null;
     const expected = 'withTransaction takes the transaction client that prisma.$transaction(async (tx) => …) hands its callback';
     if (typeof candidate !== 'object' || candidate === null || typeof candidate.$transaction !== 'function') throw new StoreConfigurationError(expected);
     // The root client has $connect; a transaction's client has not. Its calls would commit one by one.
     if (typeof candidate.$connect === 'function') throw new StoreConfigurationError(`${expected}, not the PrismaClient itself`);
     // Another client's transaction runs on another connection, maybe to another database.
-    if (candidate._engineConfig !== (this.client as unknown as { _engineConfig: unknown })._engineConfig) {
+    if (!isTransactionOf(candidate, this.client)) {
       throw new StoreConfigurationError(`${expected}, of the PrismaClient the store was given (StoreModule's "prisma" option), not of another client`);
     }
     return new StoreDatabase(this.client, this.kit, {

@@ -12,7 +12,7 @@ import { StoreDatabase } from './database.js';
 import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
-import { driverTransactionOf, hasEnded, onAdapter, watchClientAdapter } from './client-adapter.js';
+import { driverTransactionOf, hasEnded, onAdapter, watchClientAdapter, isTransactionOf } from './client-adapter.js';
 import { ReplicaReads, type ReplicaServer } from './replica-reads.js';
 import type { RetryPolicy } from './retry.js';
 import { checkStoreSchema } from './schema-check.js';
@@ -172,8 +172,8 @@ function assertOpen(transaction: Transaction): void {
 /** The TransactionHost's open transaction, which must be one of the store's client: another client's runs on another connection. */
 function hostTransactionOf(host: TransactionHostLike, client: StoreClient): PrismaTx | undefined {
   if (!host.isTransactionActive()) return undefined;
-  const tx = host.tx as { _engineConfig?: unknown };
-  if (tx?._engineConfig !== (client as unknown as { _engineConfig: unknown })._engineConfig) {
+  const tx = host.tx;
+  if (!isTransactionOf(tx, client)) {
     throw new StoreConfigurationError(
       "the TransactionHost's transaction is not one of the PrismaClient given to StoreModule: give its Prisma adapter (prismaInjectionToken) and StoreModule the same client",
     );
