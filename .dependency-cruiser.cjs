@@ -19,12 +19,10 @@ module.exports = {
   forbidden: [
     {
       name: 'no-cycle',
-      comment:
-        "An import cycle is a bug. Types that name each other within a layer are not one (a kit's interface names the transaction it runs in, " +
-        "which names the kit's dialect); across layers the rules below forbid even a type.",
+      comment: 'An import cycle is a bug, even of types only: two files that need each other are one job split in two, or a third file they both need.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
     },
     only('leaves-import-leaves', 'The public types and errors import nothing but each other.', LEAVES, [LEAVES]),
     only('engine-at-the-bottom', 'The engine imports only the engine, the public types and errors, and the generated clients.', ENGINE, [

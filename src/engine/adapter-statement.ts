@@ -6,6 +6,34 @@ export type Arg = string | number | Date | null;
 /** A result row, its columns in the statement's order. */
 export type Row = unknown[];
 
+export type Value = string | number | Date | Uint8Array | null;
+
+/** One statement; its rows, columns in the statement's order (a write's: none). */
+export type Run = (text: string, args: Value[]) => Promise<Row[]>;
+
+/**
+ * Runs `work`'s statements in one transaction: a write at the store's write level, all or nothing
+ * (a work that returns null keeps nothing); a read in one snapshot.
+ */
+export type InTransaction = <T>(write: boolean, work: (run: Run) => Promise<T>) => Promise<T>;
+
+export interface Statement {
+  text: string;
+  args: Value[];
+}
+
+/** Runs `statements` one after another, all or nothing. */
+export type WriteAll = (statements: Statement[]) => Promise<void>;
+
+/**
+ * Reads as a generator: it yields each statement and is given its rows, so that one plan runs on
+ * any driver, synchronously where the driver is (SQLite's) and with an await between statements elsewhere.
+ */
+export type ReadPlan<T> = Generator<Statement, T, Row[]>;
+
+/** Runs the plan `plan()` makes in one snapshot (made again should the call run again, as on a retry). */
+export type ReadAll = <T>(plan: () => ReadPlan<T>) => Promise<T>;
+
 const argType = (arg: Arg): ArgType => ({ scalarType: arg instanceof Date ? 'datetime' : typeof arg === 'number' ? 'int' : 'string', arity: 'scalar' });
 
 /** `text` with each `?` spelled as the database spells its i-th parameter (Dialect.placeholder). */

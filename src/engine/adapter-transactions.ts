@@ -3,36 +3,9 @@
 // between, for the hot paths no kit spells out in its own driver's terms
 // (LangGraph's checkpoints). Statements use `?`; the kit numbers them.
 import type { IsolationLevel as AdapterIsolationLevel, SqlDriverAdapter, SqlQueryable, Transaction } from '@prisma/driver-adapter-utils';
-import { inSavepoint, spelled, type Row } from './adapter-statement.js';
-import type { IsolationLevel, ProviderKit } from './provider-kit.js';
-
-export type Value = string | number | Date | Uint8Array | null;
-
-/** One statement; its rows, columns in the statement's order (a write's: none). */
-export type Run = (text: string, args: Value[]) => Promise<Row[]>;
-
-/**
- * Runs `work`'s statements in one transaction: a write at the store's write level, all or nothing
- * (a work that returns null keeps nothing); a read in one snapshot.
- */
-export type InTransaction = <T>(write: boolean, work: (run: Run) => Promise<T>) => Promise<T>;
-
-export interface Statement {
-  text: string;
-  args: Value[];
-}
-
-/** Runs `statements` one after another, all or nothing. */
-export type WriteAll = (statements: Statement[]) => Promise<void>;
-
-/**
- * Reads as a generator: it yields each statement and is given its rows, so that one plan runs on
- * any driver, synchronously where the driver is (SQLite's) and with an await between statements elsewhere.
- */
-export type ReadPlan<T> = Generator<Statement, T, Row[]>;
-
-/** Runs the plan `plan()` makes in one snapshot (made again should the call run again, as on a retry). */
-export type ReadAll = <T>(plan: () => ReadPlan<T>) => Promise<T>;
+import { inSavepoint, spelled, type InTransaction, type ReadAll, type ReadPlan, type Run, type Value, type WriteAll } from './adapter-statement.js';
+import type { ProviderKit } from './provider-kit.js';
+import type { IsolationLevel } from './dialect.js';
 
 /** Runs `plan`, each statement through `run`. */
 export async function runPlan<T>(plan: ReadPlan<T>, run: Run): Promise<T> {

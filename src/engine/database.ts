@@ -2,13 +2,16 @@
 // kit, retries of transient conflicts, errors turned into StoreErrors, and the
 // kit's fast paths. Inside the application's own transaction (a host
 // transaction) every call runs in it instead, and is never retried there.
-import { wrappedFastPaths, type FastPaths, type IsolationLevel, type ProviderKit } from './provider-kit.js';
+import { wrappedFastPaths, type FastPaths, type ProviderKit } from './provider-kit.js';
+import type { IsolationLevel } from './dialect.js';
 import { BrokenHostTransaction } from './adapter-statement.js';
 import { AdapterDisposed, transactionKey, isTransactionOf } from './client-adapter.js';
 import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
 import { toStoreError } from './db-errors.js';
-import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
-import type { PrismaTx, StoreClient, StoreTx } from './store-client.js';
+import { DEFAULT_RETRY, withRetries } from './retry.js';
+import type { RetryPolicy } from './provider-kit.js';
+import type { PrismaTx, StoreClient } from './store-client.js';
+import type { StoreTx } from './dialect.js';
 import type { TablePart } from './store-models.js';
 import { countingWrites, type ReplicaReads } from './replica-reads.js';
 
@@ -34,7 +37,7 @@ export interface DatabaseOptions {
   /** Throws when the database lacks a part's tables (a caller's own client, whose migrations are the caller's); absent where the store migrates. */
   checkTables?: (part: TablePart) => Promise<void>;
   /** Replicas for the reads that tolerate one (see onReplica), told of every write. */
-  replicas?: ReplicaReads;
+  replicas?: ReplicaReads<StoreDatabase>;
   /** Whether every erasing call rebuilds the database's files where its kit can (SQLite's VACUUM), or only the bulk jobs. Default: every call. */
   rebuildAfter?: 'every-erasing-call' | 'bulk-jobs';
 }
@@ -61,7 +64,7 @@ export class StoreDatabase {
   readonly #hostTransaction?: () => PrismaTx | undefined;
   readonly #hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
   readonly #checkTables?: (part: TablePart) => Promise<void>;
-  readonly #replicas?: ReplicaReads;
+  readonly #replicas?: ReplicaReads<StoreDatabase>;
   readonly #rebuildEveryErasure: boolean;
 
   constructor(

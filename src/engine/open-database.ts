@@ -3,7 +3,8 @@
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
 import { BrokenHostTransaction, sql } from './adapter-statement.js';
-import { adapterTransactions, hostTransactions, readAllIn, writeAllIn, type InTransaction } from './adapter-transactions.js';
+import { adapterTransactions, hostTransactions, readAllIn, writeAllIn } from './adapter-transactions.js';
+import type { InTransaction } from './adapter-statement.js';
 import { wrappedFastPaths, type FastPaths, type ProviderKit, type Query, type UrlOptions } from './provider-kit.js';
 import { redactUrl } from './redact.js';
 import { StoreConfigurationError } from '../store.errors.js';
@@ -14,7 +15,7 @@ import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
 import { driverTransactionOf, hasEnded, onAdapter, watchClientAdapter, isTransactionOf } from './client-adapter.js';
 import { ReplicaReads, type ReplicaServer } from './replica-reads.js';
-import type { RetryPolicy } from './retry.js';
+import type { RetryPolicy } from './provider-kit.js';
 import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 
@@ -29,7 +30,7 @@ export async function openDatabase(options: ResolvedStoreOptions, logger: Logger
     if (report.modified.length > 0) logger.warn(`migrations changed after they were applied (not re-run): ${report.modified.join(', ')}`);
   }
   const primary = await openPool(factory, options);
-  const replicas: ReplicaServer[] = [];
+  const replicas: ReplicaServer<StoreDatabase>[] = [];
   try {
     for (const url of options.replicas) {
       const replica = await openPool(await kit.adapterFactory({ ...options, url, failover: [] }, logger), options);
@@ -65,7 +66,7 @@ async function openPool(factory: SqlDriverAdapterFactory, options: Extract<Resol
     close,
     query: (async (statement) => (await adapter.queryRaw(sql(statement, []))).rows) as Query,
     /** The database on this pool; `replicas`, and `closeToo`, which closes with it. */
-    db: (replicas?: ReplicaReads, closeToo?: () => Promise<void>) =>
+    db: (replicas?: ReplicaReads<StoreDatabase>, closeToo?: () => Promise<void>) =>
       new StoreDatabase(client, kit, {
         retry: kit.retryPolicyOn?.(adapter),
         limits: { maxWait, timeout: Math.max(30_000, maxWait) },

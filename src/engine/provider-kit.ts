@@ -7,9 +7,8 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@pr
 import type { HistoryMessage, Message } from '../message.types.js';
 import type { SessionListQuery } from './tables/session-list.js';
 import type { SessionMeta } from '../session.types.js';
-import type { PrismaTx } from './store-client.js';
-import type { RetryPolicy } from './retry.js';
-import type { InTransaction, ReadAll, Run, WriteAll } from './adapter-transactions.js';
+import type { Dialect } from './dialect.js';
+import type { InTransaction, ReadAll, Run, WriteAll } from './adapter-statement.js';
 
 /**
  * Prisma's names of the databases the store runs on: each has a kit, a schema,
@@ -29,8 +28,15 @@ export type FailureKind =
   /** A unique key that is taken. */
   | 'conflict';
 
-/** Prisma's isolation level names; SQLite's adapter reads Serializable as "take the write lock up front". */
-export type IsolationLevel = 'Serializable' | 'RepeatableRead' | 'ReadCommitted';
+/** How a conflict is retried: bounded, jittered (see retry.ts). */
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** The failures these retries are for; any other transient one gets the default's. */
+  only?: (error: unknown) => boolean;
+}
 
 /** The options a kit opens a url with (checked by resolveOptions). */
 export interface UrlOptions {
@@ -48,39 +54,6 @@ export interface UrlOptions {
 
 /** A generated Prisma client class. */
 export type PrismaClientClass = new (options: { adapter: SqlDriverAdapterFactory }) => unknown;
-
-/** The SQL of the full (Prisma) path that differs between databases; run inside a store transaction. */
-export interface Dialect {
-  /** Writes lock their thread row first; read committed then sees every write that committed before the lock. */
-  readonly writeIsolation: IsolationLevel;
-  /** Reads of several statements see one snapshot. Undefined: SQLite's deferred transaction, which is one. */
-  readonly readIsolation: IsolationLevel | undefined;
-  /**
-   * Creates the thread if it is missing and hands out `count` sequence numbers
-   * (count may be 0). Returns the last one handed out. The thread row stays
-   * locked until the transaction ends, so writers to one thread queue here.
-   * `inHost`: in the application's transaction, at its isolation level; where
-   * that level may leave the transaction's reads on a snapshot older than the
-   * lock (MySQL's REPEATABLE READ), a write to the thread since that snapshot
-   * is a StoreBusyError, before anything is read from it.
-   */
-  reserveSeqs(tx: PrismaTx, threadId: string, count: number, now: Date, inHost: boolean): Promise<number>;
-  /**
-   * Whether the thread was deleted, as last committed whatever the transaction's level (a host's
-   * snapshot may predate the delete; `inHost`: in the application's transaction, at its level).
-   */
-  isDeleted(tx: PrismaTx, id: string, inHost: boolean): Promise<boolean>;
-  /** Locks existing thread rows until the transaction ends, in id order, in one statement. */
-  lockThreads(tx: PrismaTx, ids: string[]): Promise<void>;
-  /** Locks `id` and every session below it until the transaction ends. */
-  lockSubtree(tx: PrismaTx, id: string): Promise<void>;
-  /** Creates the thread if it is missing, without locking it when it exists; true when it created it. */
-  ensureThread(tx: PrismaTx, id: string, now: Date): Promise<boolean>;
-  /** The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update` columns to the inserted values. */
-  onConflict(keys: string[], update: string[]): string;
-  /** How the i-th parameter (from 0) of a statement is spelled: in `$queryRawUnsafe`, on the driver, in the migrator (see spelled()). */
-  placeholder(index: number): string;
-}
 
 /**
  * The hot operations, straight on the driver the store opened (no Prisma

@@ -4,7 +4,7 @@
 // same rows costs a fifth of that, and runs of RAW_INSERT_ROWS keep each one
 // short enough for the process to get its turns between them (give-way.ts).
 import { runsOf, textLength } from './insert-runs.js';
-import type { StoreTx } from './store-client.js';
+import type { StoreTx } from './dialect.js';
 
 /** Rows per raw INSERT: a few milliseconds of work on SQLite. */
 export const RAW_INSERT_ROWS = 100;

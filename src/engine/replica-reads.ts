@@ -8,7 +8,6 @@ import type { Logger } from '@nestjs/common';
 import type { FastPaths, Query, ReplicaPositions } from './provider-kit.js';
 import { redactText } from './redact.js';
 import { StoreDatabaseError, StoreUnavailableError } from '../store.errors.js';
-import type { StoreDatabase } from './database.js';
 
 // Times are performance.now()'s, which the system clock's changes do not move: set back, Date.now() would stretch
 // the lag bound and the rests by as much.
@@ -18,15 +17,16 @@ const RESTING_MS = 5_000;
 /** A replica that does not say its position within this long rests. */
 const ANSWER_MS = 1_000;
 
-export interface ReplicaServer {
+/** A replica's server; `Db`, the store's database on it. */
+export interface ReplicaServer<Db> {
   /** Its url, redacted, for the log. */
   name: string;
-  db: StoreDatabase;
+  db: Db;
   /** Statements on its pool. */
   query: Query;
 }
 
-interface Replica extends ReplicaServer {
+interface Replica<Db> extends ReplicaServer<Db> {
   /** What it was last known to have replayed (0: not known). */
   replayed: bigint;
   /** It was found to hold the primary's database since it last rested. */
@@ -42,8 +42,8 @@ interface Written {
   position: Promise<bigint>;
 }
 
-export class ReplicaReads {
-  readonly #replicas: Replica[];
+export class ReplicaReads<Db> {
+  readonly #replicas: Replica<Db>[];
   /** The store's writes settled so far (a failed write too: it may have committed). */
   #writes = 0;
   #written?: Written;
@@ -55,7 +55,7 @@ export class ReplicaReads {
 
   constructor(
     private readonly primary: Query,
-    replicas: ReplicaServer[],
+    replicas: ReplicaServer<Db>[],
     private readonly positions: ReplicaPositions,
     private readonly maxLagMs: number,
     private readonly logger: Logger,
@@ -74,7 +74,7 @@ export class ReplicaReads {
   }
 
   /** The replica a read that tolerates one runs on now, the replicas taking turns; undefined: the primary. */
-  async pick(): Promise<Replica | undefined> {
+  async pick(): Promise<Replica<Db> | undefined> {
     const turn = this.#turn++ % this.#replicas.length;
     const inTurn = [...this.#replicas.slice(turn), ...this.#replicas.slice(0, turn)];
     const awake = inTurn.filter((replica) => performance.now() >= replica.restingUntil);
@@ -94,7 +94,7 @@ export class ReplicaReads {
    * a read on a server that dropped off the network waits for TCP to give up, many minutes. One that does not
    * answer rests, and the read fails with StoreUnavailableError (to run again on the primary).
    */
-  watched<T>(replica: Replica, reading: Promise<T>): Promise<T> {
+  watched<T>(replica: Replica<Db>, reading: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let done = false;
       let timer: NodeJS.Timeout | undefined;
@@ -118,7 +118,7 @@ export class ReplicaReads {
   }
 
   /** Whether `replica` says its position now (whether the primary's database is still known to be its own: see #ask). */
-  async #answers(replica: Replica): Promise<boolean> {
+  async #answers(replica: Replica<Db>): Promise<boolean> {
     const identity = await this.#primaryIdentity().catch(() => undefined);
     return identity === undefined || (await this.#ask(replica, identity)) >= 0n;
   }
@@ -128,7 +128,7 @@ export class ReplicaReads {
    * that cannot be reached, a login without the privileges the primary's has, conflicts with its replay; each
    * read would otherwise fail there first. A failure of the request (a session or a cursor it lacks yet) does not.
    */
-  failed(replica: Replica, error: unknown): void {
+  failed(replica: Replica<Db>, error: unknown): void {
     if (error instanceof StoreDatabaseError) this.#rest(replica, error.message);
   }
 
@@ -165,7 +165,7 @@ export class ReplicaReads {
    * What `replica` has replayed, asked now (once for the reads waiting on it); -1 when it cannot say, or holds
    * another database than the primary's `identity`: it rests.
    */
-  #ask(replica: Replica, identity: string): Promise<bigint> {
+  #ask(replica: Replica<Db>, identity: string): Promise<bigint> {
     replica.asking ??= within(ANSWER_MS, this.#replayedOn(replica, identity)).then(
       (replayed) => {
         replica.asking = undefined;
@@ -183,7 +183,7 @@ export class ReplicaReads {
   }
 
   /** What `replica` has replayed, or why it takes no reads. */
-  async #replayedOn(replica: Replica, identity: string): Promise<bigint | string> {
+  async #replayedOn(replica: Replica<Db>, identity: string): Promise<bigint | string> {
     if (!replica.same) {
       // Checked again after each rest: the name may lead to another server by then.
       const its = await this.positions.identity(replica.query);
@@ -193,7 +193,7 @@ export class ReplicaReads {
     return (await this.positions.replayed(replica.query)) ?? 'it is not in recovery (a primary, or a promoted standby)';
   }
 
-  #rest(replica: Replica, why: string): bigint {
+  #rest(replica: Replica<Db>, why: string): bigint {
     // Said once when it stops taking reads, not at every retry while it is down.
     if (replica.restingUntil === 0 && !this.#closing)
       this.logger.warn(`replica ${replica.name} takes no reads (asked again every ${RESTING_MS / 1000} s): ${why}`);
@@ -206,7 +206,7 @@ export class ReplicaReads {
 }
 
 /** `paths`, each of whose writes tells `reads` when it settled. */
-export function countingWrites(paths: FastPaths, reads: ReplicaReads): FastPaths {
+export function countingWrites(paths: FastPaths, reads: ReplicaReads<unknown>): FastPaths {
   const settled = <T>(call: Promise<T>): Promise<T> => call.finally(() => reads.wrote());
   return {
     ...paths,

@@ -1,15 +1,6 @@
 // Bounded, jittered retries of transient conflicts.
-import type { ProviderKit } from './provider-kit.js';
+import type { ProviderKit, RetryPolicy } from './provider-kit.js';
 import { isTransient, toStoreError } from './db-errors.js';
-
-export interface RetryPolicy {
-  /** Attempts in all, the first included. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** The failures these retries are for; any other transient one gets the default's. */
-  only?: (error: unknown) => boolean;
-}
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 5, maxDelayMs: 500 };
 

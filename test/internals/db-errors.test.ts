@@ -9,7 +9,8 @@ import { Prisma, PrismaClient } from '../../src/generated/sqlite/client.js';
 import { adapterFailureOf, isTransient as isTransientOn, toStoreError as toStoreErrorOn } from '../../src/engine/db-errors.js';
 import { KITS, type ProviderKit } from '../../src/databases/index.js';
 import { migrate } from '../../src/engine/open-database.js';
-import { DEFAULT_RETRY, withRetries as withRetriesOn, type RetryPolicy } from '../../src/engine/retry.js';
+import { DEFAULT_RETRY, withRetries as withRetriesOn } from '../../src/engine/retry.js';
+import type { RetryPolicy } from '../../src/engine/provider-kit.js';
 import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
 import { GALERA_RETRY } from '../../src/databases/mysql/galera.js';
 import {

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../engine/db-errors.js';
-import type { RetryPolicy } from '../../engine/retry.js';
+import type { RetryPolicy } from '../../engine/provider-kit.js';
 import { StoreDatabaseError } from '../../store.errors.js';
 import type { Pool, PoolConnection } from 'mariadb';
 import { sql } from '../../engine/adapter-statement.js';

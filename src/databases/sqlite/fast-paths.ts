@@ -10,7 +10,7 @@ import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../../engine/adapter-statement.js';
 import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
-import type { ReadPlan, Run, Statement, Value } from '../../engine/adapter-transactions.js';
+import type { ReadPlan, Run, Statement, Value } from '../../engine/adapter-statement.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
 

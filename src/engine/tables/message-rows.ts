@@ -8,7 +8,7 @@ import { MAX_INSERT_ROWS } from '../insert-runs.js';
 import { deserializeMessage, serializeMessage } from '../message-json.js';
 import { asStored, boundaryMessages, boundaryText, MESSAGE_COLUMNS, messageColumns, messageFields, toStoredMessage } from '../row-codec.js';
 import { insertRaw } from '../raw-inserts.js';
-import type { StoreTx } from '../store-client.js';
+import type { StoreTx } from '../dialect.js';
 
 /** The columns of a message row (see MessageFields). */
 export const MESSAGE_SELECT = {

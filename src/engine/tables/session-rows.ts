@@ -10,7 +10,7 @@ import { MESSAGE_SELECT } from './message-rows.js';
 import { toStoredMessage } from '../row-codec.js';
 import { sessionOf, type SessionListQuery } from './session-list.js';
 import { listSessionsSql } from '../portable-sql.js';
-import type { StoreTx } from '../store-client.js';
+import type { StoreTx } from '../dialect.js';
 import { readPaged } from '../paged-reads.js';
 
 const META_SELECT = {

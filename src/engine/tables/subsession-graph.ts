@@ -10,7 +10,7 @@
 // SQLite needs none of this: its write transactions are serialized.
 import { StoreConflictError } from '../../store.errors.js';
 import { assertNotDeleted } from './message-rows.js';
-import type { StoreTx } from '../store-client.js';
+import type { StoreTx } from '../dialect.js';
 
 /** `id` and its ancestors, nearest first; `id` must exist (its row types the walk's column on MySQL). */
 export async function ancestorsOf(tx: StoreTx, id: string): Promise<string[]> {

@@ -4,7 +4,7 @@
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { StoreDatabase } from '../database.js';
 import { lockThread, threadExists } from './message-rows.js';
-import type { StoreTx } from '../store-client.js';
+import type { StoreTx } from '../dialect.js';
 
 export const notFound = (id: string) => new StoreNotFoundError(`session ${id} does not exist`);
 

@@ -14,7 +14,7 @@ import { insertRuns, textLength } from '../../engine/insert-runs.js';
 import { decodedRow, jsonTextValue } from '../../engine/json-rows.js';
 import { lockThread, reserveSeqs } from '../../engine/tables/message-rows.js';
 import { isDeleted, setHeader } from '../../engine/tables/session-rows.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { attachChild, childrenOf, deleteSubtree } from '../../engine/tables/subsession-graph.js';
 
 export interface TranscriptKey {

@@ -23,7 +23,8 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { StoreDatabase } from '../../engine/database.js';
 import { ValueBases } from './langgraph-deltas.js';
-import { LangGraphCheckpoints, type CheckpointRow, type Reads, type Typed, type WriteRow } from './langgraph-checkpoints.js';
+import { LangGraphCheckpoints, type Reads } from './langgraph-checkpoints.js';
+import type { CheckpointRow, Typed, WriteRow } from './langgraph-rows.js';
 import type { TupleRows } from './langgraph-statements.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
 import { dumpsFreshJson, loadStockJson, loadsStockJson } from './stock-serde.js';

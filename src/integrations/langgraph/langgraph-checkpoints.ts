@@ -10,58 +10,13 @@
 // the store's fast paths run, as Prisma's raw queries elsewhere.
 import { createHash, randomInt } from 'node:crypto';
 import type { StoreDatabase } from '../../engine/database.js';
-import { runPlan, type ReadPlan, type Run, type Statement } from '../../engine/adapter-transactions.js';
+import { runPlan } from '../../engine/adapter-transactions.js';
+import type { ReadPlan, Run, Statement } from '../../engine/adapter-statement.js';
 import type { ProviderKit } from '../../engine/provider-kit.js';
 import { spelled } from '../../engine/adapter-statement.js';
 import { deltaOf, ValueBases } from './langgraph-deltas.js';
+import type { BlobRow, CheckpointRow, LaneKey, WriteRow } from './langgraph-rows.js';
 import { checkpointPlans, putStatements, type PutBlob, type RowKeys, type TupleRows } from './langgraph-statements.js';
-
-/** A value as the serde wrote it: its type and its bytes. */
-export interface Typed {
-  type: string;
-  bytes: Uint8Array;
-}
-
-/** Where a checkpoint lives: its thread and namespace. */
-export interface LaneKey {
-  threadId: string;
-  checkpointNs: string;
-}
-
-export interface CheckpointRow extends LaneKey {
-  checkpointId: string;
-  parentCheckpointId: string | null;
-  checkpoint: Typed;
-  metadata: Typed;
-  /** Its channel_versions, versions as text; null in rows written before the store kept them. */
-  versions: Record<string, string> | null;
-}
-
-/** A channel's value at a version; `value` null for "empty" (the channel was versioned without a value). */
-export interface BlobRow {
-  channel: string;
-  version: string;
-  value: Typed | null;
-}
-
-export interface WriteRow {
-  taskId: string;
-  taskPath: string;
-  idx: number;
-  channel: string;
-  value: Typed;
-}
-
-export interface CheckpointQuery {
-  /** Absent: every thread (of the tenant). */
-  threadId?: string;
-  /** Absent: every namespace. */
-  checkpointNs?: string;
-  /** Only this checkpoint. */
-  checkpointId?: string;
-  /** Only checkpoints whose id sorts before this one. */
-  before?: string;
-}
 
 /** Runs read plans in one snapshot (see LangGraphCheckpoints.read). */
 export type Reads = <T>(plan: () => ReadPlan<T>) => Promise<T>;

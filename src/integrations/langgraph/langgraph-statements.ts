@@ -2,12 +2,12 @@
 // plans (engine/adapter-transactions.ts: synchronous on SQLite's own
 // connection, an await between statements elsewhere, Prisma's raw queries where
 // the store cannot reach the driver) and the put as statements run all or nothing.
-import type { ReadPlan, Statement, Value } from '../../engine/adapter-transactions.js';
-import type { Dialect } from '../../engine/provider-kit.js';
+import type { ReadPlan, Statement, Value } from '../../engine/adapter-statement.js';
+import type { Dialect } from '../../engine/dialect.js';
 import type { Row } from '../../engine/adapter-statement.js';
 import { StoreDatabaseError } from '../../store.errors.js';
 import { insertRuns } from '../../engine/insert-runs.js';
-import type { BlobRow, CheckpointQuery, CheckpointRow, LaneKey, WriteRow } from './langgraph-checkpoints.js';
+import type { BlobRow, CheckpointQuery, CheckpointRow, LaneKey, WriteRow } from './langgraph-rows.js';
 import { MAX_DEPTH, rebuild, type Delta, type StoredPart, type ValueBase } from './langgraph-deltas.js';
 
 /** How LangGraphCheckpoints keys its rows: digests of (tenant, thread, namespace) and of (tenant, thread). */

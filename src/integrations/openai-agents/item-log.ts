@@ -18,7 +18,7 @@ import { insertRuns, textLength } from '../../engine/insert-runs.js';
 import { decodedRow, encodedValue, type EncodedValue } from '../../engine/json-rows.js';
 import { lockThread, reserveSeqs, threadExists } from '../../engine/tables/message-rows.js';
 import { isDeleted, setHeader } from '../../engine/tables/session-rows.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { notFound } from '../../engine/tables/tenancy.js';
 
 /** An item: a JSON object, with the non-JSON values the store keeps (bytes, dates, URLs). */

@@ -7,7 +7,7 @@ import type { JsonValue } from '../../message.types.js';
 import type { StoreDatabase } from '../../engine/database.js';
 import { reserveSeqs, threadExists } from '../../engine/tables/message-rows.js';
 import { insertEvents } from '../../engine/tables/session-rows.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { notFound, readOwned } from '../../engine/tables/tenancy.js';
 
 /** A chat as its events leave it: the latest version of each message by id, and the ids that load, in order. */

@@ -13,7 +13,7 @@
 import type { CheckedPurge } from '../../engine/lifecycle-options.js';
 import type { PurgeReport } from '../../lifecycle.types.js';
 import type { StoreDatabase } from '../../engine/database.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { deleteSubtree } from '../../engine/tables/subsession-graph.js';
 
 export function purgeSessions(db: StoreDatabase, options: CheckedPurge): Promise<PurgeReport> {

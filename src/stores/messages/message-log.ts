@@ -7,7 +7,7 @@ import { StoreConflictError, StoreValidationError, type StoreError } from '../..
 import type { StoreDatabase } from '../../engine/database.js';
 import * as repo from '../../engine/tables/message-rows.js';
 import { asHistory, asStored } from '../../engine/row-codec.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { assertOwned, lockOwned, notFound, readOwned } from '../../engine/tables/tenancy.js';
 
 export type BoundaryKind = 'compaction' | 'repair';

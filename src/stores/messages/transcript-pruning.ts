@@ -7,7 +7,7 @@
 // bounded batch per transaction, and a crash between two leaves a thread that the next call finishes.
 import type { PruneAllReport, PruneReport } from '../../lifecycle.types.js';
 import type { StoreDatabase } from '../../engine/database.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { boundaryText } from '../../engine/row-codec.js';
 import { readOwned } from '../../engine/tables/tenancy.js';
 

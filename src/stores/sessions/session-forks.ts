@@ -21,7 +21,7 @@ import { MESSAGE_SELECT } from '../../engine/tables/message-rows.js';
 import { asHistory, boundaryMessages, boundaryText, toStoredMessage } from '../../engine/row-codec.js';
 import * as sessions from '../../engine/tables/session-rows.js';
 import { assertIdFree, assertNotDeletedSince } from './session-ids.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { notFound } from '../../engine/tables/tenancy.js';
 import { readPaged } from '../../engine/paged-reads.js';
 

@@ -3,7 +3,7 @@
 // another tenant's sessions, live or deleted.
 import { StoreConflictError } from '../../store.errors.js';
 import * as sessions from '../../engine/tables/session-rows.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 
 const deleted = (id: string) => `session ${id} was deleted; ids of deleted sessions are not reused`;
 

@@ -8,7 +8,7 @@ import type { StoreDatabase } from '../../engine/database.js';
 import * as messages from '../../engine/tables/message-rows.js';
 import * as sessions from '../../engine/tables/session-rows.js';
 import { pageOf, type SessionListQuery } from '../../engine/tables/session-list.js';
-import type { StoreTx } from '../../engine/store-client.js';
+import type { StoreTx } from '../../engine/dialect.js';
 import { attachChild, childrenOf } from '../../engine/tables/subsession-graph.js';
 import { notFound } from '../../engine/tables/tenancy.js';
 import { forkSession } from './session-forks.js';

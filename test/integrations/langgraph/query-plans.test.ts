@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { TASKS, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
-import type { ReadPlan } from '../../../src/engine/adapter-transactions.js';
+import type { ReadPlan } from '../../../src/engine/adapter-statement.js';
 import { LangGraphCheckpoints } from '../../../src/integrations/langgraph/langgraph-checkpoints.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { storeApp, type InternalStoreApp } from '../../support/store-app.js';
