@@ -13,7 +13,8 @@ import type { RetryPolicy } from './provider-kit.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 import type { StoreTx } from './dialect.js';
 import type { TablePart } from './store-models.js';
-import { countingWrites, type ReplicaReads } from './replica-reads.js';
+import type { ReplicaReads } from './replica-reads.js';
+import type { FastPathSource, PooledFastPaths } from './fast-path-source.js';
 
 export interface TransactionLimits {
   /** How long a transaction may wait for a connection (or SQLite's lock) before it fails. */
@@ -26,14 +27,12 @@ export interface DatabaseOptions {
   /** Releases what the store opened (client, adapter, pool); absent for a caller's own client, which is never closed here. */
   close?: () => Promise<void>;
   limits?: TransactionLimits;
-  /** The fast paths on the adapter Prisma runs on now; absent (or undefined while that adapter is not known) when they cannot run on it. */
-  fast?: () => FastPaths | undefined | Promise<FastPaths | undefined>;
+  /** Where the kit's fast paths run; absent when they cannot (every call goes through Prisma). */
+  fastPaths?: FastPathSource;
   /** The retries of conflicts; a function is asked at each call (a Galera cluster is known once a connection answered). */
   retry?: RetryPolicy | (() => RetryPolicy | undefined);
   /** The host transaction a call runs in, if one is open now (nestjs-cls's TransactionHost, or a client given to withTransaction). */
   hostTransaction?: () => PrismaTx | undefined;
-  /** The fast paths inside a host transaction, on the driver's transaction under it; undefined when they cannot run there. */
-  hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
   /** Throws when the database lacks a part's tables (a caller's own client, whose migrations are the caller's); absent where the store migrates. */
   checkTables?: (part: TablePart) => Promise<void>;
   /** Replicas for the reads that tolerate one (see onReplica), told of every write. */
@@ -55,14 +54,13 @@ const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 const MS_PER_ROW = 1;
 
 export class StoreDatabase {
-  readonly #fast?: DatabaseOptions['fast'];
-  /** Each adapter's fast paths, retrying and turning errors into StoreErrors like every other call. */
-  readonly #retryingFast = new WeakMap<FastPaths, FastPaths>();
+  readonly #fastPaths?: FastPathSource;
+  /** The fast paths on each pool, as every call outside a host transaction runs (see #onPool). */
+  readonly #onPools = new WeakMap<PooledFastPaths, FastPaths>();
   readonly #close?: () => Promise<void>;
   readonly #limits: TransactionLimits;
   readonly #retry: RetryPolicy | (() => RetryPolicy | undefined);
   readonly #hostTransaction?: () => PrismaTx | undefined;
-  readonly #hostFast?: (host: PrismaTx) => Promise<FastPaths | undefined>;
   readonly #checkTables?: (part: TablePart) => Promise<void>;
   readonly #replicas?: ReplicaReads<StoreDatabase>;
   readonly #rebuildEveryErasure: boolean;
@@ -76,8 +74,7 @@ export class StoreDatabase {
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#hostTransaction = options.hostTransaction;
-    this.#fast = options.fast;
-    this.#hostFast = options.hostFast;
+    this.#fastPaths = options.fastPaths;
     this.#checkTables = options.checkTables;
     this.#replicas = options.replicas;
     this.#rebuildEveryErasure = options.rebuildAfter !== 'bulk-jobs';
@@ -114,42 +111,41 @@ export class StoreDatabase {
   }
 
   /**
-   * The fast paths for a call now: outside a host transaction `fast`; inside one, the
-   * kit's on the driver's transaction under it, run as every call in it is (see #inHost).
-   * Undefined when they cannot run: the call goes through Prisma.
+   * The fast paths for a call now, each call on them run as every other call is: outside a host
+   * transaction with retries (#onPool); inside one, in its queue (#inHost), on the driver's
+   * transaction under it. Undefined when they cannot run: the call goes through Prisma.
    */
   async fastPaths(): Promise<FastPaths | undefined> {
+    const source = this.#fastPaths;
+    if (!source) return undefined;
     const host = this.#hostTransaction?.();
-    if (!host) return this.#outside();
-    const hostFast = this.#hostFast;
-    const fast = hostFast && (await this.#inHost(host, () => hostFast(host)));
-    return fast && wrappedFastPaths((call) => this.#inHost(host, () => call(fast)), fast);
+    if (host) {
+      const paths = await this.#inHost(host, () => source.inHost(host));
+      return paths && wrappedFastPaths((call) => this.#inHost(host, () => call(paths)), paths);
+    }
+    const pooled = await source.outside();
+    if (!pooled) return undefined;
+    let paths = this.#onPools.get(pooled);
+    if (!paths) this.#onPools.set(pooled, (paths = wrappedFastPaths((call, writes) => this.#onPool(pooled, call, writes), pooled.paths)));
+    return paths;
   }
 
   /**
-   * The kit's fast paths on the adapter Prisma runs on, with retries and errors turned into
-   * StoreErrors like every other call; absent when the driver is not reachable under Prisma.
+   * A fast-path call on a pool: retried, its errors turned into StoreErrors, and its writes told to
+   * the replicas once settled. A call that found the client's adapter disposed ($disconnect) runs
+   * once more on the one it has now, if any.
    */
-  async #outside(): Promise<FastPaths | undefined> {
-    const fast = await this.#fast?.();
-    if (!fast) return undefined;
-    let retrying = this.#retryingFast.get(fast);
-    if (!retrying) {
-      // A call that found the client's adapter disposed ($disconnect) runs once more on the one it has now, if any.
-      const again = async <T>(call: (paths: FastPaths) => Promise<T>): Promise<T> => {
-        try {
-          return await this.#retrying(() => call(fast));
-        } catch (error) {
-          const now = error instanceof AdapterDisposed ? await this.#fast?.() : undefined;
-          if (!now || now === fast) throw error;
-          return this.#retrying(() => call(now));
-        }
-      };
-      retrying = wrappedFastPaths(again, fast);
-      if (this.#replicas) retrying = countingWrites(retrying, this.#replicas);
-      this.#retryingFast.set(fast, retrying);
+  async #onPool<T>(pooled: PooledFastPaths, call: (paths: FastPaths) => Promise<T>, writes: boolean): Promise<T> {
+    const leased = (on: PooledFastPaths) => this.#retrying(() => (on.lease ? on.lease(() => call(on.paths)) : call(on.paths)));
+    try {
+      return await leased(pooled);
+    } catch (error) {
+      const now = error instanceof AdapterDisposed ? await this.#fastPaths!.outside() : undefined;
+      if (!now || now === pooled) throw error;
+      return await leased(now);
+    } finally {
+      if (writes) this.#replicas?.wrote();
     }
-    return retrying;
   }
 
   /**
@@ -170,7 +166,7 @@ export class StoreDatabase {
       limits: this.#limits,
       retry: this.#retry,
       hostTransaction: () => candidate as unknown as PrismaTx,
-      hostFast: this.#hostFast,
+      fastPaths: this.#fastPaths,
       checkTables: this.#checkTables,
     });
   }

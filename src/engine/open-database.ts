@@ -1,11 +1,10 @@
 // Opens the database the options name: its kit's driver adapter, the Prisma
 // client generated for it, pending migrations if asked, and the fast paths.
 import type { Logger } from '@nestjs/common';
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
-import { BrokenHostTransaction, sql } from './adapter-statement.js';
-import { adapterTransactions, hostTransactions, readAllIn, writeAllIn } from './adapter-transactions.js';
-import type { InTransaction } from './adapter-statement.js';
-import { wrappedFastPaths, type FastPaths, type ProviderKit, type Query, type UrlOptions } from './provider-kit.js';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { sql } from './adapter-statement.js';
+import { clientFastPaths, ownPoolFastPaths } from './fast-path-source.js';
+import type { ProviderKit, Query, RetryPolicy, UrlOptions } from './provider-kit.js';
 import { redactUrl } from './redact.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from './resolved-options.js';
@@ -13,9 +12,8 @@ import { StoreDatabase } from './database.js';
 import { toStoreError } from './db-errors.js';
 import { shippedMigrations } from './migration-files.js';
 import { applyMigrations, type MigrationReport } from './migrator.js';
-import { driverTransactionOf, hasEnded, onAdapter, watchClientAdapter, isTransactionOf } from './client-adapter.js';
+import { watchClientAdapter, isTransactionOf } from './client-adapter.js';
 import { ReplicaReads, type ReplicaServer } from './replica-reads.js';
-import type { RetryPolicy } from './provider-kit.js';
 import { checkStoreSchema } from './schema-check.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
 
@@ -57,7 +55,6 @@ async function openPool(factory: SqlDriverAdapterFactory, options: Extract<Resol
   const client = new PrismaClient({ adapter: shared.factory }) as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = kit.maxWaitMs(options);
-  const fast = withTransactions(kit.fastPaths(adapter, true), adapterTransactions(adapter, kit));
   const close = async () => {
     await client.$disconnect();
     await shared.disposeUnlessTaken();
@@ -70,7 +67,7 @@ async function openPool(factory: SqlDriverAdapterFactory, options: Extract<Resol
       new StoreDatabase(client, kit, {
         retry: kit.retryPolicyOn?.(adapter),
         limits: { maxWait, timeout: Math.max(30_000, maxWait) },
-        fast: () => fast,
+        fastPaths: ownPoolFastPaths(kit, adapter),
         replicas,
         rebuildAfter: options.sqliteVacuum,
         close: async () => {
@@ -103,43 +100,12 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
       'the store cannot reach the driver adapter under your PrismaClient (it connected before the store started): every call goes through Prisma, without the fast paths',
     );
   }
-  // One FastPaths for each adapter Prisma connects (a new one after a $disconnect).
-  const fastOf = new WeakMap<SqlDriverAdapter, FastPaths | undefined>();
-  const fastOn = (current: SqlDriverAdapter | undefined) => {
-    if (!current) return undefined;
-    if (!fastOf.has(current)) {
-      const fast = withTransactions(kit.fastPaths(current, false), adapterTransactions(current, kit));
-      // Each call on the client's pool, which its $disconnect waits for.
-      fastOf.set(current, fast && wrappedFastPaths((call) => onAdapter(current, () => call(fast)), fast));
-    }
-    return fastOf.get(current);
-  };
-  const fast =
-    adapter &&
-    (() => {
-      const current = adapter();
-      return current instanceof Promise ? current.then(fastOn) : fastOn(current);
-    });
   const hostTransaction = transactionHost && (() => hostTransactionOf(transactionHost, client));
-  // One FastPaths for each driver transaction under a host transaction.
-  const hostFastOf = new WeakMap<Transaction, FastPaths | undefined>();
-  const hostFast =
-    adapter &&
-    (async (host: PrismaTx) => {
-      const transaction = await driverTransactionOf(host);
-      if (!transaction) return undefined;
-      if (!hostFastOf.has(transaction)) {
-        const check = () => assertOpen(transaction);
-        hostFastOf.set(transaction, withTransactions(kit.hostFastPaths(transaction, check), hostTransactions(transaction, kit, check)));
-      }
-      return hostFastOf.get(transaction);
-    });
   const retry = await retryPolicyOf(kit, async (statement) => (await client.$queryRawUnsafe<Record<string, unknown>[]>(statement)).map(Object.values), logger);
   return new StoreDatabase(client, kit, {
     retry,
-    fast,
+    fastPaths: adapter && clientFastPaths(kit, adapter),
     hostTransaction,
-    hostFast,
     checkTables: (part) => checkStoreSchema(client, kit, part),
     rebuildAfter: options.sqliteVacuum,
   });
@@ -151,22 +117,6 @@ async function retryPolicyOf(kit: ProviderKit, query: Query, logger: Logger): Pr
     return await kit.retryPolicy?.(query, logger);
   } catch (error) {
     throw toStoreError(error, kit);
-  }
-}
-
-/** Where the kit's fast paths run, the store's other statements run on the same driver too. */
-const withTransactions = (paths: FastPaths | undefined, transaction: InTransaction): FastPaths | undefined =>
-  paths && { ...paths, transaction, writeAll: paths.writeAll ?? writeAllIn(transaction), readAll: paths.readAll ?? readAllIn(transaction) };
-
-/**
- * Before each of the store's statements in a host transaction: Prisma may have ended it meanwhile
- * (its timeout, or a callback that returned before the store call did), and its connection with it.
- */
-function assertOpen(transaction: Transaction): void {
-  if (hasEnded(transaction)) {
-    throw new BrokenHostTransaction(
-      'your transaction ended (it timed out, or was committed or rolled back) while a store call ran in it, which may have left part of that call in it',
-    );
   }
 }
 

@@ -5,7 +5,7 @@
 // after this store's writes, and when the last answer is maxLagMs / 2 old; a
 // replica's only when what it was last known to have replayed is not enough.
 import type { Logger } from '@nestjs/common';
-import type { FastPaths, Query, ReplicaPositions } from './provider-kit.js';
+import type { Query, ReplicaPositions } from './provider-kit.js';
 import { redactText } from './redact.js';
 import { StoreDatabaseError, StoreUnavailableError } from '../store.errors.js';
 
@@ -203,17 +203,6 @@ export class ReplicaReads<Db> {
     replica.same = false;
     return -1n;
   }
-}
-
-/** `paths`, each of whose writes tells `reads` when it settled. */
-export function countingWrites(paths: FastPaths, reads: ReplicaReads<unknown>): FastPaths {
-  const settled = <T>(call: Promise<T>): Promise<T> => call.finally(() => reads.wrote());
-  return {
-    ...paths,
-    append: (...args) => settled(paths.append(...args)),
-    ...(paths.writeAll && { writeAll: (statements) => settled(paths.writeAll!(statements)) }),
-    ...(paths.transaction && { transaction: (write, work) => (write ? settled(paths.transaction!(write, work)) : paths.transaction!(write, work)) }),
-  };
 }
 
 /** `promise`, or a rejection after `ms`. */
