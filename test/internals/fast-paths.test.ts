@@ -9,9 +9,9 @@ import { PrismaSessionStore } from '../../src/stores/sessions/session-store.serv
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
-import { OWNED_LATEST } from '../../src/databases/mysql/fast-paths.js';
-import { STATEMENTS as POSTGRES_READS } from '../../src/databases/postgresql/fast-paths.js';
-import { STATEMENTS as SQLITE_READS } from '../../src/databases/sqlite/fast-paths.js';
+import { SQL as MYSQL } from '../../src/databases/mysql/sql.js';
+import { SQL as POSTGRES_READS } from '../../src/databases/postgresql/sql.js';
+import { SQL as SQLITE_READS } from '../../src/databases/sqlite/sql.js';
 import { eachDatabase } from '../support/databases.js';
 import { storeFor } from '../support/store-app.js';
 
@@ -285,11 +285,11 @@ eachDatabase((database) => {
       for (let i = 0; i < 10; i++) await store.messages.appendCompaction(id, [{ role: 'system', content: `summary ${i}` }], 1, 0);
       const connection = await mariadb.createConnection(store.url.replace(/^mysql:/, 'mariadb:'));
       try {
-        const plan = (await connection.query(`EXPLAIN SELECT b.messages, b.cut_seq ${OWNED_LATEST}`, [id, id, 'acme'])) as { Extra: string | null }[];
+        const plan = (await connection.query(`EXPLAIN SELECT b.messages, b.cut_seq ${MYSQL.ownedLatest}`, [id, id, 'acme'])) as { Extra: string | null }[];
         expect(plan.map((step) => step.Extra ?? '').join(' | ')).not.toMatch(/temporary|filesort/i);
-        const [row] = (await connection.query(`SELECT b.seq ${OWNED_LATEST}`, [id, id, 'acme'])) as { seq: number }[];
+        const [row] = (await connection.query(`SELECT b.seq ${MYSQL.ownedLatest}`, [id, id, 'acme'])) as { seq: number }[];
         expect(row.seq).toBe(20);
-        expect(await connection.query(`SELECT b.seq ${OWNED_LATEST}`, [id, id, 'globex'])).toHaveLength(0);
+        expect(await connection.query(`SELECT b.seq ${MYSQL.ownedLatest}`, [id, id, 'globex'])).toHaveLength(0);
       } finally {
         await connection.end();
       }

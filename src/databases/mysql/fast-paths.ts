@@ -10,17 +10,8 @@ import { StoreNotFoundError } from '../../store.errors.js';
 import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import { appendInHost } from './host-append.js';
+import { SQL } from './sql.js';
 import { inMariaDbTransaction, mariadbConnectionOf, mariadbPoolOf, queryOn, queryPool, type Query } from './mariadb-pool.js';
-
-const LATEST = 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1';
-/**
- * Scoped: one row when the thread is the tenant's (boundary columns null when it has none), none when it is not.
- * The latest boundary is found by its key, (thread_id, MAX(seq)): one index lookup, no sort, however many there are.
- */
-/** Exported for the query-plan tests. */
-export const OWNED_LATEST =
-  'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?) WHERE t.id = ? AND t.tenant_id = ?';
-const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
 
 /** Where the reads run: on the pool, each call a transaction of its own, or in an application's transaction. */
 interface Connection {
@@ -80,8 +71,8 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
   const latest = async (query: Query, columns: string, threadId: string, tenantId: string | undefined) => {
     const [row] =
       tenantId === undefined
-        ? await query(`SELECT ${columns} ${LATEST}`, [threadId])
-        : await query(`SELECT ${columns} ${OWNED_LATEST}`, [threadId, threadId, tenantId]);
+        ? await query(`SELECT ${columns} ${SQL.latest}`, [threadId])
+        : await query(`SELECT ${columns} ${SQL.ownedLatest}`, [threadId, threadId, tenantId]);
     if (!row) return tenantId === undefined ? [] : null;
     return row.at(-1) === null ? [] : row;
   };
@@ -90,11 +81,7 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
       connection.read(async (query) => {
         const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL, cut_seq', threadId, tenantId);
         if (boundary === null) return null;
-        // created_at as milliseconds since the epoch: a DATETIME holding UTC, counted in SQL without a zone, reads faster than its text.
-        const log = await query(
-          `SELECT 1, seq, role, content, message_id, metadata, provider_options, value_types, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', created_at) DIV 1000 ${AFTER_CUT} ORDER BY seq`,
-          [threadId, boundary.length > 0 ? Number(boundary.at(-1)) : 0],
-        );
+        const log = await query(SQL.logAfterCut, [threadId, boundary.length > 0 ? Number(boundary.at(-1)) : 0]);
         return historyOf(boundary.length > 0 ? [boundary, ...log] : log);
       }),
 
@@ -102,7 +89,7 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
       connection.read(async (query) => {
         const boundary = await latest(query, 'message_count, cut_seq', threadId, tenantId);
         if (boundary === null) return null;
-        const [[count]] = await query(`SELECT COUNT(*) ${AFTER_CUT}`, [threadId, boundary.length > 0 ? Number(boundary[1]) : 0]);
+        const [[count]] = await query(SQL.countAfterCut, [threadId, boundary.length > 0 ? Number(boundary[1]) : 0]);
         return (boundary.length > 0 ? Number(boundary[0]) : 0) + Number(count);
       }),
 
@@ -113,17 +100,9 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
   };
 }
 
-/**
- * Bumps the thread's counter by `count`, or creates the thread holding `count`,
- * unless it was deleted; returns its last sequence number. LAST_INSERT_ID(expr)
- * hands a bumped counter back in the statement's own reply.
- */
+/** Bumps the thread's counter by `count`, or creates the thread holding `count`, unless it was deleted; returns its last sequence number. */
 async function upsertThread(query: Query, threadId: string, count: number, now: Date): Promise<number> {
-  const result = await query(
-    `INSERT INTO agent_thread (id, last_seq, created_at, updated_at) SELECT ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = ?)
-     ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + VALUES(last_seq)), updated_at = VALUES(updated_at)`,
-    [threadId, count, now, now, threadId],
-  );
+  const result = await query(SQL.upsertThread, [threadId, count, now, now, threadId]);
   // 1: inserted; 2: an existing row was bumped; 0: no row to insert, the thread was deleted.
   if (result.affectedRows === 0) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   return result.affectedRows === 1 ? count : Number(result.insertId);
@@ -131,12 +110,7 @@ async function upsertThread(query: Query, threadId: string, count: number, now: 
 
 /** Scoped, only the tenant's existing thread is bumped; null when there is none. */
 async function bumpTenantsThread(query: Query, threadId: string, count: number, now: Date, tenantId: string): Promise<number | null> {
-  const bumped = await query('UPDATE agent_thread SET last_seq = LAST_INSERT_ID(last_seq + ?), updated_at = ? WHERE id = ? AND tenant_id = ?', [
-    count,
-    now,
-    threadId,
-    tenantId,
-  ]);
+  const bumped = await query(SQL.bumpTenantsThread, [count, now, threadId, tenantId]);
   // No row matched: the reply carries no id (a bumped counter is at least 1).
   const last = Number(bumped.insertId ?? 0);
   return last === 0 ? null : last;

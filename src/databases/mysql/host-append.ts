@@ -15,27 +15,14 @@ import { StoreBusyError, StoreNotFoundError } from '../../store.errors.js';
 import { BrokenHostTransaction } from '../../engine/adapter-statement.js';
 import { messageInserts } from '../../engine/portable-sql.js';
 import type { Query } from './mariadb-pool.js';
-
-const SAVEPOINT = 'nestjs_agent_store_append';
-/**
- * Locks the thread's row, creating it (at 0) unless it is missing and deleted, and changes nothing
- * else: no version of ours for the snapshot read after it to see. LAST_INSERT_ID(last_seq + 1) puts
- * the count as locked, plus one, in the reply's insert id, which is 0 when the row was created.
- */
-const LOCK_AND_COUNT = `INSERT INTO agent_thread (id, last_seq, created_at, updated_at) SELECT ?, 0, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = ?)
-  ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + 1) - 1`;
-/** Scoped: the tenant's thread locked, with its count; no row when it is not the tenant's. */
-const LOCK_TENANTS = 'SELECT last_seq FROM agent_thread WHERE id = ? AND tenant_id = ? FOR UPDATE';
-/** The count as the transaction's snapshot holds it (a plain read takes the snapshot if there was none; a row this call created is in it). */
-const SNAPSHOT_COUNT = 'SELECT last_seq FROM agent_thread WHERE id = ?';
-const BUMP = 'UPDATE agent_thread SET last_seq = ?, updated_at = ? WHERE id = ?';
+import { SQL } from './sql.js';
 
 /**
  * Appends `messages` in the transaction whose connection `query` runs on; the last seq handed out,
  * or null when scoped and the thread is not the tenant's (nothing written).
  */
 export async function appendInHost(query: Query, threadId: string, messages: Message[], now: Date, tenantId: string | undefined): Promise<number | null> {
-  const [opened, counted] = await Promise.allSettled([query(`SAVEPOINT ${SAVEPOINT}`, []), checkedCount(query, threadId, now, tenantId)]);
+  const [opened, counted] = await Promise.allSettled([query(SQL.savepoint, []), checkedCount(query, threadId, now, tenantId)]);
   // The lock ran without the savepoint: a row it created cannot be undone.
   if (opened.status === 'rejected') throw broken('a store write in your transaction could not open its savepoint', opened.reason);
   try {
@@ -46,11 +33,11 @@ export async function appendInHost(query: Query, threadId: string, messages: Mes
     assertSeqInRange(threadId, last);
     // Only the bump and the first INSERT pipelined: after a deadlock (the transaction gone), a statement already sent would commit on its own.
     const [first, ...rest] = messageInserts(threadId, count + 1, messages);
-    await Promise.all([query(BUMP, [last, now, threadId]), query(first.text, first.args)]);
+    await Promise.all([query(SQL.setCount, [last, now, threadId]), query(first.text, first.args)]);
     for (const { text, args } of rest) await query(text, args);
     return last;
   } catch (error) {
-    await query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`, []).catch((failure: unknown) => {
+    await query(SQL.rollbackToSavepoint, []).catch((failure: unknown) => {
       const why = broken('a store write in your transaction could not be undone', failure);
       throw new BrokenHostTransaction(why.message, error);
     });
@@ -63,7 +50,7 @@ const broken = (message: string, failure: unknown) => (failure instanceof Broken
 
 /** The thread's count, its row locked, checked against the snapshot; null when scoped and it is not the tenant's. */
 async function checkedCount(query: Query, threadId: string, now: Date, tenantId: string | undefined): Promise<number | null> {
-  const [count, snapshot] = await Promise.all([lockedCount(query, threadId, now, tenantId), query(SNAPSHOT_COUNT, [threadId])]);
+  const [count, snapshot] = await Promise.all([lockedCount(query, threadId, now, tenantId), query(SQL.lastSeq(false), [threadId])]);
   if (count !== null && (snapshot.length === 0 || Number(snapshot[0][0]) !== count)) {
     throw new StoreBusyError(
       `session ${threadId} was written after your transaction's snapshot was taken (REPEATABLE READ): the store wrote nothing. ` +
@@ -75,10 +62,10 @@ async function checkedCount(query: Query, threadId: string, now: Date, tenantId:
 
 async function lockedCount(query: Query, threadId: string, now: Date, tenantId: string | undefined): Promise<number | null> {
   if (tenantId !== undefined) {
-    const [row] = await query(LOCK_TENANTS, [threadId, tenantId]);
+    const [row] = await query(SQL.lockTenantsThread, [threadId, tenantId]);
     return row === undefined ? null : Number(row[0]);
   }
-  const { insertId, affectedRows } = await query(LOCK_AND_COUNT, [threadId, now, now, threadId]);
+  const { insertId, affectedRows } = await query(SQL.lockAndCount, [threadId, now, now, threadId]);
   if (affectedRows === 0 && Number(insertId ?? 0) === 0) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   return Math.max(Number(insertId ?? 0) - 1, 0);
 }

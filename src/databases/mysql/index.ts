@@ -10,18 +10,19 @@ import type { PrismaClientClass, ProviderKit } from '../../engine/provider-kit.j
 import { classifyMysql } from './errors.js';
 import { mysqlFastPaths, mysqlHostFastPaths } from './fast-paths.js';
 import { mysqlMigrations } from './migrations.js';
-import { assertSnapshotCurrent, LOCK_UNCHANGED, lastSeqStatement, type ThreadRowReads } from './snapshot-check.js';
+import { assertSnapshotCurrent, type ThreadRowReads } from './snapshot-check.js';
+import { SQL } from './sql.js';
 import { onPoolError } from './mariadb-pool.js';
 import { refusingAtOnce } from './refusals.js';
 import { failingOver } from './failover.js';
 import { GALERA_RETRY, galeraAware, isGaleraNode, SYNC_WAIT } from './galera.js';
 
 const lastSeqOf = async (tx: PrismaTx, threadId: string, locking = false) =>
-  (await tx.$queryRawUnsafe<{ last_seq: number | bigint }[]>(lastSeqStatement(locking), threadId)).map((row) => Number(row.last_seq))[0];
+  (await tx.$queryRawUnsafe<{ last_seq: number | bigint }[]>(SQL.lastSeq(locking), threadId)).map((row) => Number(row.last_seq))[0];
 
 /** The snapshot check's statements through Prisma's transaction client. */
 const throughPrisma = (tx: PrismaTx): ThreadRowReads => ({
-  lockUnchanged: async (threadId, now) => void (await tx.$executeRawUnsafe(LOCK_UNCHANGED, threadId, now, now)),
+  lockUnchanged: async (threadId, now) => void (await tx.$executeRawUnsafe(SQL.lockUnchanged, threadId, now, now)),
   lastSeq: (threadId, locking) => lastSeqOf(tx, threadId, locking),
 });
 
@@ -116,18 +117,12 @@ export const mysql: ProviderKit = {
     readIsolation: 'RepeatableRead',
     lockThreads: selectForUpdate(placeholder),
     lockSubtree: lockSubtreeForUpdate,
-    // Keeping the row sets a key column to itself (INSERT IGNORE would swallow every other error too).
-    onConflict: (keys, update) =>
-      `ON DUPLICATE KEY UPDATE ${update.length === 0 ? `${keys[0]} = ${keys[0]}` : update.map((column) => `${column} = VALUES(${column})`).join(', ')}`,
+    onConflict: SQL.onConflict,
     placeholder,
-    // INSERT IGNORE would swallow every error, and ON DUPLICATE KEY locks the row. A
-    // read-committed INSERT … SELECT reads without locking; a racing insert of the same
-    // id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
+    // A racing insert of the same id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
     async ensureThread(tx, id, now) {
       try {
-        const inserted = await tx.$executeRaw`
-          INSERT INTO agent_thread (id, last_seq, created_at, updated_at)
-          SELECT ${id}, 0, ${now}, ${now} FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM agent_thread WHERE id = ${id})`;
+        const inserted = await tx.$executeRawUnsafe(SQL.ensureThread, id, now, now, id);
         return inserted > 0;
       } catch (error) {
         if (adapterFailureOf(error)?.kind !== 'UniqueConstraintViolation' && (error as { code?: string }).code !== 'P2002') throw error;
@@ -137,13 +132,11 @@ export const mysql: ProviderKit = {
     // MySQL has no RETURNING on upserts; its own write is visible to the read that follows.
     async reserveSeqs(tx, threadId, count, now, inHost) {
       if (inHost) await assertSnapshotCurrent(throughPrisma(tx), threadId, now);
-      await tx.$executeRaw`
-        INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (${threadId}, ${count}, ${now}, ${now})
-        ON DUPLICATE KEY UPDATE last_seq = last_seq + VALUES(last_seq), updated_at = VALUES(updated_at)`;
+      await tx.$executeRawUnsafe(SQL.reserveSeqs, threadId, count, now, now);
       return (await lastSeqOf(tx, threadId))!;
     },
     // A locking read sees the latest committed row at any level.
-    isDeleted: async (tx, id) => (await tx.$queryRaw<unknown[]>`SELECT 1 FROM agent_tombstone WHERE id = ${id} LOCK IN SHARE MODE`).length > 0,
+    isDeleted: async (tx, id) => (await tx.$queryRawUnsafe<unknown[]>(SQL.tombstone, id)).length > 0,
   },
 
   // They run on the connector pool under Prisma's MariaDB adapter.

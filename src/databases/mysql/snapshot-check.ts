@@ -13,10 +13,6 @@ export interface ThreadRowReads {
   lastSeq(threadId: string, locking: boolean): Promise<number | undefined>;
 }
 
-export const LOCK_UNCHANGED = `INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES (?, 0, ?, ?)
-  ON DUPLICATE KEY UPDATE last_seq = last_seq`;
-export const lastSeqStatement = (locking: boolean) => `SELECT last_seq FROM agent_thread WHERE id = ?${locking ? ' FOR UPDATE' : ''}`;
-
 /**
  * The lock comes first and takes no snapshot: an upsert that changes nothing leaves no version of
  * ours to read, so the plain read after it sees the snapshot (taken now, if the transaction had none).

@@ -6,7 +6,8 @@ import { requireHost } from '../../engine/server-url.js';
 import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../../engine/portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
 import { failoverAdapterFactory } from './failover.js';
-import { placeholder, postgresFastPaths, postgresHostFastPaths, TOMBSTONE_PROBE } from './fast-paths.js';
+import { postgresFastPaths, postgresHostFastPaths } from './fast-paths.js';
+import { placeholder, SQL } from './sql.js';
 import { classifyPostgres } from './errors.js';
 import { postgresMigrations } from './migrations.js';
 import { replicaPositions } from './replica-positions.js';
@@ -14,10 +15,10 @@ import { replicaPositions } from './replica-positions.js';
 /** The name Prisma's pg adapter gives itself. */
 const PG_ADAPTER = '@prisma/adapter-pg';
 
-/** TOMBSTONE_PROBE through Prisma's transaction client. */
+/** SQL.tombstoneProbe through Prisma's transaction client. */
 async function deletedSinceAnySnapshot(tx: PrismaTx, id: string): Promise<boolean> {
-  if ((await tx.$queryRawUnsafe<unknown[]>(TOMBSTONE_PROBE.insert, id, new Date())).length === 0) return true;
-  await tx.$executeRawUnsafe(TOMBSTONE_PROBE.undo, id);
+  if ((await tx.$queryRawUnsafe<unknown[]>(SQL.tombstoneProbe.insert, id, new Date())).length === 0) return true;
+  await tx.$executeRawUnsafe(SQL.tombstoneProbe.undo, id);
   return false;
 }
 

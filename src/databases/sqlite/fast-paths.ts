@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { Statement as PreparedStatement } from 'better-sqlite3';
 import { assertSeqInRange } from '../../engine/tables/message-rows.js';
-import { historyOf, MESSAGE_COLUMNS } from '../../engine/row-codec.js';
+import { historyOf } from '../../engine/row-codec.js';
 import { sessionOf } from '../../engine/tables/session-list.js';
 import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
@@ -13,36 +13,7 @@ import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
 import type { ReadPlan, Run, Statement, Value } from '../../engine/adapter-statement.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
-
-// Scoped, the tenant is @tenant, and every part is gated on the thread being the
-// tenant's (an uncorrelated EXISTS, evaluated once), so another tenant's log is never read.
-const OWNED = 'SELECT 1 FROM agent_thread WHERE id = @thread AND tenant_id = @tenant';
-const gate = (scoped: boolean) => (scoped ? ` AND EXISTS (${OWNED})` : '');
-/** The latest boundary's column of the thread @thread. */
-const latest = (column: string, scoped: boolean) => `(SELECT ${column} FROM agent_boundary WHERE thread_id = @thread${gate(scoped)} ORDER BY seq DESC LIMIT 1)`;
-const afterCut = (scoped: boolean) =>
-  `FROM agent_message WHERE thread_id = @thread AND event_type IS NULL AND seq > COALESCE(${latest('cut_seq', scoped)}, 0)${gate(scoped)}`;
-
-// One statement, one snapshot. The cut is a scalar subquery: SQLite bounds the index range on (thread_id, seq) with it (a join makes it scan).
-// Scoped, a first row of part -1 says that the thread is the tenant's.
-const history = (scoped: boolean) => `${scoped ? `SELECT -1 AS part, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM (${OWNED}) UNION ALL ` : ''}
-  SELECT 0 AS part, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL FROM (SELECT messages FROM agent_boundary WHERE thread_id = @thread${gate(scoped)} ORDER BY seq DESC LIMIT 1)
-  UNION ALL
-  SELECT 1, seq, ${MESSAGE_COLUMNS} ${afterCut(scoped)}
-  ORDER BY 1, 2`;
-const count = (scoped: boolean) =>
-  `SELECT ${scoped ? `EXISTS (${OWNED})` : '1'}, COALESCE(${latest('message_count', scoped)}, 0) + (SELECT COUNT(*) ${afterCut(scoped)})`;
-/** The read statements, exported for the query-plan tests. */
-export const STATEMENTS = { history: history(false), scopedHistory: history(true), count: count(false), scopedCount: count(true) };
-
-/** Bumps the thread's counter, or creates the thread holding @count; a deleted thread (a tombstone, no row) returns no row. */
-const UPSERT_THREAD = `INSERT INTO agent_thread (id, last_seq, created_at, updated_at)
-  SELECT @thread, @count, @at, @at WHERE NOT EXISTS (SELECT 1 FROM agent_tombstone WHERE id = @thread)
-  ON CONFLICT (id) DO UPDATE SET last_seq = last_seq + excluded.last_seq, updated_at = excluded.updated_at
-  RETURNING last_seq`;
-/** Scoped, only the tenant's existing thread is bumped; no row otherwise. */
-const BUMP_TENANTS_THREAD =
-  'UPDATE agent_thread SET last_seq = last_seq + @count, updated_at = @at WHERE id = @thread AND tenant_id = @tenant RETURNING last_seq';
+import { SQL } from './sql.js';
 
 /** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
 const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
@@ -65,8 +36,8 @@ function appendIn(db: Database.Database, prepared: (sql: string) => PreparedStat
     append = db.transaction((threadId: string, messages: Message[], at: string, tenantId?: string): number | null => {
       const bumped = (
         tenantId === undefined
-          ? prepared(UPSERT_THREAD).get({ thread: threadId, count: messages.length, at })
-          : prepared(BUMP_TENANTS_THREAD).get({ thread: threadId, count: messages.length, at, tenant: tenantId })
+          ? prepared(SQL.upsertThread).get({ thread: threadId, count: messages.length, at })
+          : prepared(SQL.bumpTenantsThread).get({ thread: threadId, count: messages.length, at, tenant: tenantId })
       ) as { last_seq: number } | undefined;
       if (!bumped && tenantId !== undefined) return null;
       if (!bumped) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
@@ -138,8 +109,8 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
       run((prepared) => {
         const rows = (
           tenantId === undefined
-            ? prepared(STATEMENTS.history).raw().all({ thread: threadId })
-            : prepared(STATEMENTS.scopedHistory).raw().all({ thread: threadId, tenant: tenantId })
+            ? prepared(SQL.history).raw().all({ thread: threadId })
+            : prepared(SQL.scopedHistory).raw().all({ thread: threadId, tenant: tenantId })
         ) as Row[];
         if (tenantId !== undefined && rows[0]?.[0] !== -1) return null;
         return historyOf(tenantId === undefined ? rows : rows.slice(1));
@@ -149,8 +120,8 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
       run((prepared) => {
         const [owned, total] = (
           tenantId === undefined
-            ? prepared(STATEMENTS.count).raw().get({ thread: threadId })
-            : prepared(STATEMENTS.scopedCount).raw().get({ thread: threadId, tenant: tenantId })
+            ? prepared(SQL.count).raw().get({ thread: threadId })
+            : prepared(SQL.scopedCount).raw().get({ thread: threadId, tenant: tenantId })
         ) as Row;
         return Number(owned) === 0 ? null : Number(total);
       }),
