@@ -5,10 +5,12 @@
 //   stores/<feature>/      a store's contract, service and operations
 //   databases/<kit>/       one database's kit
 //   engine/          the database handle, transactions, retries, errors, codecs, the tables' rows
+//   values/          what a value is: the input rules, the stored and JSON forms, redaction
 //   the public types and errors (LEAVES), which import nothing but each other
 // `npm run lint:deps` checks them; test/internals/layers.test.ts shows a broken rule fails it.
 const LEAVES = '^src/(store\\.errors|message\\.types|session\\.types|lifecycle\\.types|jsonl\\.types)\\.ts$';
 const ENGINE = '^src/engine/';
+const VALUES = '^src/values/';
 const GENERATED = '^src/generated/';
 const STORE_SURFACE = '^src/stores/[^/]+/index\\.ts$';
 
@@ -25,36 +27,45 @@ module.exports = {
       to: { circular: true },
     },
     only('leaves-import-leaves', 'The public types and errors import nothing but each other.', LEAVES, [LEAVES]),
-    only('engine-at-the-bottom', 'The engine imports only the engine, the public types and errors, and the generated clients.', ENGINE, [
+    only('values-at-the-bottom', 'The values import only each other and the public types and errors.', VALUES, [VALUES, LEAVES]),
+    only('engine-on-the-values', 'The engine imports only the engine, the values, the public types and errors, and the generated clients.', ENGINE, [
       ENGINE,
+      VALUES,
       LEAVES,
       GENERATED,
     ]),
-    only('kits-import-the-engine', 'A database kit imports its own folder and the engine.', '^src/databases/([^/]+)/', [
-      '^src/databases/$1/',
+    only(
+      'kits-import-the-engine',
+      'A database kit imports its own folder, the engine, the public types and errors, and its generated client.',
+      '^src/databases/([^/]+)/',
+      ['^src/databases/$1/', ENGINE, VALUES, LEAVES, GENERATED],
+    ),
+    only('kits-are-listed', 'The list of kits (databases/index.ts) imports the kits and the engine.', '^src/databases/index\\.ts$', [
+      '^src/databases/[^/]+/index\\.ts$',
       ENGINE,
       LEAVES,
-      GENERATED,
     ]),
     only('stores-import-the-engine', 'A store imports its own folder, the engine, and other stores only through their index.ts.', '^src/stores/([^/]+)/', [
       '^src/stores/$1/',
       STORE_SURFACE,
       ENGINE,
+      VALUES,
       LEAVES,
     ]),
     only('integrations-own-their-storage', "An integration imports its own folder, the stores' public surface and the engine.", '^src/integrations/([^/]+)/', [
       '^src/integrations/$1/',
       STORE_SURFACE,
       ENGINE,
+      VALUES,
       LEAVES,
     ]),
-    only('http-on-the-stores', "The HTTP API imports its own folder, the stores' public surface and the engine.", '^src/http/', [
+    only('http-on-the-stores', "The HTTP API imports its own folder, the stores' public surface, the values and the public types and errors.", '^src/http/', [
       '^src/http/',
       STORE_SURFACE,
-      ENGINE,
+      VALUES,
       LEAVES,
     ]),
-    only('cli-on-the-engine', 'The CLI imports its own folder and the engine.', '^src/cli/', ['^src/cli/', ENGINE, LEAVES]),
+    only('cli-on-the-engine', 'The CLI imports its own folder, the engine and the values.', '^src/cli/', ['^src/cli/', ENGINE, VALUES, LEAVES]),
     {
       name: 'integrations-are-subpaths',
       comment: 'Nothing outside an integration imports it: each is a subpath export of its own.',
@@ -65,7 +76,6 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: ['node_modules', GENERATED] },
-    exclude: { path: GENERATED },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
   },

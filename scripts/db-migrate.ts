@@ -3,7 +3,7 @@
 // a server database is migrated by this, once per deploy, before the app starts.
 import { Logger } from '@nestjs/common';
 import { migrateUrl } from '../src/engine/open-database.js';
-import { redactText, redactUrl } from '../src/engine/redact.js';
+import { redactText, redactUrl } from '../src/values/redact.js';
 import { StoreError } from '../src/store.errors.js';
 import { resolveOptions, type ResolvedStoreOptions } from '../src/store.options.js';
 

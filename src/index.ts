@@ -18,7 +18,7 @@ export * from './lifecycle.types.js';
 export * from './store.errors.js';
 export { FailedMigrationError } from './engine/migrator.js';
 export { SerializedSqliteAdapterFactory, type SqliteOptions } from './databases/sqlite/sqlite-adapter.js';
-export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './engine/validation.js';
+export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './values/validation.js';
 export {
   balanceToolCalls,
   toolCallRepairMessage,
@@ -26,4 +26,4 @@ export {
   type ToolCallRepairOptions,
   type ToolCallOrphan,
 } from './stores/messages/tool-call-repair.js';
-export { VALUE_TYPES, type ValueType, type ValueTypes, type ValuePath } from './engine/stored-values.js';
+export { VALUE_TYPES, type ValueType, type ValueTypes, type ValuePath } from './values/stored-values.js';

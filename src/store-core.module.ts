@@ -8,7 +8,7 @@ import { openDatabase } from './engine/open-database.js';
 import { HistoryProviders } from './stores/messages/history-provider.js';
 import { MessageStore } from './stores/messages/message-store.js';
 import { PrismaMessageStore } from './stores/messages/message-store.service.js';
-import { redactText } from './engine/redact.js';
+import { redactText } from './values/redact.js';
 import { SessionStore } from './stores/sessions/session-store.js';
 import { PrismaSessionStore } from './stores/sessions/session-store.service.js';
 import { StoreHealthIndicator } from './stores/health/store-health.indicator.js';

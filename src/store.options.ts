@@ -1,7 +1,7 @@
 // The module's options, and their validation at start-up.
 import { StoreConfigurationError } from './store.errors.js';
 import { KITS, kitOfUrl, type ProviderKit } from './databases/index.js';
-import { redactUrl } from './engine/redact.js';
+import { redactUrl } from './values/redact.js';
 import type { ResolvedStoreOptions, SqliteVacuum, TransactionHostLike } from './engine/resolved-options.js';
 
 export type { ResolvedStoreOptions, SqliteVacuum, TransactionHostLike } from './engine/resolved-options.js';

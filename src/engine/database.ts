@@ -2,16 +2,14 @@
 // kit, retries of transient conflicts, errors turned into StoreErrors, and the
 // kit's fast paths. Inside the application's own transaction (a host
 // transaction) every call runs in it instead, and is never retried there.
-import { wrappedFastPaths, type FastPaths, type ProviderKit } from './provider-kit.js';
-import type { IsolationLevel } from './dialect.js';
+import type { FastPaths, ProviderKit, RetryPolicy } from './provider-kit.js';
+import type { IsolationLevel, StoreTx } from './dialect.js';
 import { BrokenHostTransaction } from './adapter-statement.js';
 import { AdapterDisposed, transactionKey, isTransactionOf } from './client-adapter.js';
 import { StoreBusyError, StoreConfigurationError, StoreDatabaseError, StoreError } from '../store.errors.js';
 import { toStoreError } from './db-errors.js';
 import { DEFAULT_RETRY, withRetries } from './retry.js';
-import type { RetryPolicy } from './provider-kit.js';
 import type { PrismaTx, StoreClient } from './store-client.js';
-import type { StoreTx } from './dialect.js';
 import type { TablePart } from './store-models.js';
 import type { ReplicaReads } from './replica-reads.js';
 import type { FastPathSource, PooledFastPaths } from './fast-path-source.js';
@@ -28,7 +26,7 @@ export interface DatabaseOptions {
   close?: () => Promise<void>;
   limits?: TransactionLimits;
   /** Where the kit's fast paths run; absent when they cannot (every call goes through Prisma). */
-  fastPaths?: FastPathSource;
+  fastPathSource?: FastPathSource;
   /** The retries of conflicts; a function is asked at each call (a Galera cluster is known once a connection answered). */
   retry?: RetryPolicy | (() => RetryPolicy | undefined);
   /** The host transaction a call runs in, if one is open now (nestjs-cls's TransactionHost, or a client given to withTransaction). */
@@ -40,6 +38,21 @@ export interface DatabaseOptions {
   /** Whether every erasing call rebuilds the database's files where its kit can (SQLite's VACUUM), or only the bulk jobs. Default: every call. */
   rebuildAfter?: 'every-erasing-call' | 'bulk-jobs';
 }
+
+/**
+ * Fast paths each of whose calls runs through `wrap`, which is given the call to make on fast
+ * paths of its choosing (on a pool, or in a host transaction's queue), all of
+ * the kind of `wrapped` (the same kit's, on the same kind of connection), and whether it writes.
+ */
+const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T>, writes: boolean) => Promise<T>, wrapped: FastPaths): FastPaths => ({
+  append: (...args) => wrap((paths) => paths.append(...args), true),
+  history: (...args) => wrap((paths) => paths.history(...args), false),
+  count: (...args) => wrap((paths) => paths.count(...args), false),
+  listSessions: (...args) => wrap((paths) => paths.listSessions(...args), false),
+  ...(wrapped.transaction && { transaction: (write, work) => wrap((paths) => paths.transaction!(write, work), write) }),
+  ...(wrapped.writeAll && { writeAll: (statements) => wrap((paths) => paths.writeAll!(statements), true) }),
+  ...(wrapped.readAll && { readAll: (plan) => wrap((paths) => paths.readAll!(plan), false) }),
+});
 
 /** The last store call in each host transaction, which the next one waits for. */
 const HOST_CALLS = new WeakMap<object, Promise<unknown>>();
@@ -54,7 +67,7 @@ const DEFAULT_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 30_000 };
 const MS_PER_ROW = 1;
 
 export class StoreDatabase {
-  readonly #fastPaths?: FastPathSource;
+  readonly #fastPathSource?: FastPathSource;
   /** The fast paths on each pool, as every call outside a host transaction runs (see #onPool). */
   readonly #onPools = new WeakMap<PooledFastPaths, FastPaths>();
   readonly #close?: () => Promise<void>;
@@ -74,7 +87,7 @@ export class StoreDatabase {
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#hostTransaction = options.hostTransaction;
-    this.#fastPaths = options.fastPaths;
+    this.#fastPathSource = options.fastPathSource;
     this.#checkTables = options.checkTables;
     this.#replicas = options.replicas;
     this.#rebuildEveryErasure = options.rebuildAfter !== 'bulk-jobs';
@@ -116,11 +129,13 @@ export class StoreDatabase {
    * transaction under it. Undefined when they cannot run: the call goes through Prisma.
    */
   async fastPaths(): Promise<FastPaths | undefined> {
-    const source = this.#fastPaths;
+    const source = this.#fastPathSource;
     if (!source) return undefined;
     const host = this.#hostTransaction?.();
     if (host) {
-      const paths = await this.#inHost(host, () => source.inHost(host));
+      const inHost = source.inHost;
+      if (!inHost) return undefined;
+      const paths = await this.#inHost(host, () => inHost(host));
       return paths && wrappedFastPaths((call) => this.#inHost(host, () => call(paths)), paths);
     }
     const pooled = await source.outside();
@@ -140,7 +155,7 @@ export class StoreDatabase {
     try {
       return await leased(pooled);
     } catch (error) {
-      const now = error instanceof AdapterDisposed ? await this.#fastPaths!.outside() : undefined;
+      const now = error instanceof AdapterDisposed ? await this.#fastPathSource!.outside() : undefined;
       if (!now || now === pooled) throw error;
       return await leased(now);
     } finally {
@@ -166,7 +181,7 @@ export class StoreDatabase {
       limits: this.#limits,
       retry: this.#retry,
       hostTransaction: () => candidate as unknown as PrismaTx,
-      fastPaths: this.#fastPaths,
+      fastPathSource: this.#fastPathSource,
       checkTables: this.#checkTables,
     });
   }

@@ -3,7 +3,7 @@
 // database shares: Prisma's error codes and the adapters' failure kinds.
 // Unknown errors become StoreDatabaseError, keeping their cause.
 import type { FailureKind, ProviderKit } from './provider-kit.js';
-import { redactText } from './redact.js';
+import { redactText } from '../values/redact.js';
 import {
   StoreBusyError,
   StoreConflictError,
@@ -13,7 +13,7 @@ import {
   StoreUnavailableError,
   StoreValidationError,
 } from '../store.errors.js';
-import { MAX_INTEGER } from './validation.js';
+import { MAX_INTEGER } from '../values/validation.js';
 
 /** What a driver adapter reports about a failure (`DriverAdapterError.cause`). */
 export interface AdapterFailure {

@@ -18,15 +18,15 @@ export interface PooledFastPaths {
 export interface FastPathSource {
   /** Outside an application's transaction: on the adapter Prisma runs on now; undefined when they cannot run there. */
   outside(): PooledFastPaths | undefined | Promise<PooledFastPaths | undefined>;
-  /** In the application's transaction `host`: on the driver's transaction under it; undefined when they cannot run there. */
-  inHost(host: PrismaTx): Promise<FastPaths | undefined>;
+  /** In the application's transaction `host`: on the driver's transaction under it; undefined when they cannot run there, absent when they never can. */
+  inHost?(host: PrismaTx): Promise<FastPaths | undefined>;
 }
 
 /** On the store's own pool, one adapter for its life (an application's transaction cannot be one of its client's). */
 export function ownPoolFastPaths(kit: ProviderKit, adapter: SqlDriverAdapter): FastPathSource {
   const paths = withTransactions(kit.fastPaths(adapter, true), adapterTransactions(adapter, kit));
   const pooled = paths && { paths };
-  return { outside: () => pooled, inHost: async () => undefined };
+  return { outside: () => pooled };
 }
 
 /** On the adapter under the application's client, as `adapterOf` finds it now, and in its transactions. */

@@ -5,7 +5,7 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-a
 import { sql } from './adapter-statement.js';
 import { clientFastPaths, ownPoolFastPaths } from './fast-path-source.js';
 import type { ProviderKit, Query, RetryPolicy, UrlOptions } from './provider-kit.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../values/redact.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import type { ResolvedStoreOptions, TransactionHostLike } from './resolved-options.js';
 import { StoreDatabase } from './database.js';
@@ -55,6 +55,7 @@ async function openPool(factory: SqlDriverAdapterFactory, options: Extract<Resol
   const client = new PrismaClient({ adapter: shared.factory }) as StoreClient;
   // A transaction waits for a connection as long as the pool lets any call wait (on SQLite, for the write lock).
   const maxWait = kit.maxWaitMs(options);
+  const fastPathSource = ownPoolFastPaths(kit, adapter);
   const close = async () => {
     await client.$disconnect();
     await shared.disposeUnlessTaken();
@@ -67,7 +68,7 @@ async function openPool(factory: SqlDriverAdapterFactory, options: Extract<Resol
       new StoreDatabase(client, kit, {
         retry: kit.retryPolicyOn?.(adapter),
         limits: { maxWait, timeout: Math.max(30_000, maxWait) },
-        fastPaths: ownPoolFastPaths(kit, adapter),
+        fastPathSource,
         replicas,
         rebuildAfter: options.sqliteVacuum,
         close: async () => {
@@ -104,7 +105,7 @@ async function openClient(options: Extract<ResolvedStoreOptions, { source: 'clie
   const retry = await retryPolicyOf(kit, async (statement) => (await client.$queryRawUnsafe<Record<string, unknown>[]>(statement)).map(Object.values), logger);
   return new StoreDatabase(client, kit, {
     retry,
-    fastPaths: adapter && clientFastPaths(kit, adapter),
+    fastPathSource: adapter && clientFastPaths(kit, adapter),
     hostTransaction,
     checkTables: (part) => checkStoreSchema(client, kit, part),
     rebuildAfter: options.sqliteVacuum,

@@ -81,21 +81,6 @@ export interface FastPaths {
   readAll?: ReadAll;
 }
 
-/**
- * Fast paths each of whose calls runs through `wrap`, which is given the call to make on fast
- * paths of its choosing (a retry, a host transaction's queue, a lease on the adapter), all of
- * the kind of `wrapped` (the same kit's, on the same kind of connection), and whether it writes.
- */
-export const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T>, writes: boolean) => Promise<T>, wrapped: FastPaths): FastPaths => ({
-  append: (...args) => wrap((paths) => paths.append(...args), true),
-  history: (...args) => wrap((paths) => paths.history(...args), false),
-  count: (...args) => wrap((paths) => paths.count(...args), false),
-  listSessions: (...args) => wrap((paths) => paths.listSessions(...args), false),
-  ...(wrapped.transaction && { transaction: (write, work) => wrap((paths) => paths.transaction!(write, work), write) }),
-  ...(wrapped.writeAll && { writeAll: (statements) => wrap((paths) => paths.writeAll!(statements), true) }),
-  ...(wrapped.readAll && { readAll: (plan) => wrap((paths) => paths.readAll!(plan), false) }),
-});
-
 /** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */
 export interface MigrationSteps {
   /** Prisma's DDL for `_prisma_migrations`. */

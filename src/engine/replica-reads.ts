@@ -6,7 +6,7 @@
 // replica's only when what it was last known to have replayed is not enough.
 import type { Logger } from '@nestjs/common';
 import type { Query, ReplicaPositions } from './provider-kit.js';
-import { redactText } from './redact.js';
+import { redactText } from '../values/redact.js';
 import { StoreDatabaseError, StoreUnavailableError } from '../store.errors.js';
 
 // Times are performance.now()'s, which the system clock's changes do not move: set back, Date.now() would stretch

@@ -5,9 +5,9 @@
 // with the list of where they were. Drivers hand dates back as Date objects, ISO
 // text (a date without a zone is UTC, as the store writes them) or epoch milliseconds.
 import type { HistoryMessage, JsonObject, Message, StoredMessage } from '../message.types.js';
-import { deserializeMessage, serializeMessage, type SerializedMessage } from './message-json.js';
-import { messageTexts } from './validation.js';
-import { fromJsonForm } from './stored-values.js';
+import { deserializeMessage, serializeMessage, type SerializedMessage } from '../values/message-json.js';
+import { messageTexts } from '../values/validation.js';
+import { fromJsonForm } from '../values/stored-values.js';
 
 /** A message's fields in agent_message, after (thread_id, seq): JSON as text. */
 export interface MessageFields {

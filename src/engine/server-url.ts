@@ -1,5 +1,5 @@
 // The url check of the server databases: a url the connector can parse, with a host.
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../values/redact.js';
 import { StoreConfigurationError } from '../store.errors.js';
 
 /** A checkUrl that refuses a url without a host, showing `example` as what to pass. */

@@ -25,11 +25,17 @@ export interface StoreTable {
   part: TablePart;
 }
 
-/** `models` as `provider`'s schema takes them: SQLite has no native types, and PostgreSQL's text has no length. */
-export function modelsFor(provider: Provider, models: string): string {
-  if (provider === 'sqlite') return models.replace(/[ \t]+@db\.\w+(\([^)]*\))?/g, '');
-  return provider === 'postgresql' ? models.replaceAll('@db.LongText', '@db.Text') : models;
-}
+/** The models as each provider's schema takes them (a new provider does not type-check until it has its entry). */
+const SCHEMA_MODELS: Record<Provider, (models: string) => string> = {
+  // SQLite has no native types.
+  sqlite: (models) => models.replace(/[ \t]+@db\.\w+(\([^)]*\))?/g, ''),
+  // PostgreSQL's text has no length.
+  postgresql: (models) => models.replaceAll('@db.LongText', '@db.Text'),
+  mysql: (models) => models,
+};
+
+/** `models` as `provider`'s schema takes them. */
+export const modelsFor = (provider: Provider, models: string): string => SCHEMA_MODELS[provider](models);
 
 // The closing brace stands alone on its line (a comment may follow it) in any schema Prisma formats or parses; a brace inside a line is a value.
 const BLOCK = /^((?:[ \t]*\/\/\/.*\n)*)[ \t]*(model|enum|view|type)[ \t]+(\w+)[ \t]*\{[^\n]*\n[\s\S]*?^[ \t]*\}[ \t]*(?:\/\/.*)?$/gm;

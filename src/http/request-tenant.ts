@@ -1,7 +1,7 @@
 // The tenant a guard authenticated, carried from the guard to the route handler.
 import { createParamDecorator, InternalServerErrorException, Logger, type ExecutionContext } from '@nestjs/common';
 import { StoreValidationError } from '../store.errors.js';
-import { idOf } from '../engine/validation.js';
+import { idOf } from '../values/validation.js';
 
 // A WeakMap rather than a property of the request: nothing a client sends can set it.
 const tenants = new WeakMap<object, string>();

@@ -1,7 +1,7 @@
 // How the store's routes answer errors: StoreErrors by kind, HTTP errors as they are, anything else as a bare 500.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { redactText } from '../engine/redact.js';
+import { redactText } from '../values/redact.js';
 import { StoreBusyError, StoreConflictError, StoreError, StoreNotFoundError, StoreUnavailableError, StoreValidationError } from '../store.errors.js';
 
 /**

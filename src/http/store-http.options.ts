@@ -1,7 +1,7 @@
 // The options of the HTTP API (StoreModule's `http` extra), and their validation.
 import type { CanActivate, Type } from '@nestjs/common';
 import { StoreConfigurationError, StoreValidationError } from '../store.errors.js';
-import { idOf } from '../engine/validation.js';
+import { idOf } from '../values/validation.js';
 
 /**
  * The HTTP API over the stores, mounted by `StoreModule.forRoot({ http })` or

@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
 import { SQL as MYSQL } from '../../src/databases/mysql/sql.js';
-import { SQL as POSTGRES_READS } from '../../src/databases/postgresql/sql.js';
-import { SQL as SQLITE_READS } from '../../src/databases/sqlite/sql.js';
+import { SQL as POSTGRES_SQL } from '../../src/databases/postgresql/sql.js';
+import { SQL as SQLITE_SQL } from '../../src/databases/sqlite/sql.js';
 import { eachDatabase } from '../support/databases.js';
 import { storeFor } from '../support/store-app.js';
 
@@ -251,7 +251,7 @@ eachDatabase((database) => {
         Array.from({ length: 20 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
       );
       await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary' }], 5, 0);
-      const reads = database.provider === 'sqlite' ? SQLITE_READS : POSTGRES_READS;
+      const reads = database.provider === 'sqlite' ? SQLITE_SQL : POSTGRES_SQL;
       const run = async (statement: string, tenant: string): Promise<unknown[][]> => {
         if (database.provider === 'sqlite') {
           const db = new Database(store.url.slice('file:'.length), { readonly: true });

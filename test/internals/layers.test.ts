@@ -81,7 +81,33 @@ test('the engine importing a store fails the check, even for a type', async () =
       'engine/database.ts': "import type { Store } from '../stores/messages/store.js';\nexport type Handle = Store;\n",
       'stores/messages/store.ts': 'export interface Store { append(): void }\n',
     }),
-  ).toEqual(['engine-at-the-bottom']);
+  ).toEqual(['engine-on-the-values']);
+}, 120_000);
+
+test('the values importing the engine, and the HTTP API importing the engine, fail the check', async () => {
+  expect(
+    await brokenRules({
+      'engine/database.ts': 'export const db = 1;\n',
+      'values/validation.ts': "import { db } from '../engine/database.js';\nexport const v = db;\n",
+      'http/controller.ts': "import { db } from '../engine/database.js';\nexport const c = db;\n",
+    }),
+  ).toEqual(['http-on-the-stores', 'values-at-the-bottom']);
+}, 120_000);
+
+test('a store importing a generated Prisma client fails the check; the engine may', async () => {
+  const client = { 'generated/sqlite/client.ts': 'export class PrismaClient {}\n' };
+  expect(
+    await brokenRules({
+      ...client,
+      'stores/messages/log.ts': "import { PrismaClient } from '../../generated/sqlite/client.js';\nexport const c = PrismaClient;\n",
+    }),
+  ).toEqual(['stores-import-the-engine']);
+  expect(
+    await brokenRules({
+      ...client,
+      'engine/store-client.ts': "import { PrismaClient } from '../generated/sqlite/client.js';\nexport const c = PrismaClient;\n",
+    }),
+  ).toEqual([]);
 }, 120_000);
 
 test("a store reaching into another store's files fails the check; through its index.ts it passes", async () => {

@@ -1,5 +1,5 @@
 // Nothing that may be a secret is ever printed: passwords in userinfo, secret parameters, in urls and in driver text.
-import { redactText, redactUrl } from '../../src/engine/redact.js';
+import { redactText, redactUrl } from '../../src/values/redact.js';
 import { resolveOptions } from '../../src/store.options.js';
 import { StoreConfigurationError } from '../../src/store.errors.js';
 

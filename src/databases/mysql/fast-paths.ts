@@ -10,7 +10,7 @@ import { StoreNotFoundError } from '../../store.errors.js';
 import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import { appendInHost } from './host-append.js';
-import { SQL } from './sql.js';
+import { placeholder, SQL } from './sql.js';
 import { inMariaDbTransaction, mariadbConnectionOf, mariadbPoolOf, queryOn, queryPool, type Query } from './mariadb-pool.js';
 
 /** Where the reads run: on the pool, each call a transaction of its own, or in an application's transaction. */
@@ -94,7 +94,7 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
       }),
 
     async listSessions(query) {
-      const { text, args } = listSessionsSql(query, () => '?');
+      const { text, args } = listSessionsSql(query, placeholder);
       return (await connection.query(text, args)).map(sessionOf);
     },
   };

@@ -1,7 +1,7 @@
 // MySQL and MariaDB, through Prisma's MariaDB adapter and the mariadb connector (both optional peer dependencies).
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import { adapterFailureOf } from '../../engine/db-errors.js';
-import { redactText } from '../../engine/redact.js';
+import { redactText } from '../../values/redact.js';
 import type { PrismaTx } from '../../engine/store-client.js';
 import { optionalDriver } from '../../engine/optional-driver.js';
 import { requireHost } from '../../engine/server-url.js';
@@ -11,7 +11,7 @@ import { classifyMysql } from './errors.js';
 import { mysqlFastPaths, mysqlHostFastPaths } from './fast-paths.js';
 import { mysqlMigrations } from './migrations.js';
 import { assertSnapshotCurrent, type ThreadRowReads } from './snapshot-check.js';
-import { SQL } from './sql.js';
+import { placeholder, SQL } from './sql.js';
 import { onPoolError } from './mariadb-pool.js';
 import { refusingAtOnce } from './refusals.js';
 import { failingOver } from './failover.js';
@@ -25,9 +25,6 @@ const throughPrisma = (tx: PrismaTx): ThreadRowReads => ({
   lockUnchanged: async (threadId, now) => void (await tx.$executeRawUnsafe(SQL.lockUnchanged, threadId, now, now)),
   lastSeq: (threadId, locking) => lastSeqOf(tx, threadId, locking),
 });
-
-/** How MySQL spells every parameter. */
-const placeholder = () => '?';
 
 /** Whether a connection found the server behind an adapter the kit made (one of its nodes) to be a Galera node. */
 const galeraOf = new WeakMap<SqlDriverAdapter, () => boolean>();

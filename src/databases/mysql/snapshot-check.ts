@@ -5,7 +5,7 @@
 // as that snapshot holds it must agree, or the write is a StoreBusyError.
 import { StoreBusyError } from '../../store.errors.js';
 
-/** The check's three statements, on Prisma's transaction client or straight on its connection. */
+/** The check's three statements, on Prisma's transaction client (host-append.ts runs the same check, pipelined, on the connection). */
 export interface ThreadRowReads {
   /** Locks the row (creating it when missing, as the store's upsert does, gap locks included) without changing it or taking a snapshot. */
   lockUnchanged(threadId: string, now: Date): Promise<void>;

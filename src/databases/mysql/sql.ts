@@ -4,6 +4,9 @@
 // statements every database spells alike are in engine/portable-sql.ts; the
 // migration locks are with the migrations (migrations.ts, galera.ts).
 
+/** How MySQL spells every parameter. */
+export const placeholder = () => '?';
+
 /** The rows of the thread ? after the cut ? (messages, not events). */
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
 

@@ -10,7 +10,7 @@
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
-import { redactText, redactUrl } from '../../engine/redact.js';
+import { redactText, redactUrl } from '../../values/redact.js';
 import { StoreConfigurationError } from '../../store.errors.js';
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE']);

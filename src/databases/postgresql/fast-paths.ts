@@ -30,15 +30,15 @@ async function appendRuns(
 ): Promise<number | null> {
   const [first, ...rest] = runs;
   const count = runs.reduce((sum, run) => sum + run.length, 0);
-  const args: Arg[] = tenantId === undefined ? [threadId, count, now] : [threadId, count, now, tenantId];
+  const { text, args } = SQL.firstRun(threadId, count, now, tenantId, first);
   // The counter's new value (null: not the tenant's thread); the INSERT runs whether or not the SELECT reads it.
-  const [[last]] = (await tx.queryRaw(sql(SQL.firstRun(first, args, tenantId !== undefined), args))).rows;
+  const [[last]] = (await tx.queryRaw(sql(text, args))).rows;
   if (tenantId === undefined && (await isDeleted(tx, threadId, now))) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
   if (last === null) return null;
   let after = Number(last) - count + first.length;
   for (const run of rest) {
-    const runArgs: Arg[] = [threadId, after];
-    await tx.executeRaw(sql(SQL.laterRun(run, runArgs), runArgs));
+    const later = SQL.laterRun(threadId, after, run);
+    await tx.executeRaw(sql(later.text, later.args));
     after += run.length;
   }
   return Number(last);
@@ -67,8 +67,8 @@ async function appendToExisting(
   now: Date,
   tenantId: string | undefined,
 ): Promise<{ last: number | null; deleted: boolean }> {
-  const args: Arg[] = tenantId === undefined ? [threadId, run.length, now] : [threadId, run.length, now, tenantId];
-  const [[last, deleted]] = (await tx.queryRaw(sql(SQL.appendToExisting(run, args, tenantId !== undefined), args))).rows;
+  const { text, args } = SQL.appendToExisting(threadId, now, tenantId, run);
+  const [[last, deleted]] = (await tx.queryRaw(sql(text, args))).rows;
   return { last: last === null ? null : Number(last), deleted: Boolean(deleted) };
 }
 

@@ -1,6 +1,6 @@
 // PostgreSQL, through node-postgres and Prisma's pg adapter (both optional peer dependencies).
 import type { PrismaTx } from '../../engine/store-client.js';
-import { redactText } from '../../engine/redact.js';
+import { redactText } from '../../values/redact.js';
 import { optionalDriver } from '../../engine/optional-driver.js';
 import { requireHost } from '../../engine/server-url.js';
 import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../../engine/portable-sql.js';

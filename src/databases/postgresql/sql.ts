@@ -4,6 +4,12 @@
 import type { Arg } from '../../engine/adapter-statement.js';
 import { MESSAGE_COLUMNS } from '../../engine/row-codec.js';
 
+/** A statement with its arguments, numbered as its text numbers them. */
+interface Numbered {
+  text: string;
+  args: Arg[];
+}
+
 /** How PostgreSQL spells a statement's i-th parameter (from 0). */
 export const placeholder = (index: number) => `$${index + 1}`;
 
@@ -41,7 +47,7 @@ function messageValues(run: Arg[][], args: Arg[]): string {
     .map((columns, i) => {
       const at = args.length;
       args.push(...columns);
-      return `(${i + 1}, ${columns.map((_, c) => `$${at + c + 1}${c === columns.length - 1 ? '::timestamp(3)' : ''}`).join(', ')})`;
+      return `(${i + 1}, ${columns.map((_, c) => `${placeholder(at + c)}${c === columns.length - 1 ? '::timestamp(3)' : ''}`).join(', ')})`;
     })
     .join(', ');
 }
@@ -67,33 +73,38 @@ export const SQL = {
   scopedCount: count(true),
 
   /**
-   * The first statement of an append of several (see fast-paths.ts appendRuns): the thread $1 upserted, or
-   * scoped bumped if it is the tenant $4's, by the count $2 at $3, with the first run of messages; `args`
-   * holds those four (three unscoped), the messages' pushed after them. It reads the counter's new value,
-   * null when scoped and the thread is not the tenant's.
+   * The first statement of an append of several (see fast-paths.ts appendRuns), for `count` messages in all:
+   * the thread upserted, or scoped bumped if it is the tenant's, with the first run of messages. It reads
+   * the counter's new value, null when scoped and the thread is not the tenant's.
    */
-  firstRun(run: Arg[][], args: Arg[], scoped: boolean): string {
-    const [counter, source] = scoped ? [BUMP_TENANTS_THREAD, 'bumped'] : [UPSERT_THREAD, 'upserted'];
-    return `WITH ${counter}, inserted AS (${insertFrom(source, messageValues(run, args))}) SELECT (SELECT last_seq FROM ${source})`;
+  firstRun(threadId: string, count: number, now: Date, tenantId: string | undefined, run: Arg[][]): Numbered {
+    const args: Arg[] = tenantId === undefined ? [threadId, count, now] : [threadId, count, now, tenantId];
+    const [counter, source] = tenantId === undefined ? [UPSERT_THREAD, 'upserted'] : [BUMP_TENANTS_THREAD, 'bumped'];
+    const text = `WITH ${counter}, inserted AS (${insertFrom(source, messageValues(run, args))}) SELECT (SELECT last_seq FROM ${source})`;
+    return { text, args };
   },
 
-  /** A later run of a long batch: its messages inserted after seq $2 of the thread $1 (`args` holds those two). */
-  laterRun(run: Arg[][], args: Arg[]): string {
-    return `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
+  /** A later run of a long batch: its messages inserted after seq `after` of the thread. */
+  laterRun(threadId: string, after: number, run: Arg[][]): Numbered {
+    const args: Arg[] = [threadId, after];
+    const text = `INSERT INTO agent_message (thread_id, seq, ${MESSAGE_COLUMNS})
    SELECT $1, $2 + m.ord, ${prefixed('m')}
    FROM (VALUES ${messageValues(run, args)}) AS m (ord, ${MESSAGE_COLUMNS})`;
+    return { text, args };
   },
 
   /**
-   * A batch of normal size to the existing thread $1, in one statement: a CTE bumps the counter by $2 (at
-   * $3; scoped, only the tenant $4's thread), locking the row, and the INSERT reads the new value. It reads
-   * the last seq (null when no row matched) and, when none did, whether the thread has a tombstone.
+   * A batch of normal size to the existing thread, in one statement: a CTE bumps the counter (scoped,
+   * only the tenant's thread), locking the row, and the INSERT reads the new value. It reads the last
+   * seq (null when no row matched) and, when none did, whether the thread has a tombstone.
    */
-  appendToExisting(run: Arg[][], args: Arg[], scoped: boolean): string {
-    const tenant = scoped ? ' AND tenant_id = $4' : '';
-    return `WITH bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1${tenant} RETURNING last_seq),
+  appendToExisting(threadId: string, now: Date, tenantId: string | undefined, run: Arg[][]): Numbered {
+    const args: Arg[] = tenantId === undefined ? [threadId, run.length, now] : [threadId, run.length, now, tenantId];
+    const tenant = tenantId === undefined ? '' : ' AND tenant_id = $4';
+    const text = `WITH bumped AS (UPDATE agent_thread SET last_seq = last_seq + $2, updated_at = $3 WHERE id = $1${tenant} RETURNING last_seq),
            inserted AS (${insertFrom('bumped', messageValues(run, args))})
          SELECT (SELECT MAX(seq) FROM inserted), CASE WHEN NOT EXISTS (SELECT 1 FROM bumped) THEN EXISTS (SELECT 1 FROM agent_tombstone WHERE id = $1) END`;
+    return { text, args };
   },
 
   /** The tombstone of $1 as the statement's snapshot holds it. */

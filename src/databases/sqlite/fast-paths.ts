@@ -13,7 +13,7 @@ import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
 import type { ReadPlan, Run, Statement, Value } from '../../engine/adapter-statement.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
-import { SQL } from './sql.js';
+import { placeholder, SQL } from './sql.js';
 
 /** How Prisma's SQLite adapter writes dates (its default "iso8601" format), so rows read back alike. */
 const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
@@ -128,7 +128,7 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
 
     listSessions: (query) =>
       run((prepared) => {
-        const { text, args } = listSessionsSql(query, () => '?');
+        const { text, args } = listSessionsSql(query, placeholder);
         return (
           prepared(text)
             .raw()

@@ -8,6 +8,7 @@ import { sqliteErasure } from './erasure.js';
 import { classifySqlite } from './errors.js';
 import { sqliteMigrations } from './migrations.js';
 import { directStatements, sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
+import { placeholder } from './sql.js';
 import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory, SqliteTransaction } from './sqlite-adapter.js';
 
 export const sqlite: ProviderKit = {
@@ -49,7 +50,7 @@ export const sqlite: ProviderKit = {
     lockSubtree: async () => {},
     ensureThread: insertIfMissing,
     onConflict: onConflictDo,
-    placeholder: () => '?',
+    placeholder,
   },
 
   erasure: sqliteErasure,

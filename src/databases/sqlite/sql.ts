@@ -4,6 +4,9 @@
 // engine/portable-sql.ts.
 import { MESSAGE_COLUMNS } from '../../engine/row-codec.js';
 
+/** How SQLite spells a positional parameter (the statements below name theirs, which better-sqlite3 binds by name). */
+export const placeholder = () => '?';
+
 // Scoped, the tenant is @tenant, and every part is gated on the thread being the
 // tenant's (an uncorrelated EXISTS, evaluated once), so another tenant's log is never read.
 const OWNED = 'SELECT 1 FROM agent_thread WHERE id = @thread AND tenant_id = @tenant';

@@ -3,9 +3,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Message, RepairRecord, StoredMessage } from '../../message.types.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../store.errors.js';
-import { MAX_INTEGER } from '../validation.js';
+import { MAX_INTEGER } from '../../values/validation.js';
 import { MAX_INSERT_ROWS } from '../insert-runs.js';
-import { deserializeMessage, serializeMessage } from '../message-json.js';
+import { deserializeMessage, serializeMessage } from '../../values/message-json.js';
 import { asStored, boundaryMessages, boundaryText, MESSAGE_COLUMNS, messageColumns, messageFields, toStoredMessage } from '../row-codec.js';
 import { insertRaw } from '../raw-inserts.js';
 import type { StoreTx } from '../dialect.js';

@@ -2,7 +2,7 @@
 import type { JsonObject } from '../../message.types.js';
 import type { SessionMeta, SessionPage } from '../../session.types.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { dateOf, idOf } from '../validation.js';
+import { dateOf, idOf } from '../../values/validation.js';
 import { driverDate } from '../row-codec.js';
 
 /** Validated list options, the cursor decoded. */

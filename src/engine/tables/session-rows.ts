@@ -1,7 +1,7 @@
 // Session headers, events and deletion. Like message-rows.ts, these run
 // inside a StoreDatabase transaction and read by index.
-import { adapterMessageIdOf } from '../adapter-events.js';
-import type { ValueTypes } from '../stored-values.js';
+import { adapterMessageIdOf } from '../../values/adapter-events.js';
+import type { ValueTypes } from '../../values/stored-values.js';
 import type { JsonObject, JsonValue } from '../../message.types.js';
 import type { JsonlLogEntry } from '../../jsonl.types.js';
 import type { SessionEntry, SessionMeta, StoredSessionEvent } from '../../session.types.js';

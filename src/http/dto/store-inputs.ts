@@ -1,7 +1,7 @@
 // Validated DTOs become the stores' inputs: plain objects (the stores refuse class instances) holding only what was sent.
 import type { MessageInput } from '../../message.types.js';
 import type { SessionEntryInput } from '../../session.types.js';
-import { revivedMessage } from '../../engine/message-json.js';
+import { revivedMessage } from '../../values/message-json.js';
 import { EventBody, MessageBody } from './message.dto.js';
 
 export function plain<T extends object>(dto: T): T {

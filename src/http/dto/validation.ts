@@ -2,7 +2,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy, buildMessage } from 'class-validator';
-import { dateOf, instantOf, MAX_INTEGER } from '../../engine/validation.js';
+import { dateOf, instantOf, MAX_INTEGER } from '../../values/validation.js';
 
 /** A query flag: exactly "true" or "false". */
 export const AsBoolean = () => Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value), { toClassOnly: true });

@@ -1,7 +1,7 @@
 // Store results as the API sends them: messages in their JSON form (message-json.ts),
 // so URL, bytes and Dates in content survive JSON as text listed in `valueTypes`.
 import type { Message } from '../../message.types.js';
-import { serializeMessage } from '../../engine/message-json.js';
+import { serializeMessage } from '../../values/message-json.js';
 import type { SessionEntry } from '../../session.types.js';
 
 export const wireMessage = <M extends Message>(message: M) => serializeMessage(message);

@@ -4,10 +4,10 @@
 // of its main transcript, so that deleting the main one deletes them all.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { StoreDatabase } from '../../engine/database.js';
-import { ADAPTER_KINDS } from '../../engine/adapter-events.js';
+import { ADAPTER_KINDS } from '../../values/adapter-events.js';
 import { KeyedTranscripts, type Entry, type TranscriptKey } from './keyed-transcripts.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
-import { dataCopyOf, idOf, keyTextOf } from '../../engine/validation.js';
+import { dataCopyOf, idOf, keyTextOf } from '../../values/validation.js';
 
 /** The SDK's SessionKey (`@anthropic-ai/claude-agent-sdk`), structurally: the store needs nothing else of the SDK. */
 export interface ClaudeSessionKey {

@@ -28,7 +28,7 @@ import type { CheckpointRow, Typed, WriteRow } from './langgraph-rows.js';
 import type { TupleRows } from './langgraph-statements.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
 import { dumpsFreshJson, loadStockJson, loadsStockJson } from './stock-serde.js';
-import { idOf, keyTextOf } from '../../engine/validation.js';
+import { idOf, keyTextOf } from '../../values/validation.js';
 
 /** Never provided: Nest injects no tenant; forTenant passes one. */
 const TENANT = Symbol('LangGraphCheckpointer tenant');

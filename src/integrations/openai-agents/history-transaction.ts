@@ -2,7 +2,7 @@
 // before anything is written: the SDK's own rules (MemorySession, MIT), so that
 // its tests hold here too, and its sentences, which never quote the data.
 import type { SessionHistoryTransactionArgs } from '@openai/agents-core';
-import { isAgentItem } from '../../engine/adapter-events.js';
+import { isAgentItem } from '../../values/adapter-events.js';
 import type { HistoryOperation, Item } from './item-log.js';
 import { StoreValidationError } from '../../store.errors.js';
 

@@ -13,9 +13,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { StoreConflictError } from '../../store.errors.js';
 import type { StoreDatabase } from '../../engine/database.js';
-import { operationMessageId } from '../../engine/adapter-events.js';
+import { operationMessageId } from '../../values/adapter-events.js';
 import { insertRuns, textLength } from '../../engine/insert-runs.js';
-import { decodedRow, encodedValue, type EncodedValue } from '../../engine/json-rows.js';
+import { decodedRow, encodedValue, type EncodedValue } from '../../values/json-rows.js';
 import { lockThread, reserveSeqs, threadExists } from '../../engine/tables/message-rows.js';
 import { isDeleted, setHeader } from '../../engine/tables/session-rows.js';
 import type { StoreTx } from '../../engine/dialect.js';

@@ -2,10 +2,10 @@
 // StoreModule, handing out the SDK's Session for a session id.
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { StoreDatabase } from '../../engine/database.js';
-import { ADAPTER_KINDS } from '../../engine/adapter-events.js';
+import { ADAPTER_KINDS } from '../../values/adapter-events.js';
 import { ItemLog } from './item-log.js';
 import { StoreConfigurationError } from '../../store.errors.js';
-import { idOf } from '../../engine/validation.js';
+import { idOf } from '../../values/validation.js';
 import { RunContextAgentSession, type RunContextSessionOptions } from './run-context-session.js';
 import { StoreAgentSession } from './store-session.js';
 

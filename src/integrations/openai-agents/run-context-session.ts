@@ -4,7 +4,7 @@
 // OpenAIResponsesCompactionSession, a direct call) is refused, never served unscoped.
 import type { AgentInputItem, RunContext, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
-import { idOf } from '../../engine/validation.js';
+import { idOf } from '../../values/validation.js';
 import type { StoreAgentSession } from './store-session.js';
 
 /** How a run-context session finds its tenant: `tenantOf(runContext.context)`, the context given to run(). */

@@ -5,8 +5,8 @@
 import type { AgentInputItem, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
 import type { Item, ItemLog } from './item-log.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { isAgentItem } from '../../engine/adapter-events.js';
-import { countOf, dataCopyOf } from '../../engine/validation.js';
+import { isAgentItem } from '../../values/adapter-events.js';
+import { countOf, dataCopyOf } from '../../values/validation.js';
 import { snapshotTransaction } from './history-transaction.js';
 
 export class StoreAgentSession implements SessionHistoryTransactionAwareSession {

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { StoreDatabase } from '../../engine/database.js';
 import { shippedMigrations } from '../../engine/migration-files.js';
 import { storeHealthProblem } from '../../engine/store-health.js';
-import { redactText } from '../../engine/redact.js';
+import { redactText } from '../../values/redact.js';
 import type { ResolvedStoreOptions } from '../../engine/resolved-options.js';
 
 /** The HealthIndicatorResult shape of @nestjs/terminus: `{ [key]: { status, …details } }`. */

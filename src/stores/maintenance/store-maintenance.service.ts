@@ -6,7 +6,7 @@ import { pruneThreads } from '../messages/index.js';
 import { eraseOptionsOf, pruneAllOptionsOf, purgeOptionsOf } from '../../engine/lifecycle-options.js';
 import type { EraseTenantOptions, PruneAllOptions, PruneAllReport, PurgeOptions, PurgeReport, TenantErasure } from '../../lifecycle.types.js';
 import type { StoreMaintenance } from './store-maintenance.js';
-import { idOf } from '../../engine/validation.js';
+import { idOf } from '../../values/validation.js';
 
 export class PrismaStoreMaintenance implements StoreMaintenance {
   constructor(private readonly db: StoreDatabase) {}

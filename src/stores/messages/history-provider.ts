@@ -2,7 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MessageStore } from './message-store.js';
 import type { HistoryMessage, Message, MessageInput } from '../../message.types.js';
-import { idOf, messagesOf } from '../../engine/validation.js';
+import { idOf, messagesOf } from '../../values/validation.js';
 
 /** What an agent loop hands to a run: at least its input messages. */
 export interface RunContext<M = MessageInput | HistoryMessage> {

@@ -3,7 +3,7 @@
 // read against another thread.
 import type { PageOptions } from '../../message.types.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { MAX_INTEGER } from '../../engine/validation.js';
+import { MAX_INTEGER } from '../../values/validation.js';
 
 /** The largest page of messages. */
 export const MAX_MESSAGE_PAGE = 1000;

@@ -13,7 +13,7 @@ import type { HistoryMessage, Message } from '../../message.types.js';
 import type { SessionMeta } from '../../session.types.js';
 import { StoreConflictError, StoreValidationError } from '../../store.errors.js';
 import { balanceToolCalls, toolCallRepairMessage } from '../messages/index.js';
-import { messageOf, messagesOf } from '../../engine/validation.js';
+import { messageOf, messagesOf } from '../../values/validation.js';
 import type { StoreDatabase } from '../../engine/database.js';
 import { insertBoundaryAt } from '../messages/index.js';
 import * as repo from '../../engine/tables/message-rows.js';

@@ -14,13 +14,13 @@ import type { JsonValue, Message, ValueTypes } from '../../message.types.js';
 import type { ForkOrigin } from '../../lifecycle.types.js';
 import type { JsonlHeader, JsonlLogEntry, JsonlSession } from '../../jsonl.types.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { checkJsonText, fromJsonForm } from '../../engine/stored-values.js';
-import { messageFromJson, serializeMessage } from '../../engine/message-json.js';
+import { checkJsonText, fromJsonForm } from '../../values/stored-values.js';
+import { messageFromJson, serializeMessage } from '../../values/message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from '../chats/index.js';
-import { adapterKindOf, adapterMessageIdOf, isAdapterEvent, isJsonTextEvent } from '../../engine/adapter-events.js';
+import { adapterKindOf, adapterMessageIdOf, isAdapterEvent, isJsonTextEvent } from '../../values/adapter-events.js';
 import { chatMessageOf } from '../chats/index.js';
 import { giveWay } from '../../engine/give-way.js';
-import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, sessionIdOf, textOf } from '../../engine/validation.js';
+import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, sessionIdOf, textOf } from '../../values/validation.js';
 
 export const headerLine = (header: JsonlHeader) => line({ type: 'session', version: 1, ...header });
 export const logLine = (entry: JsonlLogEntry) => line(logJson(entry));

@@ -1,7 +1,7 @@
 // SessionStore: validates its input, then runs one data operation per call.
 import { randomUUID } from 'node:crypto';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from '../chats/index.js';
-import { adapterKindOf } from '../../engine/adapter-events.js';
+import { adapterKindOf } from '../../values/adapter-events.js';
 import type { StoreDatabase } from '../../engine/database.js';
 import { SessionRecords, type EntryToAppend, type LogRow, type StoredBoundary } from './session-records.js';
 import { decodeLogCursor, encodeLogCursor, pageOptionsOf } from '../messages/index.js';
@@ -26,9 +26,9 @@ import {
 } from '../../session.types.js';
 import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from '../../store.errors.js';
-import { isWellFormed } from '../../engine/stored-values.js';
+import { isWellFormed } from '../../values/stored-values.js';
 import { giveWay } from '../../engine/give-way.js';
-import { assertJson, dateOf, idOf, MAX_INTEGER, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from '../../engine/validation.js';
+import { assertJson, dateOf, idOf, MAX_INTEGER, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from '../../values/validation.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
 const LIST_KEYS = new Set(['tenantId', 'parentId', 'forkedFrom', 'search', 'createdAfter', 'createdBefore', 'limit', 'cursor']);

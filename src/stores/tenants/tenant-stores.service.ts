@@ -5,7 +5,7 @@ import { PrismaMessageStore } from '../messages/index.js';
 import { PrismaSessionStore } from '../sessions/index.js';
 import type { ScopedStores, TenantStores } from './tenant-stores.js';
 import { PrismaTranscriptStore } from '../transcripts/index.js';
-import { idOf } from '../../engine/validation.js';
+import { idOf } from '../../values/validation.js';
 
 export class PrismaTenantStores implements TenantStores {
   constructor(private readonly db: StoreDatabase) {}

@@ -6,7 +6,7 @@ import type { MessageInput, StoredMessage } from '../../message.types.js';
 import type { StoredTranscript, Transcript } from '../../session.types.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { distinctIds, idOf, jsonObjectOf, messagesOf, sessionIdOf } from '../../engine/validation.js';
+import { distinctIds, idOf, jsonObjectOf, messagesOf, sessionIdOf } from '../../values/validation.js';
 
 const TRANSCRIPT_KEYS = new Set(['messages', 'subsessions', 'metadata']);
 
