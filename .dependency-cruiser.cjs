@@ -2,6 +2,7 @@
 //   root module files (index, store.module*, store.options)   wire everything
 //   http/            the opt-in HTTP API, on the stores' public surface
 //   integrations/<name>/   a framework's binding and its own storage
+//   contract/        what a binding is written against (nestjs-agent-store/integration)
 //   stores/<feature>/      a store's contract, service and operations
 //   databases/<kit>/       one database's kit
 //   engine/          the database handle, transactions, retries, errors, codecs, the tables' rows
@@ -11,6 +12,7 @@
 const LEAVES = '^src/(store\\.errors|message\\.types|session\\.types|lifecycle\\.types|jsonl\\.types)\\.ts$';
 const ENGINE = '^src/engine/';
 const VALUES = '^src/values/';
+const CONTRACT = '^src/contract/';
 const GENERATED = '^src/generated/';
 const STORE_SURFACE = '^src/stores/[^/]+/index\\.ts$';
 
@@ -52,13 +54,13 @@ module.exports = {
       VALUES,
       LEAVES,
     ]),
-    only('integrations-own-their-storage', "An integration imports its own folder, the stores' public surface and the engine.", '^src/integrations/([^/]+)/', [
-      '^src/integrations/$1/',
-      STORE_SURFACE,
-      ENGINE,
-      VALUES,
-      LEAVES,
-    ]),
+    only(
+      'integrations-own-their-storage',
+      'An integration imports its own folder and the integration contract (and, until the contract gives them the session log, the OpenAI and Claude adapters the engine).',
+      '^src/integrations/([^/]+)/',
+      ['^src/integrations/$1/', '^src/contract/index\\.ts$', STORE_SURFACE, ENGINE, VALUES, LEAVES],
+    ),
+    only('contract-on-the-engine', 'The integration contract imports its own folder, the engine and the values.', CONTRACT, [CONTRACT, ENGINE, VALUES, LEAVES]),
     only('http-on-the-stores', "The HTTP API imports its own folder, the stores' public surface, the values and the public types and errors.", '^src/http/', [
       '^src/http/',
       STORE_SURFACE,

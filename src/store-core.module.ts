@@ -4,6 +4,8 @@ import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '
 import { ChatStore } from './stores/chats/chat-store.js';
 import { PrismaChatStore } from './stores/chats/chat-store.service.js';
 import { StoreDatabase } from './engine/database.js';
+import { IntegrationStore } from './contract/integration-store.js';
+import { DatabaseIntegrationStore } from './contract/database-integration-store.js';
 import { openDatabase } from './engine/open-database.js';
 import { HistoryProviders } from './stores/messages/history-provider.js';
 import { MessageStore } from './stores/messages/message-store.js';
@@ -54,6 +56,7 @@ class StoreShutdown implements OnApplicationShutdown {
     { provide: ChatStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaChatStore(db) },
     { provide: TenantStores, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaTenantStores(db) },
     { provide: StoreMaintenance, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new PrismaStoreMaintenance(db) },
+    { provide: IntegrationStore, inject: [StoreDatabase], useFactory: (db: StoreDatabase) => new DatabaseIntegrationStore(db) },
     HistoryProviders,
     {
       provide: StoreHealthIndicator,
@@ -62,6 +65,17 @@ class StoreShutdown implements OnApplicationShutdown {
     },
   ],
   // StoreDatabase for the integrations' providers (nestjs-agent-store/<framework>), which the app registers beside StoreModule.
-  exports: [StoreDatabase, MessageStore, TranscriptStore, SessionStore, ChatStore, TenantStores, StoreMaintenance, HistoryProviders, StoreHealthIndicator],
+  exports: [
+    StoreDatabase,
+    IntegrationStore,
+    MessageStore,
+    TranscriptStore,
+    SessionStore,
+    ChatStore,
+    TenantStores,
+    StoreMaintenance,
+    HistoryProviders,
+    StoreHealthIndicator,
+  ],
 })
 export class StoreCoreModule {}

@@ -1,8 +1,8 @@
-// The package's entry points as a consumer resolves them: the root, and one
-// subpath per framework integration (`nestjs-agent-store/<name>` is
-// dist/integrations/<name>/index.js), through package.json's exports map, for
-// Node and for TypeScript's NodeNext resolution. The integration here is a
-// throwaway fixture in a temporary directory, not an adapter of the package.
+// The package's entry points as a consumer resolves them: the root, the
+// integration contract (`nestjs-agent-store/integration`) and one subpath per
+// framework integration, each named in package.json's exports map, for Node and
+// for TypeScript's NodeNext resolution. The modules here are throwaway stand-ins
+// in a temporary directory, not the package's.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,15 +17,22 @@ function write(path: string, text: string): void {
   writeFileSync(path, text);
 }
 
-/** A consumer app beside an installed copy of the package's manifest, with a stand-in root and one integration. */
+/** The subpaths the manifest exports (each a framework integration, or the integration contract), with their module's path in the package. */
+const SUBPATHS = Object.entries(manifest.exports as Record<string, string | { import: string }>)
+  .filter(([subpath]) => subpath !== '.' && subpath !== './package.json')
+  .map(([subpath, target]) => ({ name: subpath.slice(2), module: (target as { import: string }).import }));
+
+/** A consumer app beside an installed copy of the package's manifest, with a stand-in root and a stand-in for each subpath. */
 function consumerWithFixturePackage(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-store-exports-'));
   const pkg = join(dir, 'node_modules', manifest.name);
   write(join(pkg, 'package.json'), JSON.stringify({ name: manifest.name, version: '0.0.0', type: manifest.type, exports: manifest.exports }));
   write(join(pkg, 'dist', 'index.js'), "export const root = 'root';\n");
   write(join(pkg, 'dist', 'index.d.ts'), 'export declare const root: string;\n');
-  write(join(pkg, 'dist', 'integrations', 'example', 'index.js'), "export const adapter = 'example';\n");
-  write(join(pkg, 'dist', 'integrations', 'example', 'index.d.ts'), 'export declare const adapter: string;\n');
+  for (const { name, module } of SUBPATHS) {
+    write(join(pkg, module), `export const adapter = '${name}';\n`);
+    write(join(pkg, module.replace(/\.js$/, '.d.ts')), 'export declare const adapter: string;\n');
+  }
   write(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   return dir;
 }
@@ -45,19 +52,27 @@ function typeErrors(dir: string, source: string): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-test('a consumer imports the root and an integration by its subpath, in Node and in TypeScript (NodeNext)', () => {
+test('the manifest names each subpath: the integration contract and the three framework integrations', () => {
+  expect(SUBPATHS.map(({ name }) => name).sort()).toEqual(['claude-agent-sdk', 'integration', 'langgraph', 'openai-agents']);
+  for (const { module } of SUBPATHS) expect(existsSync(join(ROOT, module.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')))).toBe(true);
+  expect(SUBPATHS.find(({ name }) => name === 'integration')?.module).toBe('./dist/contract/index.js');
+});
+
+test.each(SUBPATHS.map(({ name }) => name))('a consumer imports the root and %s by its subpath, in Node and in TypeScript (NodeNext)', (name) => {
   const dir = consumerWithFixturePackage();
-  const app = `import { root } from '${manifest.name}';\nimport { adapter } from '${manifest.name}/example';\nconsole.log(root, adapter);\n`;
+  const app = `import { root } from '${manifest.name}';\nimport { adapter } from '${manifest.name}/${name}';\nconsole.log(root, adapter);\n`;
   expect(typeErrors(dir, `${app}const typed: string = adapter;\n`)).toEqual([]);
   expect(typeErrors(dir, `import { adapter } from '${manifest.name}/missing';\n`)).toEqual([
     expect.stringMatching(/Cannot find module 'nestjs-agent-store\/missing'/),
   ]);
 
   writeFileSync(join(dir, 'app.js'), app);
-  expect(execFileSync(process.execPath, [join(dir, 'app.js')], { cwd: dir, encoding: 'utf8' })).toBe('root example\n');
+  expect(execFileSync(process.execPath, [join(dir, 'app.js')], { cwd: dir, encoding: 'utf8' })).toBe(`root ${name}\n`);
   const missing = `import '${manifest.name}/missing';\n`;
   writeFileSync(join(dir, 'missing.js'), missing);
-  expect(() => execFileSync(process.execPath, [join(dir, 'missing.js')], { cwd: dir, stdio: 'pipe' })).toThrow(/Cannot find module/);
+  expect(() => execFileSync(process.execPath, [join(dir, 'missing.js')], { cwd: dir, stdio: 'pipe' })).toThrow(
+    /Package subpath '.\/missing' is not defined by "exports"/,
+  );
 });
 
 test("the package root's import graph never reaches src/integrations/, so no framework loads with it", () => {

@@ -22,6 +22,7 @@ import {
   type StoreModuleOptions,
 } from '../../src/index.js';
 import { StoreDatabase } from '../../src/engine/database.js';
+import { IntegrationStore } from '../../src/contract/index.js';
 import { ERASURE_CHECKPOINT_WAIT_MS } from '../../src/databases/sqlite/erasure.js';
 import { finishedAfterNow } from '../../src/databases/sqlite/vacuum-worker.js';
 import { SQLITE } from '../support/databases.js';
@@ -137,6 +138,7 @@ async function storeOnStockAdapter(options: Omit<StoreModuleOptions, 'prisma'> =
     tenants: app.get(TenantStores),
     histories: app.get(HistoryProviders),
     db: app.get(StoreDatabase),
+    integration: app.get(IntegrationStore),
     close: async () => {
       await app.close();
       await prisma.$disconnect();

@@ -2,6 +2,7 @@
 // fresh, empty, migrated database and hands out the public API only: every
 // backend passes the same tests, or it is not a backend. Another backend (a
 // Galera cluster, a replica pair) is one more entry in OPENERS.
+import { IntegrationStore } from '../../src/contract/index.js';
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
@@ -49,6 +50,8 @@ export interface StoreApp {
   tenants: TenantStores;
   histories: HistoryProviders;
   maintenance: StoreMaintenance;
+  /** What a framework binding is given (nestjs-agent-store/integration). */
+  integration: IntegrationStore;
   /** Another store on the same database, opened the same way through a connection pool of its own, as a second process would. */
   another(): Promise<StoreApp>;
   /** Closes the app, and disconnects the client the opener made. */
@@ -269,6 +272,7 @@ async function boot(
       tenants: app.get<TenantStores>(TenantStores),
       histories: app.get(HistoryProviders),
       maintenance: app.get<StoreMaintenance>(StoreMaintenance),
+      integration: app.get(IntegrationStore),
       another,
       async close() {
         try {

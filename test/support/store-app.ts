@@ -5,6 +5,7 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { HistoryProviders, MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
 import { StoreDatabase } from '../../src/engine/database.js';
+import { IntegrationStore } from '../../src/contract/index.js';
 import { tempSqliteUrl, type TestDatabase } from './databases.js';
 import { appClient, migratedUrl } from './openers.js';
 
@@ -17,6 +18,8 @@ export interface InternalStoreApp {
   tenants: TenantStores;
   histories: HistoryProviders;
   db: StoreDatabase;
+  /** What a framework binding is given (nestjs-agent-store/integration). */
+  integration: IntegrationStore;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,7 @@ function internalsOf(app: TestingModule, url: string, close: () => Promise<void>
     tenants: app.get<TenantStores>(TenantStores),
     histories: app.get(HistoryProviders),
     db: app.get(StoreDatabase),
+    integration: app.get(IntegrationStore),
     close,
   };
 }

@@ -4,7 +4,7 @@
 // every value goes through the saver's serde, and the store keeps its bytes.
 import { randomInt } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -21,17 +21,13 @@ import {
   type CheckpointTuple,
   type PendingWrite,
 } from '@langchain/langgraph-checkpoint';
-import { StoreDatabase } from '../../engine/database.js';
+import { IntegrationStore, idOf, keyTextOf } from '../../contract/index.js';
 import { ValueBases } from './langgraph-deltas.js';
 import { LangGraphCheckpoints, type Reads } from './langgraph-checkpoints.js';
 import type { CheckpointRow, Typed, WriteRow } from './langgraph-rows.js';
 import type { TupleRows } from './langgraph-statements.js';
 import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
 import { dumpsFreshJson, loadStockJson, loadsStockJson } from './stock-serde.js';
-import { idOf, keyTextOf } from '../../values/validation.js';
-
-/** Never provided: Nest injects no tenant; forTenant passes one. */
-const TENANT = Symbol('LangGraphCheckpointer tenant');
 
 /**
  * Give it to a graph as `compile({ checkpointer })`. getTuple, list (newest first; filters
@@ -44,30 +40,27 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
   /** The values its puts store deltas against, shared with its copies (see integrations/langgraph/langgraph-deltas.ts). */
   #bases = new ValueBases();
 
-  constructor(
-    @Inject(StoreDatabase) private readonly db: StoreDatabase,
-    /** Set: this tenant's threads only (see forTenant). */
-    @Optional() @Inject(TENANT) private readonly tenantId?: string,
-  ) {
+  /** `store` scoped to a tenant: that tenant's threads only (see forTenant). */
+  constructor(@Inject(IntegrationStore) private readonly store: IntegrationStore) {
     super();
-    this.#checkpoints = new LangGraphCheckpoints(db, tenantId, TASKS, this.#bases);
+    this.#checkpoints = new LangGraphCheckpoints(store, TASKS, this.#bases);
   }
 
   /** On your own PrismaClient, the boot fails naming the checkpointer's tables your database lacks (the store's boot asks only for its own). */
   async onModuleInit(): Promise<void> {
-    await this.db.checkTables('langgraph');
+    await this.store.checkTables('langgraph');
   }
 
   /** The same, seeing only `tenantId`'s threads and writing new ones in it: the same thread id under two tenants is two threads. */
   forTenant(tenantId: string): LangGraphCheckpointer {
-    if (this.tenantId !== undefined)
-      throw new StoreConfigurationError(`this checkpointer is tenant ${this.tenantId}'s already: call forTenant on the injected LangGraphCheckpointer`);
-    return this.#copy(this.db, idOf(tenantId, 'tenantId'));
+    if (this.store.tenantId !== undefined)
+      throw new StoreConfigurationError(`this checkpointer is tenant ${this.store.tenantId}'s already: call forTenant on the injected LangGraphCheckpointer`);
+    return this.#copy(this.store.forTenant(tenantId));
   }
 
   /** The same, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
   withTransaction(tx: object): LangGraphCheckpointer {
-    return this.#copy(this.db.joining(tx), this.tenantId);
+    return this.#copy(this.store.withTransaction(tx));
   }
 
   /** The checkpoint `checkpoint_id` of the thread's namespace, or its newest; undefined when there is none, or no thread_id. */
@@ -203,11 +196,11 @@ export class LangGraphCheckpointer extends BaseCheckpointSaver implements OnModu
     await this.#checkpoints.deleteThread(threadIdOf(threadId));
   }
 
-  #copy(db: StoreDatabase, tenantId: string | undefined): LangGraphCheckpointer {
-    const copy = new LangGraphCheckpointer(db, tenantId);
+  #copy(store: IntegrationStore): LangGraphCheckpointer {
+    const copy = new LangGraphCheckpointer(store);
     copy.serde = this.serde;
     copy.#bases = this.#bases;
-    copy.#checkpoints = new LangGraphCheckpoints(db, tenantId, TASKS, this.#bases);
+    copy.#checkpoints = new LangGraphCheckpoints(store, TASKS, this.#bases);
     return copy;
   }
 

@@ -9,14 +9,10 @@
 // Reads and puts are SQL (langgraph-statements.ts), run on the driver where
 // the store's fast paths run, as Prisma's raw queries elsewhere.
 import { createHash, randomInt } from 'node:crypto';
-import type { StoreDatabase } from '../../engine/database.js';
-import { runPlan } from '../../engine/adapter-transactions.js';
-import type { ReadPlan, Run, Statement } from '../../engine/adapter-statement.js';
-import type { ProviderKit } from '../../engine/provider-kit.js';
-import { spelled } from '../../engine/adapter-statement.js';
+import type { IntegrationStore, IntegrationTransaction, ReadPlan, SqlStatement as Statement } from '../../contract/index.js';
 import { deltaOf, ValueBases } from './langgraph-deltas.js';
 import type { BlobRow, CheckpointRow, LaneKey, WriteRow } from './langgraph-rows.js';
-import { checkpointPlans, putStatements, type PutBlob, type RowKeys, type TupleRows } from './langgraph-statements.js';
+import { checkpointPlans, putStatements, writeStatements, type PutBlob, type RowKeys, type TupleRows } from './langgraph-statements.js';
 
 /** Runs read plans in one snapshot (see LangGraphCheckpoints.read). */
 export type Reads = <T>(plan: () => ReadPlan<T>) => Promise<T>;
@@ -37,34 +33,25 @@ function digest(parts: unknown[]): string {
   }
   return hex;
 }
-/** The bytes in an ArrayBuffer of their own, as Prisma takes them. */
-const own = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
 
 export class LangGraphCheckpoints {
   readonly #keys: RowKeys;
   /** The read plans on this view's rows. */
   readonly plans: ReturnType<typeof checkpointPlans>;
 
+  /** Set: only this tenant's checkpoints exist, and new ones are written in it (`store` is scoped, see IntegrationStore.forTenant). */
+  private readonly tenantId: string | undefined;
+
   constructor(
-    private readonly db: StoreDatabase,
-    /** Set: only this tenant's checkpoints exist, and new ones are written in it. */
-    private readonly tenantId: string | undefined,
+    private readonly store: IntegrationStore,
     /** LangGraph's channel of a task's sends, kept in its checkpoint's writes before checkpoint format 4. */
     sendsChannel: string,
     /** The values last written or read, which puts store deltas against (see langgraph-deltas.ts). */
     private readonly bases: ValueBases = new ValueBases(),
   ) {
-    this.#keys = { lane: (key) => this.#lane(key), threadKey: (threadId) => this.#threadKey(threadId), tenantId: tenantId ?? null };
+    this.tenantId = store.tenantId;
+    this.#keys = { lane: (key) => this.#lane(key), threadKey: (threadId) => this.#threadKey(threadId), tenantId: this.tenantId ?? null };
     this.plans = checkpointPlans(this.#keys, sendsChannel, (lane, channel) => this.bases.get(lane, channel));
-  }
-
-  /**
-   * Two writers may both find a write missing and insert it (a retried task): the second's insert
-   * skips what the first stored. SQLite has no such option, and runs one write transaction at a
-   * time, so its check cannot be raced.
-   */
-  get #skipDuplicates(): object {
-    return this.db.kit.serialWrites ? {} : { skipDuplicates: true };
   }
 
   /**
@@ -73,7 +60,7 @@ export class LangGraphCheckpoints {
    * and keep the delta, so values are stored whole.
    */
   get #deltas(): boolean {
-    return this.db.kit.serialWrites;
+    return this.store.database.serialWrites;
   }
 
   /**
@@ -91,13 +78,7 @@ export class LangGraphCheckpoints {
       const delta = base && value ? deltaOf(base, blob.version, value.bytes) : undefined;
       return { ...blob, value, nonce, ...(delta && { delta }), depth: delta ? base!.depth + 1 : 0 };
     });
-    const statements = putStatements(this.db.kit.dialect, this.#keys, row, rows);
-    const fast = await this.db.fastPaths();
-    if (fast?.writeAll) await fast.writeAll(statements);
-    else
-      await this.db.write(async (tx) => {
-        for (const statement of statements) await tx.prisma.$executeRawUnsafe(...rawQuery(this.db.kit, statement));
-      }, blobs.length + 1);
+    await this.store.writeAll(putStatements(this.store.database, this.#keys, row, rows), { rows: blobs.length + 1 });
     // A version the lane held already keeps its row and nonce: a later delta on this one finds no base and is stored whole.
     for (const blob of rows) {
       if (blob.value) this.bases.set(lane, blob.channel, { version: blob.version, nonce: blob.nonce, bytes: blob.value.bytes, depth: blob.depth });
@@ -111,37 +92,27 @@ export class LangGraphCheckpoints {
   async putWrites(key: LaneKey, checkpointId: string, writes: WriteRow[]): Promise<void> {
     if (writes.length === 0) return;
     const lane = this.#lane(key);
-    const threadKey = this.#threadKey(key.threadId);
-    const at = (write: { taskId: string; idx: number }) => JSON.stringify([write.taskId, write.idx]);
-    await this.db.write(async (tx) => {
-      const replaced = writes.filter((write) => write.idx < 0).map(({ taskId, idx }) => ({ taskId, idx }));
-      if (replaced.length > 0) await tx.prisma.agentLgWrite.deleteMany({ where: { lane, checkpointId, OR: replaced } });
-      const kept = writes.filter((write) => write.idx >= 0).map(({ taskId, idx }) => ({ taskId, idx }));
-      const held = new Set(
-        kept.length === 0
-          ? []
-          : (await tx.prisma.agentLgWrite.findMany({ where: { lane, checkpointId, OR: kept }, select: { taskId: true, idx: true } })).map(at),
-      );
-      // Within the batch, the last write at a special channel's place and the first at any other.
-      const last = new Map(writes.filter((write) => write.idx < 0).map((write) => [at(write), write]));
-      const fresh = writes.filter((write) => (write.idx < 0 ? last.get(at(write)) === write : !held.has(at(write)) && held.add(at(write))));
-      if (fresh.length === 0) return;
-      await tx.prisma.agentLgWrite.createMany({
-        ...this.#skipDuplicates,
-        data: fresh.map((write) => ({
-          lane,
-          checkpointId,
-          taskId: write.taskId,
-          idx: write.idx,
-          threadKey,
-          tenantId: this.tenantId ?? null,
-          taskPath: write.taskPath,
-          channel: write.channel,
-          valueType: write.value.type,
-          value: own(write.value.bytes),
-        })),
-      });
-    }, writes.length);
+    const at = (write: Pick<WriteRow, 'taskId' | 'idx'>) => JSON.stringify([write.taskId, write.idx]);
+    await this.store.write(
+      async (tx) => {
+        const run = async (statements: Statement[]) => {
+          const rows = [];
+          for (const { text, args } of statements) rows.push(...(await tx.query(text, args)));
+          return rows;
+        };
+        const replaced = writes.filter((write) => write.idx < 0);
+        for (const { text, args } of writeStatements.deleted(lane, checkpointId, replaced)) await tx.execute(text, args);
+        const kept = writes.filter((write) => write.idx >= 0);
+        const held = new Set(
+          (await run(writeStatements.held(lane, checkpointId, kept))).map(([taskId, idx]) => at({ taskId: String(taskId), idx: Number(idx) })),
+        );
+        // Within the batch, the last write at a special channel's place and the first at any other.
+        const last = new Map(replaced.map((write) => [at(write), write]));
+        const fresh = writes.filter((write) => (write.idx < 0 ? last.get(at(write)) === write : !held.has(at(write)) && held.add(at(write))));
+        for (const { text, args } of writeStatements.inserted(this.store.database, this.#keys, key, checkpointId, fresh)) await tx.execute(text, args);
+      },
+      { rows: writes.length },
+    );
   }
 
   /**
@@ -152,16 +123,12 @@ export class LangGraphCheckpoints {
    * conflicts and the delete runs again); MariaDB's lock the thread's key ranges, gaps included.
    */
   async deleteThread(threadId: string): Promise<void> {
-    const threadKey = this.#threadKey(threadId);
-    const level = this.db.kit.dialect.writeIsolation === 'ReadCommitted' ? 'RepeatableRead' : this.db.kit.dialect.writeIsolation;
-    await this.db.write(
+    const statements = writeStatements.threadDeleted(this.#threadKey(threadId));
+    await this.store.write(
       async (tx) => {
-        await tx.prisma.agentLgWrite.deleteMany({ where: { threadKey } });
-        await tx.prisma.agentLgBlob.deleteMany({ where: { threadKey } });
-        await tx.prisma.agentLgCheckpoint.deleteMany({ where: { threadKey } });
+        for (const { text, args } of statements) await tx.execute(text, args);
       },
-      0,
-      level,
+      { snapshot: true },
     );
   }
 
@@ -170,9 +137,7 @@ export class LangGraphCheckpoints {
    * Its values' bytes are the store's, held as the next put's bases (and given to later reads): nobody may change them.
    */
   async tuple(key: LaneKey, checkpointId?: string): Promise<TupleRows | null> {
-    const fast = await this.db.fastPaths();
-    const plan = () => this.plans.tuple(key, checkpointId);
-    const rows = await (fast?.readAll ? fast.readAll(plan) : this.read((reads) => reads(plan)));
+    const rows = await this.store.readPlan(() => this.plans.tuple(key, checkpointId));
     const lane = this.#lane(key);
     for (const blob of rows?.blobs ?? []) {
       if (!blob.value || blob.nonce === null) continue;
@@ -185,20 +150,8 @@ export class LangGraphCheckpoints {
   }
 
   /** Runs `work`'s read plans in one snapshot. */
-  async read<T>(work: (reads: Reads) => Promise<T>): Promise<T> {
-    const fast = await this.db.fastPaths();
-    const readsOn =
-      (run: Run): Reads =>
-      (plan) =>
-        runPlan(plan(), run);
-    if (fast?.transaction) return fast.transaction(false, (run) => work(readsOn(run)));
-    return this.db.read((tx) =>
-      work(
-        readsOn(async (text, args) =>
-          (await tx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(...rawQuery(this.db.kit, { text, args }))).map(Object.values),
-        ),
-      ),
-    );
+  read<T>(work: (reads: Reads) => Promise<T>): Promise<T> {
+    return this.store.read((tx) => work((plan) => planOn(plan(), tx)));
   }
 
   #lane(key: LaneKey): string {
@@ -210,7 +163,9 @@ export class LangGraphCheckpoints {
   }
 }
 
-/** A statement as Prisma's raw queries take it: its `?` spelled as the database's placeholders. */
-function rawQuery(kit: ProviderKit, { text, args }: Statement): [string, ...unknown[]] {
-  return [spelled(text, kit.dialect.placeholder), ...args];
+/** Runs `plan`, each statement in `tx`. */
+async function planOn<T>(plan: ReadPlan<T>, tx: IntegrationTransaction): Promise<T> {
+  let step = plan.next();
+  while (!step.done) step = plan.next(await tx.query(step.value.text, step.value.args));
+  return step.value;
 }

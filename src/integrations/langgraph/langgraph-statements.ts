@@ -1,12 +1,16 @@
 // LangGraph's checkpoints in SQL, one spelling for every path: the reads as
-// plans (engine/adapter-transactions.ts: synchronous on SQLite's own
-// connection, an await between statements elsewhere, Prisma's raw queries where
-// the store cannot reach the driver) and the put as statements run all or nothing.
-import type { ReadPlan, Statement, Value } from '../../engine/adapter-statement.js';
-import type { Dialect } from '../../engine/dialect.js';
-import type { Row } from '../../engine/adapter-statement.js';
+// plans (IntegrationStore.readPlan: synchronous on SQLite's own connection, an
+// await between statements elsewhere, Prisma's raw queries where the store
+// cannot reach the driver) and the writes as statements run all or nothing.
+import {
+  insertRuns,
+  type IntegrationDatabase,
+  type ReadPlan,
+  type SqlRow as Row,
+  type SqlStatement as Statement,
+  type SqlValue as Value,
+} from '../../contract/index.js';
 import { StoreDatabaseError } from '../../store.errors.js';
-import { insertRuns } from '../../engine/insert-runs.js';
 import type { BlobRow, CheckpointQuery, CheckpointRow, LaneKey, WriteRow } from './langgraph-rows.js';
 import { MAX_DEPTH, rebuild, type Delta, type StoredPart, type ValueBase } from './langgraph-deltas.js';
 
@@ -257,7 +261,7 @@ export function checkpointPlans(keys: RowKeys, sendsChannel: string, held: (lane
  * as one only if its base is still there with the nonce it had; the whole value otherwise. Long
  * lists of whole values go in several INSERTs.
  */
-export function putStatements(dialect: Dialect, keys: RowKeys, row: CheckpointRow, blobs: PutBlob[]): Statement[] {
+export function putStatements(dialect: IntegrationDatabase, keys: RowKeys, row: CheckpointRow, blobs: PutBlob[]): Statement[] {
   const lane = keys.lane(row);
   const threadKey = keys.threadKey(row.threadId);
   const whole = (blob: PutBlob): Value[] => [lane, blob.channel, blob.version, threadKey, blob.value?.type ?? EMPTY, blob.value?.bytes ?? null, blob.nonce];
@@ -331,3 +335,68 @@ export function putStatements(dialect: Dialect, keys: RowKeys, row: CheckpointRo
   });
   return statements;
 }
+
+/** A pending write's place: its task and index. */
+type Place = Pick<WriteRow, 'taskId' | 'idx'>;
+const WRITE_KEY = ['lane', 'checkpoint_id', 'task_id', 'idx'];
+const WRITE_ROW = ['lane', 'checkpoint_id', 'task_id', 'idx', 'thread_key', 'tenant_id', 'task_path', 'channel_name', 'payload_type', 'payload'];
+/** Places per statement: two values each, far below any database's limit. */
+const PLACES_PER_STATEMENT = 500;
+
+/** `places` in runs of PLACES_PER_STATEMENT, each as a condition on (task_id, idx) with its arguments. */
+function placesIn(places: Place[]): { condition: string; args: Value[] }[] {
+  const runs: { condition: string; args: Value[] }[] = [];
+  for (let at = 0; at < places.length; at += PLACES_PER_STATEMENT) {
+    const run = places.slice(at, at + PLACES_PER_STATEMENT);
+    runs.push({ condition: `(${run.map(() => '(task_id = ? AND idx = ?)').join(' OR ')})`, args: run.flatMap(({ taskId, idx }) => [taskId, idx]) });
+  }
+  return runs;
+}
+
+/** The statements on a checkpoint's pending writes (LangGraphCheckpoints.putWrites). */
+export const writeStatements = {
+  /** Reads which of `places` hold a write: rows of (task_id, idx). */
+  held: (lane: string, checkpointId: string, places: Place[]): Statement[] =>
+    placesIn(places).map(({ condition, args }) => ({
+      text: `SELECT task_id, idx FROM agent_lg_write WHERE lane = ? AND checkpoint_id = ? AND ${condition}`,
+      args: [lane, checkpointId, ...args],
+    })),
+
+  /** Deletes the writes at `places`. */
+  deleted: (lane: string, checkpointId: string, places: Place[]): Statement[] =>
+    placesIn(places).map(({ condition, args }) => ({
+      text: `DELETE FROM agent_lg_write WHERE lane = ? AND checkpoint_id = ? AND ${condition}`,
+      args: [lane, checkpointId, ...args],
+    })),
+
+  /**
+   * Inserts `writes`; a place another writer filled meanwhile (a retried task) keeps its write.
+   * SQLite runs one write transaction at a time: its check cannot have been raced, and a taken place is an error there.
+   */
+  inserted(dialect: IntegrationDatabase, keys: RowKeys, key: LaneKey, checkpointId: string, writes: WriteRow[]): Statement[] {
+    const [lane, threadKey] = [keys.lane(key), keys.threadKey(key.threadId)];
+    if (writes.length === 0) return [];
+    const rows = writes.map((write): Value[] => [
+      lane,
+      checkpointId,
+      write.taskId,
+      write.idx,
+      threadKey,
+      keys.tenantId,
+      write.taskPath,
+      write.channel,
+      write.value.type,
+      write.value.bytes,
+    ]);
+    const skipTaken = dialect.serialWrites ? '' : ` ${dialect.onConflict(WRITE_KEY, [])}`;
+    const placeholders = `(${WRITE_ROW.map(() => '?').join(', ')})`;
+    return insertRuns(rows, (row) => (row[6] as string).length + (row[7] as string).length + (row[9] as Uint8Array).byteLength).map((run) => ({
+      text: `INSERT INTO agent_lg_write (${WRITE_ROW.join(', ')}) VALUES ${Array(run.length).fill(placeholders).join(', ')}${skipTaken}`,
+      args: run.flat(),
+    }));
+  },
+
+  /** Deletes a thread's writes, values and checkpoints, in every namespace. */
+  threadDeleted: (threadKey: string): Statement[] =>
+    ['agent_lg_write', 'agent_lg_blob', 'agent_lg_checkpoint'].map((table) => ({ text: `DELETE FROM ${table} WHERE thread_key = ?`, args: [threadKey] })),
+};

@@ -122,7 +122,7 @@ eachDatabase((database) => {
 
   describe('the store', () => {
     const store = storeFor(database);
-    const checkpointer = () => new LangGraphCheckpointer(store.db);
+    const checkpointer = () => new LangGraphCheckpointer(store.integration);
     const meta = { source: 'update' as const, step: -1, parents: {} };
 
     /** A thread with a checkpoint in the root and a child namespace, a channel value and a write in each. */
@@ -338,7 +338,7 @@ eachDatabase((database) => {
 // Review findings, each a test that failed before its fix.
 eachDatabase((database) => {
   const store = storeFor(database);
-  const saver = () => new LangGraphCheckpointer(store.db);
+  const saver = () => new LangGraphCheckpointer(store.integration);
   const meta = { source: 'update' as const, step: -1, parents: {} };
 
   test('time travel: two updates of one older state each keep their own value (a version is never written twice)', async () => {

@@ -7,6 +7,7 @@ import { TASKS, emptyCheckpoint, uuid6, type SerializerProtocol } from '@langcha
 import { Test } from '@nestjs/testing';
 import { StoreModule, StoreValidationError } from '../../../src/index.js';
 import { StoreDatabase } from '../../../src/engine/database.js';
+import { IntegrationStore } from '../../../src/contract/index.js';
 import { LangGraphCheckpointer } from '../../../src/integrations/langgraph/index.js';
 import { eachDatabase, runSql } from '../../support/databases.js';
 import { appClient, migratedUrl } from '../../support/openers.js';
@@ -32,6 +33,7 @@ eachDatabase((database) => {
     let prisma: Awaited<ReturnType<typeof appClient>>;
     let url: string;
     let db: StoreDatabase;
+    let integration: IntegrationStore;
     let close: () => Promise<void>;
     beforeAll(async () => {
       url = await migratedUrl(database);
@@ -39,6 +41,7 @@ eachDatabase((database) => {
       const app = await Test.createTestingModule({ imports: [StoreModule.forRoot({ prisma })] }).compile();
       await app.init();
       db = app.get(StoreDatabase);
+      integration = app.get(IntegrationStore);
       close = async () => {
         await app.close();
         await prisma.$disconnect();
@@ -48,7 +51,7 @@ eachDatabase((database) => {
     const tx$ = () => prisma as unknown as { $transaction<T>(work: (tx: object) => Promise<T>): Promise<T> };
 
     test('the host fast paths are used, commit and roll back with it, and a refused put leaves the transaction usable', async () => {
-      const saver = new LangGraphCheckpointer(db);
+      const saver = new LangGraphCheckpointer(integration);
       const threadId = `host-${randomUUID()}`;
       const put = (s: LangGraphCheckpointer, id: string, value: string) =>
         s.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id, channel_values: { a: value }, channel_versions: { a: id } }, meta, {
@@ -87,7 +90,7 @@ eachDatabase((database) => {
 
     test('on the app client outside its transactions (binary protocol on MariaDB): list with limit and before', async () => {
       expect(await db.fastPaths()).toEqual(expect.objectContaining({ transaction: expect.any(Function) }));
-      const saver = new LangGraphCheckpointer(db);
+      const saver = new LangGraphCheckpointer(integration);
       const threadId = `app-${randomUUID()}`;
       const ids = [uuid6(-1), uuid6(-1), uuid6(-1)];
       for (const id of ids)
@@ -108,7 +111,7 @@ eachDatabase((database) => {
 
   eachStorePath(database, (store) => {
     test('list: limit 0, a huge limit, before', async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const threadId = `edge-${randomUUID()}`;
       const ids = [uuid6(-1), uuid6(-1), uuid6(-1)];
       for (const id of ids) await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id }, meta, {});
@@ -123,7 +126,7 @@ eachDatabase((database) => {
     });
 
     test('a put refused at its checkpoint leaves no value; reads whose work throws release their connection', async () => {
-      const saver = new LangGraphCheckpointer(store.db);
+      const saver = new LangGraphCheckpointer(store.integration);
       const threadId = `fail-${randomUUID()}`;
       const refused = uuid6(-1);
       const trigger = refusingCheckpoint(database.provider, 'refuse_cp2', refused);
@@ -139,7 +142,7 @@ eachDatabase((database) => {
       expect(await store.db.client.agentLgBlob.count({ where: { version: refused } })).toBe(0);
       const ok = uuid6(-1);
       await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: ok }, meta, {});
-      const failing = new LangGraphCheckpointer(store.db);
+      const failing = new LangGraphCheckpointer(store.integration);
       failing.serde = {
         dumpsTyped: saver.serde.dumpsTyped.bind(saver.serde),
         loadsTyped: async () => {
@@ -151,7 +154,7 @@ eachDatabase((database) => {
     });
 
     test("a checkpoint written before channel_versions was kept is read whole: its values found through its decoded versions, its writes and its parent's sends", async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const threadId = `legacy-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId } };
       const parent = { ...emptyCheckpoint(), v: 3, id: uuid6(-1), channel_values: { a: 'first', b: 'kept' }, channel_versions: { a: 1, b: 1 } };
@@ -176,7 +179,7 @@ eachDatabase((database) => {
     });
 
     test('a serde that gives text, not bytes, is refused before anything is written', async () => {
-      const saver = new LangGraphCheckpointer(store.db);
+      const saver = new LangGraphCheckpointer(store.integration);
       const serde: SerializerProtocol = {
         dumpsTyped: async (value: unknown) => ['json', JSON.stringify(value) as unknown as Uint8Array],
         loadsTyped: async (_type: string, data: Uint8Array | string) => JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data)),
@@ -186,7 +189,7 @@ eachDatabase((database) => {
       await expect(
         saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: 'x' }, channel_versions: { a: 1 } }, meta, { a: 1 }),
       ).rejects.toThrow(StoreValidationError);
-      expect(await new LangGraphCheckpointer(store.db).getTuple(config)).toBeUndefined();
+      expect(await new LangGraphCheckpointer(store.integration).getTuple(config)).toBeUndefined();
     });
   });
 });

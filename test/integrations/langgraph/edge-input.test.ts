@@ -22,7 +22,7 @@ async function acceptedOrRefused<T>(work: Promise<T>): Promise<{ ok: true; value
 eachDatabase((database) => {
   eachStorePath(database, (store) => {
     test('list by namespace alone finds that namespace only: one that differs by trailing spaces (one to MariaDB) is refused', async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const threadId = `ns-${randomUUID()}`;
       await saver.put({ configurable: { thread_id: threadId, checkpoint_ns: 'x' } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {});
       await expect(
@@ -34,7 +34,7 @@ eachDatabase((database) => {
     });
 
     test('what put accepts in channel_versions, getTuple and list can read back (a NUL in a channel name)', async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const config = { configurable: { thread_id: `nul-${randomUUID()}` } };
       const put = await acceptedOrRefused(
         saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { ok: 1 }, channel_versions: { ok: 1, 'a\u0000b': 1 } }, meta, { ok: 1 }),
@@ -48,7 +48,7 @@ eachDatabase((database) => {
     });
 
     test('a limit too large for the database is served or refused as input, never a database error', async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const threadId = `limit-${randomUUID()}`;
       await saver.put({ configurable: { thread_id: threadId } }, { ...emptyCheckpoint(), id: uuid6(-1) }, meta, {});
       const listed = async (limit: number) => {
@@ -70,7 +70,7 @@ eachDatabase((database) => {
 
   eachStorePath(database, (store) => {
     test('a checkpoint of 1,000 channels (put stores it) reads back', async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const config = { configurable: { thread_id: `wide-${randomUUID()}` } };
       const versions = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`c${i}`, 1]));
       const values = Object.fromEntries(Object.keys(versions).map((channel) => [channel, 0]));
@@ -84,7 +84,7 @@ eachDatabase((database) => {
     const store = storeFor(database);
 
     test('a channel named __proto__ comes back as a channel, not as the prototype of channel_values', async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const config = { configurable: { thread_id: `proto-${randomUUID()}` } };
       const values = JSON.parse('{"__proto__": {"messages": "injected"}, "a": 1}') as Record<string, unknown>;
       const versions = JSON.parse('{"__proto__": 1, "a": 1}') as Record<string, number>;
@@ -99,7 +99,7 @@ eachDatabase((database) => {
     const store = storeFor(database);
 
     test('deleteThread racing a put leaves no value of the thread behind, which a later put of the same version would read', async () => {
-      const saver = new LangGraphCheckpointer(store.db).forTenant(`t-${randomUUID()}`);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const threadId = `race-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId } };
       const version = `v-${randomUUID()}`;

@@ -40,7 +40,7 @@ function plansOf<T>(plan: ReadPlan<T>): { result: T; plans: string[] } {
 }
 
 test("getTuple's and a thread's list's statements search the keys; none scans a table", async () => {
-  const saver = new LangGraphCheckpointer(store.db);
+  const saver = new LangGraphCheckpointer(store.integration);
   const meta = { source: 'loop' as const, step: 0, parents: {} };
   for (const threadId of ['other', 'planned']) {
     let config: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
@@ -62,7 +62,7 @@ test("getTuple's and a thread's list's statements search the keys; none scans a 
       );
     }
   }
-  const plans = new LangGraphCheckpoints(store.db, undefined, TASKS).plans;
+  const plans = new LangGraphCheckpoints(store.integration, TASKS).plans;
   const key = { threadId: 'planned', checkpointNs: '' };
   const tuple = plansOf(plans.tuple(key));
   expect(tuple.result?.blobs).toHaveLength(2);

@@ -57,7 +57,7 @@ eachDatabase((database) => {
 
     const store = await storeApp({ url, migrate: true });
     try {
-      const saver = new LangGraphCheckpointer(store.db);
+      const saver = new LangGraphCheckpointer(store.integration);
       const config = { configurable: { thread_id: threadId } };
       const latest = await saver.getTuple(config);
       expect(latest?.checkpoint.id).toBe(child.id);

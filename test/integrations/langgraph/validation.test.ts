@@ -17,7 +17,7 @@ eachDatabase((database) => {
   eachStorePath(database, (store) => {
     validate({
       checkpointerName: 'nestjs-agent-store',
-      createCheckpointer: () => new LangGraphCheckpointer(store.db).forTenant(`validation-${randomUUID()}`),
+      createCheckpointer: () => new LangGraphCheckpointer(store.integration).forTenant(`validation-${randomUUID()}`),
     });
   });
 });

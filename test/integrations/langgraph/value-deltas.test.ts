@@ -50,17 +50,17 @@ eachDatabase((database) => {
 
     test('every checkpoint of a growing thread reads back exactly, from a reader holding nothing and from the writer; the chains are bounded', async () => {
       const tenant = `t-${randomUUID()}`;
-      const writer = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const writer = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       const threadId = `grow-${randomUUID()}`;
       const put = await grow(writer, threadId, 2 * MAX_DEPTH + 10);
 
-      const reader = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const reader = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       const listed = new Map<string, unknown>();
       for await (const tuple of reader.list({ configurable: { thread_id: threadId } }))
         listed.set(tuple.checkpoint.id, tuple.checkpoint.channel_values.messages);
       expect(listed.size).toBe(put.length);
       for (const { id, messages } of put) expect(listed.get(id)).toEqual(messages);
-      for (const saver of [reader, writer, new LangGraphCheckpointer(store.db).forTenant(tenant)]) {
+      for (const saver of [reader, writer, new LangGraphCheckpointer(store.integration).forTenant(tenant)]) {
         expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.channel_values.messages).toEqual(put.at(-1)!.messages);
         const middle = put[MAX_DEPTH + 3];
         expect((await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_id: middle.id } }))?.checkpoint.channel_values.messages).toEqual(
@@ -92,8 +92,8 @@ eachDatabase((database) => {
       const tenant = `t-${randomUUID()}`;
       const threadId = `stale-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
-      const a = new LangGraphCheckpointer(store.db).forTenant(tenant);
-      const b = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const a = new LangGraphCheckpointer(store.integration).forTenant(tenant);
+      const b = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       const putAt = (saver: LangGraphCheckpointer, version: number, values: unknown[]) =>
         saver.put(config, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: values }, channel_versions: { messages: version } }, meta, {
           messages: version,
@@ -109,17 +109,17 @@ eachDatabase((database) => {
       expect((await a.getTuple(config))?.checkpoint.channel_values.messages).toEqual(theirs);
       await putAt(a, 1, mine);
       await putAt(a, 2, [...mine, message(31)]);
-      expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([
+      expect((await new LangGraphCheckpointer(store.integration).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([
         ...mine,
         message(31),
       ]);
 
       // Deleted only.
-      const c = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const c = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       await putAt(c, 3, mine);
       await b.deleteThread(threadId);
       await putAt(c, 4, [...mine, message(31)]);
-      expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([
+      expect((await new LangGraphCheckpointer(store.integration).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual([
         ...mine,
         message(31),
       ]);
@@ -131,11 +131,11 @@ eachDatabase((database) => {
       const tenant = `t-${randomUUID()}`;
       const threadId = `broken-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
-      const saver = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       await putDelta(saver, config);
       const lanes = await lanesOf(threadId);
       expect(await rows().agentLgBlob.deleteMany({ where: { lane: { in: lanes }, version: '1' } })).toEqual({ count: 1 });
-      const reader = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const reader = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       await expect(reader.getTuple(config)).rejects.toThrow(StoreDatabaseError);
       await expect(reader.getTuple(config)).rejects.toThrow(/channel messages at version 2 is a delta/);
     });
@@ -144,7 +144,7 @@ eachDatabase((database) => {
       const tenant = `t-${randomUUID()}`;
       const threadId = `deep-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
-      const saver = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       const depth = MAX_DEPTH + 3;
       const values = Array.from({ length: depth + 1 }, (_, v) => messages(20 + v));
       for (const [version, value] of values.entries()) {
@@ -159,9 +159,9 @@ eachDatabase((database) => {
         const data = { value: new Uint8Array(bytes[version].subarray(prefixLength)), baseVersion: String(version - 1), prefixLength };
         expect(await rows().agentLgBlob.updateMany({ where: { lane, channel: 'messages', version: String(version) }, data })).toEqual({ count: 1 });
       }
-      await expect(new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config)).rejects.toThrow(`more than ${MAX_DEPTH} deltas down`);
+      await expect(new LangGraphCheckpointer(store.integration).forTenant(tenant).getTuple(config)).rejects.toThrow(`more than ${MAX_DEPTH} deltas down`);
       // One level less than the store's bound reads back.
-      const fresh = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const fresh = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       await rows().agentLgBlob.updateMany({
         where: { lane, channel: 'messages', version: String(depth - MAX_DEPTH) },
         data: { value: new Uint8Array(bytes[depth - MAX_DEPTH]), baseVersion: null, prefixLength: null },
@@ -173,18 +173,18 @@ eachDatabase((database) => {
       const tenant = `t-${randomUUID()}`;
       const threadId = `read-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
-      const saver = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       const grown = await putDelta(saver, config);
       const [row] = await rows().agentLgBlob.findMany({ where: { lane: { in: await lanesOf(threadId) }, version: '2' } });
       expect(row.baseVersion).toBe('1');
-      expect((await new LangGraphCheckpointer(store.db).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual(grown);
+      expect((await new LangGraphCheckpointer(store.integration).forTenant(tenant).getTuple(config))?.checkpoint.channel_values.messages).toEqual(grown);
     });
 
     test('a Uint8Array value changed in place after its put, or after its read, is read back as it was put', async () => {
       const tenant = `t-${randomUUID()}`;
       const threadId = `in-place-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
-      const saver = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       // What a read gave: its length and the bytes it holds (each value is one byte repeated).
       const filled = (value: unknown) => ({ length: (value as Uint8Array).length, bytes: [...new Set(value as Uint8Array)] });
       const audioOf = async (reader: LangGraphCheckpointer, checkpointId?: string) =>
@@ -200,7 +200,7 @@ eachDatabase((database) => {
         ids.push(checkpoint.id);
       }
       audio.fill(3);
-      const fresh = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const fresh = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       for (const reader of [fresh, saver]) {
         expect(filled(await audioOf(reader))).toEqual({ length: 4096, bytes: [2] });
         expect(filled(await audioOf(reader, ids[0]))).toEqual({ length: 4096, bytes: [1] });
@@ -235,7 +235,7 @@ eachDatabase((database) => {
         }
       }
       const careless = new Careless();
-      const writer = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const writer = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       writer.serde = careless;
       const threadId = `careless-${randomUUID()}`;
       const config = { configurable: { thread_id: threadId, checkpoint_ns: '' } };
@@ -259,7 +259,7 @@ eachDatabase((database) => {
         put.push({ id: checkpoint.id, messages: messages(20 + n) });
       }
       expect(careless.decoded).toBeGreaterThan(0);
-      const reader = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const reader = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       for (const { id, messages } of put) {
         expect((await reader.getTuple({ configurable: { ...config.configurable, checkpoint_id: id } }))!.checkpoint.channel_values.messages).toEqual(messages);
       }
@@ -267,7 +267,7 @@ eachDatabase((database) => {
 
     test('a serde replaced while a put encodes: the bytes of the serde that encoded them are still copied', async () => {
       const tenant = `t-${randomUUID()}`;
-      const writer = new LangGraphCheckpointer(store.db).forTenant(tenant);
+      const writer = new LangGraphCheckpointer(store.integration).forTenant(tenant);
       const stock = writer.serde;
       /** Reuses its output buffer (scribbled over here after the put); the application puts the stock serde back while it encodes. */
       class Reusing extends JsonPlusSerializer {

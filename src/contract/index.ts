@@ -1,0 +1,7 @@
+// nestjs-agent-store/integration: the contract a framework binding (the store's
+// own three, or yours) is written against. See README, "Other frameworks".
+export * from './integration-store.js';
+// The store's rules for what it is given, so that a binding refuses what the store would.
+export { idOf, keyTextOf, dataCopyOf, countOf } from '../values/validation.js';
+// Rows per INSERT within every database's limits on parameters and statement size.
+export { insertRuns, textLength } from '../engine/insert-runs.js';

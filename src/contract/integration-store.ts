@@ -1,0 +1,90 @@
+// What a framework binding is written against (nestjs-agent-store/integration):
+// the store's tenancy, the application's transaction, and the binding's own
+// statements run in the store's transactions, with its retries and its typed
+// errors. No type of the store's engine appears here: a binding owns its tables
+// and its SQL, and reaches the database only through this.
+
+/** A value a statement takes: text, a number, a date, bytes or NULL. */
+export type SqlValue = string | number | Date | Uint8Array | null;
+
+/** A result row, its columns in the statement's order. */
+export type SqlRow = unknown[];
+
+/** A statement whose parameters are written `?`; the store spells them as its database does. */
+export interface SqlStatement {
+  text: string;
+  args: SqlValue[];
+}
+
+/**
+ * Reads as a generator: it yields each statement and is given its rows, so that one plan runs on any
+ * driver, synchronously where the driver is (SQLite's) and with an await between statements elsewhere.
+ */
+export type ReadPlan<T> = Generator<SqlStatement, T, SqlRow[]>;
+
+/** The statements of one of the store's transactions. */
+export interface IntegrationTransaction {
+  /** Runs a statement that reads; its rows. */
+  query(text: string, args?: SqlValue[]): Promise<SqlRow[]>;
+  /** Runs a statement that writes and reads nothing back. */
+  execute(text: string, args?: SqlValue[]): Promise<void>;
+}
+
+/** What a binding's SQL may need to know of the database it runs on. */
+export interface IntegrationDatabase {
+  /** Prisma's name of the database: the dialect of the binding's SQL. */
+  readonly provider: 'sqlite' | 'postgresql' | 'mysql';
+  /**
+   * Whether it runs one write transaction at a time (SQLite): a write's reads then see nothing
+   * another writer could change before it commits, and a check-then-insert cannot be raced.
+   */
+  readonly serialWrites: boolean;
+  /** The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update` columns to the inserted values. */
+  onConflict(keys: string[], update: string[]): string;
+}
+
+export interface WriteOptions {
+  /** How many rows the write inserts: a long batch may run longer before the store's transaction timeout. */
+  rows?: number;
+  /**
+   * Its statements see one snapshot (REPEATABLE READ where the store's writes run at READ COMMITTED):
+   * for a write of several statements that must not interleave with a concurrent one's.
+   */
+  snapshot?: boolean;
+}
+
+/**
+ * The store as a binding sees it. Inject it (StoreModule provides it); a binding's own
+ * `forTenant` and `withTransaction` hand out the same binding on `forTenant(…)` and
+ * `withTransaction(…)` of this. Every failure is one of the store's typed errors
+ * (StoreBusyError for a conflict that outlasted the retries, StoreUnavailableError,
+ * StoreDatabaseError, …); outside an application's transaction, writes are retried
+ * on conflicts as the store's own are, and in one they are never retried.
+ */
+export abstract class IntegrationStore {
+  /** The database, for the dialect of the binding's SQL. */
+  abstract readonly database: IntegrationDatabase;
+  /** The tenant whose data this sees, or undefined: every tenant's (see forTenant). */
+  abstract readonly tenantId: string | undefined;
+
+  /** The same store, seeing `tenantId` (checked as the store checks tenant ids); a StoreConfigurationError when this one is scoped already. */
+  abstract forTenant(tenantId: string): IntegrationStore;
+
+  /** The same store, every call of which runs in your transaction `tx` (the client `prisma.$transaction(async (tx) => …)` hands you). */
+  abstract withTransaction(tx: unknown): IntegrationStore;
+
+  /** Throws StoreConfigurationError, naming them, when your own PrismaClient's database lacks the tables of `part` (their migrations are yours). */
+  abstract checkTables(part: 'langgraph'): Promise<void>;
+
+  /** Runs `work`'s statements in one snapshot. */
+  abstract read<T>(work: (tx: IntegrationTransaction) => Promise<T>): Promise<T>;
+
+  /** Runs the plan `plan()` makes in one snapshot (made again should the call run again). */
+  abstract readPlan<T>(plan: () => ReadPlan<T>): Promise<T>;
+
+  /** Runs `work`'s statements all or nothing, at the store's write level (see WriteOptions). */
+  abstract write<T>(work: (tx: IntegrationTransaction) => Promise<T>, options?: WriteOptions): Promise<T>;
+
+  /** Runs `statements` one after another, all or nothing: the fastest write there is (no round trip waits for a read). */
+  abstract writeAll(statements: SqlStatement[], options?: Pick<WriteOptions, 'rows'>): Promise<void>;
+}
