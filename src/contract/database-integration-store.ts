@@ -11,6 +11,7 @@ import { idOf } from '../values/validation.js';
 import {
   IntegrationStore,
   type IntegrationDatabase,
+  type IntegrationReads,
   type IntegrationTransaction,
   type ReadPlan,
   type SqlStatement,
@@ -45,7 +46,7 @@ export class DatabaseIntegrationStore extends IntegrationStore {
     return new DatabaseIntegrationStore(this.db, idOf(tenantId, 'tenantId'));
   }
 
-  withTransaction(tx: unknown): IntegrationStore {
+  withTransaction(tx: object): IntegrationStore {
     return new DatabaseIntegrationStore(this.db.joining(tx), this.tenantId);
   }
 
@@ -53,13 +54,10 @@ export class DatabaseIntegrationStore extends IntegrationStore {
     return this.db.checkTables(part);
   }
 
-  async read<T>(work: (tx: IntegrationTransaction) => Promise<T>): Promise<T> {
+  async read<T>(work: (tx: IntegrationReads) => Promise<T>): Promise<T> {
     const fast = await this.db.fastPaths();
-    if (fast?.transaction)
-      return fast.transaction(false, (run) =>
-        work({ query: (text, args = []) => run(text, args), execute: async (text, args = []) => void (await run(text, args)) }),
-      );
-    return this.db.read((tx) => work(this.#onPrisma(tx)));
+    if (fast?.transaction) return fast.transaction(false, (run) => whileOpen(work, { query: (text: string, args: SqlValue[] = []) => run(text, args) }));
+    return this.db.read((tx) => whileOpen(work, { query: this.#onPrisma(tx).query }));
   }
 
   async readPlan<T>(plan: () => ReadPlan<T>): Promise<T> {
@@ -72,7 +70,7 @@ export class DatabaseIntegrationStore extends IntegrationStore {
     const level = this.db.kit.dialect.writeIsolation;
     // A snapshot for the whole write where writes run at READ COMMITTED (PostgreSQL, MySQL); SQLite's one writer sees one already.
     const snapshot = options.snapshot && level === 'ReadCommitted' ? 'RepeatableRead' : level;
-    return this.db.write((tx) => work(this.#onPrisma(tx)), options.rows ?? 0, snapshot);
+    return this.db.write((tx) => whileOpen(work, this.#onPrisma(tx)), options.rows ?? 0, snapshot);
   }
 
   async writeAll(statements: SqlStatement[], options: Pick<WriteOptions, 'rows'> = {}): Promise<void> {
@@ -97,3 +95,26 @@ export class DatabaseIntegrationStore extends IntegrationStore {
 /** Bytes in an ArrayBuffer of their own, as Prisma takes them (it reads a view's whole buffer). */
 const ownBytes = (value: SqlValue): SqlValue =>
   value instanceof Uint8Array && (value.byteOffset !== 0 || value.byteLength !== value.buffer.byteLength) ? new Uint8Array(value) : value;
+
+/**
+ * Runs `work` on `statements` that refuse once it has settled: a statement sent after (a handle kept,
+ * a promise not awaited) would run outside the transaction, or in another caller's on its connection.
+ */
+async function whileOpen<S extends object, T>(work: (statements: S) => Promise<T>, statements: S): Promise<T> {
+  let open = true;
+  const guarded = Object.fromEntries(
+    Object.entries(statements).map(([name, statement]) => [
+      name,
+      (...args: unknown[]) => {
+        if (!open)
+          return Promise.reject(new StoreConfigurationError(`this transaction's work has returned: a statement (${name}) after it would run outside it`));
+        return (statement as (...args: unknown[]) => unknown)(...args);
+      },
+    ]),
+  ) as S;
+  try {
+    return await work(guarded);
+  } finally {
+    open = false;
+  }
+}

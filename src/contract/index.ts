@@ -1,6 +1,17 @@
 // nestjs-agent-store/integration: the contract a framework binding (the store's
 // own three, or yours) is written against. See README, "Other frameworks".
 export * from './integration-store.js';
+// The errors a binding throws and its callers catch, as the store's own calls throw them.
+export {
+  StoreError,
+  StoreValidationError,
+  StoreNotFoundError,
+  StoreConflictError,
+  StoreConfigurationError,
+  StoreDatabaseError,
+  StoreUnavailableError,
+  StoreBusyError,
+} from '../store.errors.js';
 // The store's rules for what it is given, so that a binding refuses what the store would.
 export { idOf, keyTextOf, dataCopyOf, countOf } from '../values/validation.js';
 // Rows per INSERT within every database's limits on parameters and statement size.

@@ -1,16 +1,24 @@
 // What a framework binding is written against (nestjs-agent-store/integration):
 // the store's tenancy, the application's transaction, and the binding's own
 // statements run in the store's transactions, with its retries and its typed
-// errors. No type of the store's engine appears here: a binding owns its tables
-// and its SQL, and reaches the database only through this.
+// errors. No type of the store's engine appears here: a binding writes its own
+// SQL, and reaches the database only through this.
 
 /** A value a statement takes: text, a number, a date, bytes or NULL. */
 export type SqlValue = string | number | Date | Uint8Array | null;
 
-/** A result row, its columns in the statement's order. */
+/**
+ * A result row, its columns in the statement's order. Name each column once (a name given twice, or
+ * one that reads as a number, may be lost or moved where the store reads through Prisma), and read
+ * integers with Number(): a driver may give a number, a bigint or a string.
+ */
 export type SqlRow = unknown[];
 
-/** A statement whose parameters are written `?`; the store spells them as its database does. */
+/**
+ * A statement whose parameters are written `?`; the store spells them as its database does. Every `?`
+ * is one: give a literal that holds one as a parameter, and PostgreSQL's jsonb `?` operators as their
+ * functions (`jsonb_exists`).
+ */
 export interface SqlStatement {
   text: string;
   args: SqlValue[];
@@ -22,24 +30,35 @@ export interface SqlStatement {
  */
 export type ReadPlan<T> = Generator<SqlStatement, T, SqlRow[]>;
 
-/** The statements of one of the store's transactions. */
-export interface IntegrationTransaction {
+/**
+ * The reads of one of the store's transactions, for as long as its `work` runs: afterwards each refuses
+ * (StoreConfigurationError). A statement's failure reaches `work` as the driver's error: let it pass,
+ * and the call fails with the store's typed error.
+ */
+export interface IntegrationReads {
   /** Runs a statement that reads; its rows. */
   query(text: string, args?: SqlValue[]): Promise<SqlRow[]>;
+}
+
+/** The statements of one of the store's write transactions (see IntegrationReads). */
+export interface IntegrationTransaction extends IntegrationReads {
   /** Runs a statement that writes and reads nothing back. */
   execute(text: string, args?: SqlValue[]): Promise<void>;
 }
 
 /** What a binding's SQL may need to know of the database it runs on. */
 export interface IntegrationDatabase {
-  /** Prisma's name of the database: the dialect of the binding's SQL. */
+  /** Prisma's name of the database: the dialect of the binding's SQL (`mysql` is MySQL and MariaDB). */
   readonly provider: 'sqlite' | 'postgresql' | 'mysql';
   /**
    * Whether it runs one write transaction at a time (SQLite): a write's reads then see nothing
    * another writer could change before it commits, and a check-then-insert cannot be raced.
    */
   readonly serialWrites: boolean;
-  /** The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update` columns to the inserted values. */
+  /**
+   * The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update`
+   * columns to the inserted values. On MySQL and MariaDB it meets any unique key of the table, not `keys` alone.
+   */
   onConflict(keys: string[], update: string[]): string;
 }
 
@@ -56,10 +75,16 @@ export interface WriteOptions {
 /**
  * The store as a binding sees it. Inject it (StoreModule provides it); a binding's own
  * `forTenant` and `withTransaction` hand out the same binding on `forTenant(…)` and
- * `withTransaction(…)` of this. Every failure is one of the store's typed errors
+ * `withTransaction(…)` of this. Each call fails with one of the store's typed errors
  * (StoreBusyError for a conflict that outlasted the retries, StoreUnavailableError,
- * StoreDatabaseError, …); outside an application's transaction, writes are retried
- * on conflicts as the store's own are, and in one they are never retried.
+ * StoreDatabaseError, …; a StoreError that `work` throws passes as it is). Outside an
+ * application's transaction a call is retried on conflicts as the store's own are, so
+ * `work` may run more than once: keep it free of effects outside its transaction. In
+ * one, it runs once. Call no store from inside `work`: its transaction holds the
+ * connection (or SQLite's file) that call would wait for.
+ *
+ * Tenancy is the binding's to keep: a scoped store says its `tenantId`, which the
+ * binding's SQL writes into its rows and reads them by.
  */
 export abstract class IntegrationStore {
   /** The database, for the dialect of the binding's SQL. */
@@ -71,13 +96,13 @@ export abstract class IntegrationStore {
   abstract forTenant(tenantId: string): IntegrationStore;
 
   /** The same store, every call of which runs in your transaction `tx` (the client `prisma.$transaction(async (tx) => …)` hands you). */
-  abstract withTransaction(tx: unknown): IntegrationStore;
+  abstract withTransaction(tx: object): IntegrationStore;
 
   /** Throws StoreConfigurationError, naming them, when your own PrismaClient's database lacks the tables of `part` (their migrations are yours). */
   abstract checkTables(part: 'langgraph'): Promise<void>;
 
-  /** Runs `work`'s statements in one snapshot. */
-  abstract read<T>(work: (tx: IntegrationTransaction) => Promise<T>): Promise<T>;
+  /** Runs `work`'s reads in one snapshot. */
+  abstract read<T>(work: (tx: IntegrationReads) => Promise<T>): Promise<T>;
 
   /** Runs the plan `plan()` makes in one snapshot (made again should the call run again). */
   abstract readPlan<T>(plan: () => ReadPlan<T>): Promise<T>;

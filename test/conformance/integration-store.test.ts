@@ -3,7 +3,7 @@
 // snapshot, scoped by tenant, failing with the store's typed errors.
 import { randomUUID } from 'node:crypto';
 import { StoreConfigurationError, StoreConflictError, StoreDatabaseError, StoreValidationError } from '../../src/index.js';
-import type { IntegrationTransaction, ReadPlan, SqlStatement } from '../../src/contract/index.js';
+import type { IntegrationReads, IntegrationTransaction, ReadPlan, SqlStatement } from '../../src/contract/index.js';
 import { eachBackend, storeOn } from '../support/openers.js';
 
 const COLUMNS = 'lane, checkpoint_id, task_id, idx, thread_key, tenant_id, task_path, channel_name, payload_type, payload';
@@ -16,7 +16,7 @@ eachBackend((backend) => {
     text: `INSERT INTO agent_lg_write (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     args: [lane, 'c', 't', idx, `thread-${lane}`, null, 'path', 'channel', 'bytes', bytes],
   });
-  const idxs = (tx: IntegrationTransaction, lane: string) =>
+  const idxs = (tx: IntegrationReads, lane: string) =>
     tx.query('SELECT idx, payload FROM agent_lg_write WHERE lane = ? ORDER BY idx', [lane]).then((rows) => rows.map(([idx]) => Number(idx)));
   const read = (lane: string) => store.integration.read((tx) => idxs(tx, lane));
 
@@ -69,6 +69,22 @@ eachBackend((backend) => {
     expect(await read(lane)).toEqual([]);
   });
 
+  test('a transaction refuses statements once its work has returned; a read has no writes', async () => {
+    const lane = randomUUID();
+    let kept: IntegrationTransaction | undefined;
+    await store.integration.write(async (tx) => {
+      kept = tx;
+    });
+    await expect(kept!.execute(row(lane, 1).text, row(lane, 1).args)).rejects.toThrow(StoreConfigurationError);
+    let reads: IntegrationReads | undefined;
+    await store.integration.read(async (tx) => {
+      reads = tx;
+      expect('execute' in tx).toBe(false);
+    });
+    await expect(reads!.query('SELECT 1', [])).rejects.toThrow(StoreConfigurationError);
+    expect(await read(lane)).toEqual([]);
+  });
+
   test('forTenant checks the tenant id as the store does, and scopes once', () => {
     const scoped = store.integration.forTenant('acme');
     expect(scoped.tenantId).toBe('acme');
@@ -80,6 +96,6 @@ eachBackend((backend) => {
 
   test('withTransaction takes only a transaction client of the store', () => {
     expect(() => store.integration.withTransaction({})).toThrow(StoreConfigurationError);
-    expect(() => store.integration.withTransaction(null)).toThrow(StoreConfigurationError);
+    expect(() => store.integration.withTransaction(null as unknown as object)).toThrow(StoreConfigurationError);
   });
 });

@@ -9,7 +9,7 @@
 // Reads and puts are SQL (langgraph-statements.ts), run on the driver where
 // the store's fast paths run, as Prisma's raw queries elsewhere.
 import { createHash, randomInt } from 'node:crypto';
-import type { IntegrationStore, IntegrationTransaction, ReadPlan, SqlStatement as Statement } from '../../contract/index.js';
+import type { IntegrationReads, IntegrationStore, ReadPlan, SqlStatement as Statement } from '../../contract/index.js';
 import { deltaOf, ValueBases } from './langgraph-deltas.js';
 import type { BlobRow, CheckpointRow, LaneKey, WriteRow } from './langgraph-rows.js';
 import { checkpointPlans, putStatements, writeStatements, type PutBlob, type RowKeys, type TupleRows } from './langgraph-statements.js';
@@ -164,7 +164,7 @@ export class LangGraphCheckpoints {
 }
 
 /** Runs `plan`, each statement in `tx`. */
-async function planOn<T>(plan: ReadPlan<T>, tx: IntegrationTransaction): Promise<T> {
+async function planOn<T>(plan: ReadPlan<T>, tx: IntegrationReads): Promise<T> {
   let step = plan.next();
   while (!step.done) step = plan.next(await tx.query(step.value.text, step.value.args));
   return step.value;

@@ -21,6 +21,28 @@ async function acceptedOrRefused<T>(work: Promise<T>): Promise<{ ok: true; value
 
 eachDatabase((database) => {
   eachStorePath(database, (store) => {
+    test("a task's 1,200 writes, more than one statement holds, are kept whole, and putting them again keeps the first", async () => {
+      const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
+      const config = await saver.put(
+        { configurable: { thread_id: `many-${randomUUID()}`, checkpoint_ns: '' } },
+        { ...emptyCheckpoint(), id: uuid6(-1) },
+        meta,
+        {},
+      );
+      const writes = Array.from({ length: 1200 }, (_, i): [string, unknown] => [`channel-${i % 7}`, i]);
+      await saver.putWrites(config, writes, 'task');
+      await saver.putWrites(
+        config,
+        writes.map(([channel, value]): [string, unknown] => [channel, `again ${String(value)}`]),
+        'task',
+      );
+      const pending = (await saver.getTuple(config))?.pendingWrites ?? [];
+      expect(pending).toHaveLength(1200);
+      expect(pending.map(([task, channel, value]) => [task, channel, value]).sort((a, b) => Number(a[2]) - Number(b[2]))).toEqual(
+        writes.map(([channel, value]) => ['task', channel, value]),
+      );
+    });
+
     test('list by namespace alone finds that namespace only: one that differs by trailing spaces (one to MariaDB) is refused', async () => {
       const saver = new LangGraphCheckpointer(store.integration).forTenant(`t-${randomUUID()}`);
       const threadId = `ns-${randomUUID()}`;
