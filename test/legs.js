@@ -91,10 +91,12 @@ export const QUICK_LEG = [
 
 /**
  * Files that bound wall-clock time tightly (a refusal within 500 ms, a lock wait of 150 ms to 2 s, a
- * transaction's time per row, a failover's resume within 5 s, the event loop's longest wait within 50 ms): they run after the others, one at a time,
- * on a quiet machine (scripts/test.js), since the suite's parallel phase loads both cores.
+ * transaction's time per row, a failover's resume within 5 s, the event loop's longest wait within 50 ms,
+ * 50 racing registrations on one Galera parent each given a pool connection within its 10 s wait): they run
+ * after the others, one at a time, on a quiet machine (scripts/test.js), since the suite's parallel phase loads both cores.
  */
 export const ALONE = [
+  'test/conformance/concurrency.test.ts',
   'test/http/http-hardening.test.ts',
   'test/internals/write-time.test.ts',
   'test/internals/sqlite-adapter.test.ts',
