@@ -63,7 +63,8 @@ export class DatabaseIntegrationStore extends IntegrationStore {
   async readPlan<T>(plan: () => ReadPlan<T>): Promise<T> {
     const fast = await this.db.fastPaths();
     if (fast?.readAll) return fast.readAll(plan);
-    return this.read((tx) => runPlan(plan(), (text, args) => tx.query(text, args)));
+    // No fast paths here (they would have readAll): the plan on Prisma's raw queries, without asking for them again.
+    return this.db.read((tx) => runPlan(plan(), this.#onPrisma(tx).query));
   }
 
   write<T>(work: (tx: IntegrationTransaction) => Promise<T>, options: WriteOptions = {}): Promise<T> {

@@ -16,3 +16,5 @@ export {
 export { idOf, keyTextOf, dataCopyOf, countOf } from '../values/validation.js';
 // Rows per INSERT within every database's limits on parameters and statement size.
 export { insertRuns, textLength } from '../engine/insert-runs.js';
+// Runs a read plan's statements one after another through a transaction's `query`.
+export { runPlan } from '../engine/adapter-transactions.js';

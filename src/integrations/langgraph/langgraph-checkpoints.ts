@@ -9,7 +9,7 @@
 // Reads and puts are SQL (langgraph-statements.ts), run on the driver where
 // the store's fast paths run, as Prisma's raw queries elsewhere.
 import { createHash, randomInt } from 'node:crypto';
-import type { IntegrationReads, IntegrationStore, ReadPlan, SqlStatement as Statement } from '../../contract/index.js';
+import { runPlan, type IntegrationStore, type ReadPlan, type SqlStatement as Statement } from '../../contract/index.js';
 import { deltaOf, ValueBases } from './langgraph-deltas.js';
 import type { BlobRow, CheckpointRow, LaneKey, WriteRow } from './langgraph-rows.js';
 import { checkpointPlans, putStatements, writeStatements, type PutBlob, type RowKeys, type TupleRows } from './langgraph-statements.js';
@@ -151,7 +151,7 @@ export class LangGraphCheckpoints {
 
   /** Runs `work`'s read plans in one snapshot. */
   read<T>(work: (reads: Reads) => Promise<T>): Promise<T> {
-    return this.store.read((tx) => work((plan) => planOn(plan(), tx)));
+    return this.store.read((tx) => work((plan) => runPlan(plan(), tx.query)));
   }
 
   #lane(key: LaneKey): string {
@@ -161,11 +161,4 @@ export class LangGraphCheckpoints {
   #threadKey(threadId: string): string {
     return digest([this.tenantId ?? null, threadId]);
   }
-}
-
-/** Runs `plan`, each statement in `tx`. */
-async function planOn<T>(plan: ReadPlan<T>, tx: IntegrationReads): Promise<T> {
-  let step = plan.next();
-  while (!step.done) step = plan.next(await tx.query(step.value.text, step.value.args));
-  return step.value;
 }
