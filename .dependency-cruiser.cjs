@@ -56,9 +56,9 @@ module.exports = {
     ]),
     only(
       'integrations-own-their-storage',
-      'An integration imports its own folder and the integration contract (and, until the contract gives them the session log, the OpenAI and Claude adapters the engine).',
+      "An integration imports its own folder and the integration contract's index (which gives the typed errors too): what a binding outside this package could.",
       '^src/integrations/([^/]+)/',
-      ['^src/integrations/$1/', '^src/contract/index\\.ts$', STORE_SURFACE, ENGINE, VALUES, LEAVES],
+      ['^src/integrations/$1/', '^src/contract/index\\.ts$'],
     ),
     only('contract-on-the-engine', 'The integration contract imports its own folder, the engine and the values.', CONTRACT, [CONTRACT, ENGINE, VALUES, LEAVES]),
     only('http-on-the-stores', "The HTTP API imports its own folder, the stores' public surface, the values and the public types and errors.", '^src/http/', [

@@ -8,10 +8,12 @@ import type { StoreTx } from '../engine/dialect.js';
 import type { ProviderKit } from '../engine/provider-kit.js';
 import { StoreConfigurationError } from '../store.errors.js';
 import { idOf } from '../values/validation.js';
+import { DatabaseSessionLog, DatabaseSessionLogReads } from './database-session-log.js';
 import {
   IntegrationStore,
   type IntegrationDatabase,
   type IntegrationReads,
+  type IntegrationSessionReads,
   type IntegrationTransaction,
   type ReadPlan,
   type SqlStatement,
@@ -60,6 +62,10 @@ export class DatabaseIntegrationStore extends IntegrationStore {
     return this.db.read((tx) => whileOpen(work, { query: this.#onPrisma(tx).query }));
   }
 
+  readSessions<T>(work: (tx: IntegrationSessionReads) => Promise<T>): Promise<T> {
+    return this.db.read((tx) => whileOpen(work, { query: this.#onPrisma(tx).query, sessions: new DatabaseSessionLogReads(tx, this.tenantId) }));
+  }
+
   async readPlan<T>(plan: () => ReadPlan<T>): Promise<T> {
     const fast = await this.db.fastPaths();
     if (fast?.readAll) return fast.readAll(plan);
@@ -71,7 +77,7 @@ export class DatabaseIntegrationStore extends IntegrationStore {
     const level = this.db.kit.dialect.writeIsolation;
     // A snapshot for the whole write where writes run at READ COMMITTED (PostgreSQL, MySQL); SQLite's one writer sees one already.
     const snapshot = options.snapshot && level === 'ReadCommitted' ? 'RepeatableRead' : level;
-    return this.db.write((tx) => whileOpen(work, this.#onPrisma(tx)), options.rows ?? 0, snapshot);
+    return this.db.write((tx) => whileOpen(work, { ...this.#onPrisma(tx), sessions: new DatabaseSessionLog(tx, this.tenantId) }), options.rows ?? 0, snapshot);
   }
 
   async writeAll(statements: SqlStatement[], options: Pick<WriteOptions, 'rows'> = {}): Promise<void> {
@@ -82,8 +88,12 @@ export class DatabaseIntegrationStore extends IntegrationStore {
     }, options);
   }
 
+  transactionKey(): object {
+    return this.db.callOrderKey();
+  }
+
   /** Statements through Prisma's raw queries in the store's transaction `tx`, their `?` spelled as its database's. */
-  #onPrisma(tx: StoreTx): IntegrationTransaction {
+  #onPrisma(tx: StoreTx): Omit<IntegrationTransaction, 'sessions'> {
     const placeholder = this.db.kit.dialect.placeholder;
     return {
       query: async (text, args = []) =>
@@ -103,19 +113,28 @@ const ownBytes = (value: SqlValue): SqlValue =>
  */
 async function whileOpen<S extends object, T>(work: (statements: S) => Promise<T>, statements: S): Promise<T> {
   let open = true;
+  const guard =
+    (name: string, call: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) => {
+      if (!open)
+        return Promise.reject(new StoreConfigurationError(`this transaction's work has returned: a statement (${name}) after it would run outside it`));
+      return call(...args);
+    };
   const guarded = Object.fromEntries(
-    Object.entries(statements).map(([name, statement]) => [
-      name,
-      (...args: unknown[]) => {
-        if (!open)
-          return Promise.reject(new StoreConfigurationError(`this transaction's work has returned: a statement (${name}) after it would run outside it`));
-        return (statement as (...args: unknown[]) => unknown)(...args);
-      },
-    ]),
+    Object.entries(statements).map(([name, part]) => [name, typeof part === 'function' ? guard(name, part) : guardedLog(part as object, guard)]),
   ) as S;
   try {
     return await work(guarded);
   } finally {
     open = false;
   }
+}
+
+/** The sessions' log's methods, each behind `guard`. */
+function guardedLog(log: object, guard: (name: string, call: (...args: unknown[]) => unknown) => unknown): object {
+  const methods = new Set<string>();
+  for (let proto = Object.getPrototypeOf(log); proto !== Object.prototype; proto = Object.getPrototypeOf(proto))
+    for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') methods.add(name);
+  const target = log as Record<string, (...args: unknown[]) => unknown>;
+  return Object.freeze(Object.fromEntries([...methods].map((name) => [name, guard(`sessions.${name}`, (...args) => target[name](...args))])));
 }

@@ -2,7 +2,9 @@
 // the store's tenancy, the application's transaction, and the binding's own
 // statements run in the store's transactions, with its retries and its typed
 // errors. No type of the store's engine appears here: a binding writes its own
-// SQL, and reaches the database only through this.
+// SQL, and its events in the store's sessions, and reaches the database only
+// through this.
+import type { SessionLog, SessionLogReads } from './session-log.js';
 
 /** A value a statement takes: text, a number, a date, bytes or NULL. */
 export type SqlValue = string | number | Date | Uint8Array | null;
@@ -40,10 +42,17 @@ export interface IntegrationReads {
   query(text: string, args?: SqlValue[]): Promise<SqlRow[]>;
 }
 
-/** The statements of one of the store's write transactions (see IntegrationReads). */
+/** The reads of one of the store's transactions that also reads the sessions' log (see IntegrationReads). */
+export interface IntegrationSessionReads extends IntegrationReads {
+  readonly sessions: SessionLogReads;
+}
+
+/** The statements of one of the store's write transactions, and its sessions' log (see IntegrationReads). */
 export interface IntegrationTransaction extends IntegrationReads {
   /** Runs a statement that writes and reads nothing back. */
   execute(text: string, args?: SqlValue[]): Promise<void>;
+  /** The sessions and the binding's events in them, changed with the transaction's statements. */
+  readonly sessions: SessionLog;
 }
 
 /** What a binding's SQL may need to know of the database it runs on. */
@@ -101,8 +110,11 @@ export abstract class IntegrationStore {
   /** Throws StoreConfigurationError, naming them, when your own PrismaClient's database lacks the tables of `part` (their migrations are yours). */
   abstract checkTables(part: 'langgraph'): Promise<void>;
 
-  /** Runs `work`'s reads in one snapshot. */
+  /** Runs `work`'s reads in one snapshot (on the driver, where the store reaches it). */
   abstract read<T>(work: (tx: IntegrationReads) => Promise<T>): Promise<T>;
+
+  /** Runs `work`'s reads, of the sessions' log too, in one snapshot. */
+  abstract readSessions<T>(work: (tx: IntegrationSessionReads) => Promise<T>): Promise<T>;
 
   /** Runs the plan `plan()` makes in one snapshot (made again should the call run again). */
   abstract readPlan<T>(plan: () => ReadPlan<T>): Promise<T>;
@@ -112,4 +124,11 @@ export abstract class IntegrationStore {
 
   /** Runs `statements` one after another, all or nothing: the fastest write there is (no round trip waits for a read). */
   abstract writeAll(statements: SqlStatement[], options?: Pick<WriteOptions, 'rows'>): Promise<void>;
+
+  /**
+   * What the calls that share a transaction share: the same object for calls on the store's own
+   * connections, one for each application transaction they run in. A binding that orders calls
+   * (in the order they were made, not the order they commit) keys its queues on it.
+   */
+  abstract transactionKey(): object;
 }

@@ -22,3 +22,6 @@ export function jsonTextValue(value: unknown, name: string): EncodedValue {
 
 export const decodedRow = (row: EncodedValue): unknown =>
   fromJsonForm(JSON.parse(row.content), row.valueTypes === null ? undefined : JSON.parse(row.valueTypes));
+
+/** `value` as the store keeps it and gives it back (its non-JSON values kept, what it cannot keep a StoreValidationError). */
+export const storedValueOf = (value: unknown, name: string): unknown => decodedRow(encodedValue(value, name));

@@ -1,6 +1,8 @@
 // A Prisma client of the store's schema on any test database, logging its
 // statements, for tests that count or inspect what the stores send.
 import { Logger } from '@nestjs/common';
+import { DatabaseIntegrationStore } from '../../src/contract/database-integration-store.js';
+import type { IntegrationStore } from '../../src/contract/index.js';
 import { StoreDatabase } from '../../src/engine/database.js';
 import { migrate } from '../../src/engine/open-database.js';
 import type { StoreClient } from '../../src/engine/store-client.js';
@@ -9,6 +11,8 @@ import { resolveOptions, type ResolvedStoreOptions } from '../../src/store.optio
 type QueryEvent = { query: string; params: string };
 export interface LoggedDatabase {
   db: StoreDatabase;
+  /** What a framework binding is given, on `db`. */
+  integration: IntegrationStore;
   client: StoreClient;
   /** Every statement sent since the last reset. */
   statements: QueryEvent[];
@@ -26,5 +30,6 @@ export async function loggedDatabase(url: string): Promise<LoggedDatabase> {
   };
   const statements: QueryEvent[] = [];
   client.$on('query', (event) => statements.push(event));
-  return { db: new StoreDatabase(client, options.kit, { close: () => client.$disconnect() }), client, statements, close: () => client.$disconnect() };
+  const db = new StoreDatabase(client, options.kit, { close: () => client.$disconnect() });
+  return { db, integration: new DatabaseIntegrationStore(db), client, statements, close: () => client.$disconnect() };
 }

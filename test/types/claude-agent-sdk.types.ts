@@ -2,7 +2,7 @@
 // SessionStore. The SDK's types, verbatim from @anthropic-ai/claude-agent-sdk 0.3.334 sdk.d.ts
 // (lines 7427-7669), but for `declare` (this is a module of types): the SDK itself is not
 // installed (its native CLI binary is 417 MB, and the store needs nothing of it at run time).
-import type { StoreDatabase } from '../../src/engine/database.js';
+import type { IntegrationStore } from '../../src/contract/index.js';
 import { ClaudeSessionStore } from '../../src/integrations/claude-agent-sdk/index.js';
 
 /**
@@ -162,4 +162,4 @@ export type SessionSummaryEntry = {
 };
 
 /** As `query({ prompt, options: { sessionStore } })` takes it. */
-export const asTheSdkTakesIt = (db: StoreDatabase): SessionStore => new ClaudeSessionStore(db).forTenant('acme');
+export const asTheSdkTakesIt = (store: IntegrationStore): SessionStore => new ClaudeSessionStore(store).forTenant('acme');

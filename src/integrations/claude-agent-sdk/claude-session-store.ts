@@ -2,12 +2,12 @@
 // sessionId, subpath } a session of the store (see KeyedTranscripts), its
 // entries kept as the SDK gave them, a uuid stored once, a subpath a subsession
 // of its main transcript, so that deleting the main one deletes them all.
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { StoreDatabase } from '../../engine/database.js';
-import { ADAPTER_KINDS } from '../../values/adapter-events.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { IntegrationStore, StoreConfigurationError, StoreValidationError, checkJsonText, dataCopyOf, keyTextOf } from '../../contract/index.js';
 import { KeyedTranscripts, type Entry, type TranscriptKey } from './keyed-transcripts.js';
-import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
-import { dataCopyOf, idOf, keyTextOf } from '../../values/validation.js';
+
+/** The prefix of its sessions' ids and of its entries' kind. */
+export const CLAUDE_AGENT_SDK_KIND = 'claude-agent-sdk';
 
 /** The SDK's SessionKey (`@anthropic-ai/claude-agent-sdk`), structurally: the store needs nothing else of the SDK. */
 export interface ClaudeSessionKey {
@@ -24,9 +24,6 @@ export interface ClaudeSessionEntry {
   [key: string]: unknown;
 }
 
-/** Never provided: Nest injects no tenant; forTenant passes one. */
-const TENANT = Symbol('ClaudeSessionStore tenant');
-
 /**
  * Give it as `query({ prompt, options: { sessionStore } })`. Implements append, load,
  * listSessions, delete and listSubkeys; not listSessionSummaries (the SDK lists with
@@ -36,24 +33,21 @@ const TENANT = Symbol('ClaudeSessionStore tenant');
 export class ClaudeSessionStore {
   readonly #transcripts: KeyedTranscripts;
 
-  constructor(
-    @Inject(StoreDatabase) private readonly db: StoreDatabase,
-    /** Set: this tenant's transcripts only (see forTenant). */
-    @Optional() @Inject(TENANT) private readonly tenantId?: string,
-  ) {
-    this.#transcripts = new KeyedTranscripts(db, ADAPTER_KINDS.claudeAgentSdk, tenantId);
+  /** `store` scoped to a tenant: that tenant's transcripts only (see forTenant). */
+  constructor(@Inject(IntegrationStore) private readonly store: IntegrationStore) {
+    this.#transcripts = new KeyedTranscripts(store, CLAUDE_AGENT_SDK_KIND);
   }
 
   /** The same, seeing only `tenantId`'s transcripts and creating new ones in it. */
   forTenant(tenantId: string): ClaudeSessionStore {
-    if (this.tenantId !== undefined)
-      throw new StoreConfigurationError(`this store is tenant ${this.tenantId}'s already: call forTenant on the injected ClaudeSessionStore`);
-    return new ClaudeSessionStore(this.db, idOf(tenantId, 'tenantId'));
+    if (this.store.tenantId !== undefined)
+      throw new StoreConfigurationError(`this store is tenant ${this.store.tenantId}'s already: call forTenant on the injected ClaudeSessionStore`);
+    return new ClaudeSessionStore(this.store.forTenant(tenantId));
   }
 
   /** The same, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
   withTransaction(tx: object): ClaudeSessionStore {
-    return new ClaudeSessionStore(this.db.joining(tx), this.tenantId);
+    return new ClaudeSessionStore(this.store.withTransaction(tx));
   }
 
   /** Appends the entries in order, all or none; an entry whose uuid the transcript holds is not stored again. */
@@ -107,6 +101,8 @@ function entriesOf(entries: unknown): Entry[] {
     if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || typeof candidate.type !== 'string') {
       throw new StoreValidationError(`entries[${i}] must be a transcript entry (an object with a string type)`);
     }
+    // Kept as its JSON text, which must give it back equal.
+    checkJsonText(candidate, `entries[${i}]`);
     return candidate;
   });
 }

@@ -26,7 +26,7 @@ import { ValueBases } from './langgraph-deltas.js';
 import { LangGraphCheckpoints, type Reads } from './langgraph-checkpoints.js';
 import type { CheckpointRow, Typed, WriteRow } from './langgraph-rows.js';
 import type { TupleRows } from './langgraph-statements.js';
-import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
+import { StoreConfigurationError, StoreValidationError } from '../../contract/index.js';
 import { dumpsFreshJson, loadStockJson, loadsStockJson } from './stock-serde.js';
 
 /**

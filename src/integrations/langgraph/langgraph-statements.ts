@@ -10,7 +10,7 @@ import {
   type SqlStatement as Statement,
   type SqlValue as Value,
 } from '../../contract/index.js';
-import { StoreDatabaseError } from '../../store.errors.js';
+import { StoreDatabaseError } from '../../contract/index.js';
 import type { BlobRow, CheckpointQuery, CheckpointRow, LaneKey, WriteRow } from './langgraph-rows.js';
 import { MAX_DEPTH, rebuild, type Delta, type StoredPart, type ValueBase } from './langgraph-deltas.js';
 

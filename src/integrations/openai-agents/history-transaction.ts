@@ -2,9 +2,9 @@
 // before anything is written: the SDK's own rules (MemorySession, MIT), so that
 // its tests hold here too, and its sentences, which never quote the data.
 import type { SessionHistoryTransactionArgs } from '@openai/agents-core';
-import { isAgentItem } from '../../values/adapter-events.js';
+import { isAgentItem } from './item-log.js';
 import type { HistoryOperation, Item } from './item-log.js';
-import { StoreValidationError } from '../../store.errors.js';
+import { StoreValidationError } from '../../contract/index.js';
 
 /** The operation id and a copy of its operation, read from `args` once. */
 export function snapshotTransaction(args: SessionHistoryTransactionArgs): { operationId: string; operation: HistoryOperation } {

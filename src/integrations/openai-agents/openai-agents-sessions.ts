@@ -1,30 +1,21 @@
 // OpenAIAgentsSessions: the provider an agent service injects beside
 // StoreModule, handing out the SDK's Session for a session id.
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { StoreDatabase } from '../../engine/database.js';
-import { ADAPTER_KINDS } from '../../values/adapter-events.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { IntegrationStore, StoreConfigurationError, idOf } from '../../contract/index.js';
 import { ItemLog } from './item-log.js';
-import { StoreConfigurationError } from '../../store.errors.js';
-import { idOf } from '../../values/validation.js';
 import { RunContextAgentSession, type RunContextSessionOptions } from './run-context-session.js';
 import { StoreAgentSession } from './store-session.js';
 
 /** The prefix of the entries' kinds in the session's log: `openai-agents.item` and its kin. */
-export const OPENAI_AGENTS_KIND = ADAPTER_KINDS.openaiAgents;
-
-/** Never provided: Nest injects no tenant; forTenant passes one. */
-const TENANT = Symbol('OpenAIAgentsSessions tenant');
+export const OPENAI_AGENTS_KIND = 'openai-agents';
 
 @Injectable()
 export class OpenAIAgentsSessions {
   readonly #log: ItemLog;
 
-  constructor(
-    @Inject(StoreDatabase) private readonly db: StoreDatabase,
-    /** Set: sessions of this tenant only (see forTenant). */
-    @Optional() @Inject(TENANT) private readonly tenantId?: string,
-  ) {
-    this.#log = new ItemLog(db, OPENAI_AGENTS_KIND, tenantId);
+  /** `store` scoped to a tenant: sessions of that tenant only (see forTenant). */
+  constructor(@Inject(IntegrationStore) private readonly store: IntegrationStore) {
+    this.#log = new ItemLog(store, OPENAI_AGENTS_KIND);
   }
 
   /** The SDK's Session for `sessionId`, created on its first write. */
@@ -38,21 +29,21 @@ export class OpenAIAgentsSessions {
    * A call without a run context is a StoreConfigurationError, and nothing is read or written.
    */
   forRunContext<TContext = unknown>(sessionId: string, options: RunContextSessionOptions<TContext>): RunContextAgentSession<TContext> {
-    if (this.tenantId !== undefined)
-      throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forRunContext on the injected OpenAIAgentsSessions`);
+    if (this.store.tenantId !== undefined)
+      throw new StoreConfigurationError(`these sessions are tenant ${this.store.tenantId}'s already: call forRunContext on the injected OpenAIAgentsSessions`);
     const id = idOf(sessionId, 'sessionId');
     return new RunContextAgentSession(id, (tenantId) => this.forTenant(tenantId).forSession(id), options);
   }
 
   /** The same, seeing only `tenantId`'s sessions and creating new ones in it. */
   forTenant(tenantId: string): OpenAIAgentsSessions {
-    if (this.tenantId !== undefined)
-      throw new StoreConfigurationError(`these sessions are tenant ${this.tenantId}'s already: call forTenant on the injected OpenAIAgentsSessions`);
-    return new OpenAIAgentsSessions(this.db, idOf(tenantId, 'tenantId'));
+    if (this.store.tenantId !== undefined)
+      throw new StoreConfigurationError(`these sessions are tenant ${this.store.tenantId}'s already: call forTenant on the injected OpenAIAgentsSessions`);
+    return new OpenAIAgentsSessions(this.store.forTenant(tenantId));
   }
 
   /** The same, every call of which runs in your transaction `tx` (see MessageStore.withTransaction). */
   withTransaction(tx: object): OpenAIAgentsSessions {
-    return new OpenAIAgentsSessions(this.db.joining(tx), this.tenantId);
+    return new OpenAIAgentsSessions(this.store.withTransaction(tx));
   }
 }

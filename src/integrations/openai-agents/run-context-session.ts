@@ -3,8 +3,8 @@
 // passes its RunContext as the last argument of each history call; a call without one (SDK 0.14,
 // OpenAIResponsesCompactionSession, a direct call) is refused, never served unscoped.
 import type { AgentInputItem, RunContext, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
-import { StoreConfigurationError, StoreValidationError } from '../../store.errors.js';
-import { idOf } from '../../values/validation.js';
+import { StoreConfigurationError, StoreValidationError } from '../../contract/index.js';
+import { idOf } from '../../contract/index.js';
 import type { StoreAgentSession } from './store-session.js';
 
 /** How a run-context session finds its tenant: `tenantOf(runContext.context)`, the context given to run(). */

@@ -4,9 +4,9 @@
 // transcript, and history transactions applied once per operation id.
 import type { AgentInputItem, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
 import type { Item, ItemLog } from './item-log.js';
-import { StoreValidationError } from '../../store.errors.js';
-import { isAgentItem } from '../../values/adapter-events.js';
-import { countOf, dataCopyOf } from '../../values/validation.js';
+import { StoreValidationError } from '../../contract/index.js';
+import { isAgentItem } from './item-log.js';
+import { countOf, dataCopyOf } from '../../contract/index.js';
 import { snapshotTransaction } from './history-transaction.js';
 
 export class StoreAgentSession implements SessionHistoryTransactionAwareSession {

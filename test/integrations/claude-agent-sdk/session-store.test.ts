@@ -10,7 +10,7 @@ import { runSessionStoreConformance } from './conformance.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);
-  const claude = () => new ClaudeSessionStore(store.db);
+  const claude = () => new ClaudeSessionStore(store.integration);
 
   describe('SessionStore conformance', () => {
     runSessionStoreConformance(() => claude().forTenant(`conformance-${randomUUID()}`));

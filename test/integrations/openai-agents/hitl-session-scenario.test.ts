@@ -103,7 +103,7 @@ eachDatabase((database) => {
 
     it('persists approvals, rehydration, and rejections across tools', async () => {
       executeCounts.clear();
-      const session = new OpenAIAgentsSessions(store.db).forSession(`hitl-${randomUUID()}`);
+      const session = new OpenAIAgentsSessions(store.integration).forSession(`hitl-${randomUUID()}`);
       const sessionId = await session.getSessionId();
       const model = new ScenarioModel();
 
@@ -140,7 +140,7 @@ eachDatabase((database) => {
         expectCounts(first.items, 1);
         expectStepOutput(first.items, first.approvalItem, steps[0]);
 
-        rehydrated = new OpenAIAgentsSessions(restarted.db).forSession(sessionId);
+        rehydrated = new OpenAIAgentsSessions(restarted.integration).forSession(sessionId);
         expect(await rehydrated.getItems()).toEqual(first.items);
         const second = await runScenarioStep(rehydrated, model, steps[1]);
         expectCounts(second.items, 2);

@@ -25,7 +25,7 @@ eachDatabase((database) => {
   const store = storeFor(database);
   /** MemorySession's constructor: a session with these items. */
   const memorySession = async (options: { sessionId: string; initialItems?: AgentInputItem[] }): Promise<StoreAgentSession> => {
-    const session = new OpenAIAgentsSessions(store.db).forSession(options.sessionId);
+    const session = new OpenAIAgentsSessions(store.integration).forSession(options.sessionId);
     if (options.initialItems) await session.addItems(options.initialItems);
     return session;
   };

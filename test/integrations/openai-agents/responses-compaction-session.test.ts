@@ -31,7 +31,7 @@ const assistant = (text: string) => ({ type: 'message', role: 'assistant', statu
 
 eachDatabase((database) => {
   const store = storeFor(database);
-  const sessions = () => new OpenAIAgentsSessions(store.db);
+  const sessions = () => new OpenAIAgentsSessions(store.integration);
   const fresh = (name: string) => `${name}-${randomUUID()}`;
   /** The store's session for a fresh id holding `items`, in place of `new MemorySession({ initialItems })`. */
   const storeSession = async (name: string, items: AgentInputItem[] = []) => {

@@ -11,7 +11,7 @@ const user = (text: string): AgentInputItem => ({ role: 'user', content: text })
 
 describe('forRunContext, one run context', () => {
   const store = storeFor(SQLITE);
-  const sessions = () => new OpenAIAgentsSessions(store.db);
+  const sessions = () => new OpenAIAgentsSessions(store.integration);
 
   test("a run whose context's tenant changes between history calls (a tool mutates it) is refused, not served another tenant's session", async () => {
     const id = `switch-${randomUUID()}`;

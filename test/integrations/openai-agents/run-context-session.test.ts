@@ -21,7 +21,7 @@ const runnerPassesRunContext = typeof isRunContextAwareSession === 'function';
 
 eachDatabase((database) => {
   const store = storeFor(database);
-  const sessions = () => new OpenAIAgentsSessions(store.db);
+  const sessions = () => new OpenAIAgentsSessions(store.integration);
   const fresh = (name: string) => `${name}-${randomUUID()}`;
   const byTenant = { tenantOf: (context: TenantContext) => context.tenantId };
   const contextOf = (tenantId: string) => new RunContext<TenantContext>({ tenantId });

@@ -197,7 +197,7 @@ eachDatabase((database) => {
       history: AgentInputItem[] = [],
       Kind: new (inner: StoreAgentSession) => S = RecordingSession as new (inner: StoreAgentSession) => S,
     ): Promise<S> {
-      const inner = new OpenAIAgentsSessions(store.db).forSession(`run-sessions-${randomUUID()}`);
+      const inner = new OpenAIAgentsSessions(store.integration).forSession(`run-sessions-${randomUUID()}`);
       if (history.length > 0) await inner.addItems(history);
       return new Kind(inner);
     }

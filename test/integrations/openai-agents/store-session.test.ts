@@ -17,7 +17,7 @@ import { FakeModelProvider, fakeModelMessage } from './sdk-stubs.js';
 const user = (text: string): AgentInputItem => ({ role: 'user', content: text });
 eachDatabase((database) => {
   const store = storeFor(database);
-  const sessions = () => new OpenAIAgentsSessions(store.db);
+  const sessions = () => new OpenAIAgentsSessions(store.integration);
   const fresh = (name: string) => `${name}-${randomUUID()}`;
 
   beforeAll(() => setDefaultModelProvider(new FakeModelProvider()));
@@ -84,7 +84,7 @@ eachDatabase((database) => {
   test('getItems(limit) reads only the last items, however long the session', async () => {
     const logged = await loggedDatabase(store.url);
     try {
-      const session = new OpenAIAgentsSessions(logged.db).forSession(fresh('tail'));
+      const session = new OpenAIAgentsSessions(logged.integration).forSession(fresh('tail'));
       await session.addItems(Array.from({ length: 300 }, (_, i) => user(`m${i}`)));
       logged.statements.length = 0;
       expect(texts(await session.getItems(2))).toEqual(['m298', 'm299']);
@@ -102,7 +102,7 @@ eachDatabase((database) => {
     const logged = await loggedDatabase(store.url);
     try {
       const id = fresh('pop');
-      const session = new OpenAIAgentsSessions(logged.db).forSession(id);
+      const session = new OpenAIAgentsSessions(logged.integration).forSession(id);
       await session.addItems(Array.from({ length: 50 }, (_, i) => user(`m${i}`)));
       logged.statements.length = 0;
       expect(await session.popItem()).toEqual(user('m49'));
