@@ -1,6 +1,7 @@
 // The layers of src/ (README, "Architecture"): arrows point down only.
 //   root module files (index, store.module*, store.options)   wire everything
 //   http/            the opt-in HTTP API, on the stores' public surface
+//   testing/         the conformance kit (nestjs-agent-store/testing), on the public API
 //   integrations/<name>/   a framework's binding and its own storage
 //   contract/        what a binding is written against (nestjs-agent-store/integration)
 //   stores/<feature>/      a store's contract, service and operations
@@ -59,6 +60,12 @@ module.exports = {
       "An integration imports its own folder and the integration contract's index (which gives the typed errors too): what a binding outside this package could.",
       '^src/integrations/([^/]+)/',
       ['^src/integrations/$1/', '^src/contract/index\\.ts$'],
+    ),
+    only(
+      'testing-on-the-public-api',
+      "The conformance kit imports its own folder, the package's index and the contract's: what an app's own tests could.",
+      '^src/testing/',
+      ['^src/testing/', '^src/index\\.ts$', '^src/contract/index\\.ts$'],
     ),
     only('contract-on-the-engine', 'The integration contract imports its own folder, the engine and the values.', CONTRACT, [CONTRACT, ENGINE, VALUES, LEAVES]),
     only('http-on-the-stores', "The HTTP API imports its own folder, the stores' public surface, the values and the public types and errors.", '^src/http/', [

@@ -52,10 +52,11 @@ function typeErrors(dir: string, source: string): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-test('the manifest names each subpath: the integration contract and the three framework integrations', () => {
-  expect(SUBPATHS.map(({ name }) => name).sort()).toEqual(['claude-agent-sdk', 'integration', 'langgraph', 'openai-agents']);
+test('the manifest names each subpath: the integration contract, the conformance kit and the three framework integrations', () => {
+  expect(SUBPATHS.map(({ name }) => name).sort()).toEqual(['claude-agent-sdk', 'integration', 'langgraph', 'openai-agents', 'testing']);
   for (const { module } of SUBPATHS) expect(existsSync(join(ROOT, module.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')))).toBe(true);
   expect(SUBPATHS.find(({ name }) => name === 'integration')?.module).toBe('./dist/contract/index.js');
+  expect(SUBPATHS.find(({ name }) => name === 'testing')?.module).toBe('./dist/testing/index.js');
 });
 
 test.each(SUBPATHS.map(({ name }) => name))('a consumer imports the root and %s by its subpath, in Node and in TypeScript (NodeNext)', (name) => {
@@ -75,7 +76,7 @@ test.each(SUBPATHS.map(({ name }) => name))('a consumer imports the root and %s 
   );
 });
 
-test("the package root's import graph never reaches src/integrations/, so no framework loads with it", () => {
+test("the package root's import graph never reaches src/integrations/ or src/testing/, so no framework or test runner loads with it", () => {
   const reached = new Set<string>();
   const visit = (file: string) => {
     if (reached.has(file)) return;
@@ -92,5 +93,5 @@ test("the package root's import graph never reaches src/integrations/, so no fra
   visit(join(ROOT, 'src', 'index.ts'));
   const files = [...reached].map((file) => relative(ROOT, file));
   expect(files).toEqual(expect.arrayContaining(['src/store.module.ts', 'src/http/store-http.module.ts', 'src/engine/open-database.ts']));
-  expect(files.filter((file) => file.startsWith('src/integrations/'))).toEqual([]);
+  expect(files.filter((file) => file.startsWith('src/integrations/') || file.startsWith('src/testing/'))).toEqual([]);
 });

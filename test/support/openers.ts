@@ -3,6 +3,7 @@
 // backend passes the same tests, or it is not a backend. Another backend (a
 // Galera cluster, a replica pair) is one more entry in OPENERS.
 import { IntegrationStore } from '../../src/contract/index.js';
+import type { KitStore, StoreOpener } from '../../src/testing/index.js';
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
@@ -37,37 +38,21 @@ import {
   type TestDatabase,
 } from './databases.js';
 
-/** A store as an application sees it. */
-export interface StoreApp {
+/** A store as an application sees it (the conformance kit's KitStore), with what the store's own tests look under it by. */
+export interface StoreApp extends KitStore {
   /** The opener's label, e.g. "PostgreSQL, own PrismaClient". */
   label: string;
   /** The database's url. */
   url: string;
-  messages: MessageStore;
-  transcripts: TranscriptStore;
-  sessions: SessionStore;
-  chats: ChatStore;
-  tenants: TenantStores;
-  histories: HistoryProviders;
-  maintenance: StoreMaintenance;
-  /** What a framework binding is given (nestjs-agent-store/integration). */
-  integration: IntegrationStore;
-  /** Another store on the same database, opened the same way through a connection pool of its own, as a second process would. */
   another(): Promise<StoreApp>;
-  /** Closes the app, and disconnects the client the opener made. */
-  close(): Promise<void>;
 }
 
-export interface Opener {
-  /** Names the describe block: [SQLite], [PostgreSQL, own PrismaClient], … */
-  label: string;
-  /** The database under it. */
-  provider: TestDatabase['provider'];
+/** An opener of the conformance kit's, with the test servers under it. */
+export interface Opener extends StoreOpener {
   /** False when the database's server is missing: its blocks are skipped, loudly (and CI fails in the global setup). */
   available: boolean;
   /** Starts the run's shared server under it, if no test has yet. */
   server(): Promise<unknown>;
-  /** A store on a fresh, empty, migrated database. */
   open(): Promise<StoreApp>;
 }
 

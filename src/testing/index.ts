@@ -1,0 +1,30 @@
+// nestjs-agent-store/testing: the conformance kit. Hand it an opener (how you open the
+// store) and it registers the suites every opener of the store passes. See README,
+// "Adding a database".
+import { runConformance as runOn, type StoreOpener, type Suite, type TestRunner } from './kit.js';
+import { historyProvider } from './suites/history-provider.js';
+import { hostileValues } from './suites/hostile-values.js';
+import { integrationStore } from './suites/integration-store.js';
+import { messagePages } from './suites/message-pages.js';
+import { sessionForks } from './suites/session-forks.js';
+import { sessionLog } from './suites/session-log.js';
+import { sessionStore } from './suites/session-store.js';
+
+export { globalRunner, runSuites, type KitStore, type StoreOpener, type Suite, type SuiteContext, type TestRunner } from './kit.js';
+export { historyProvider, hostileValues, integrationStore, messagePages, sessionForks, sessionLog, sessionStore };
+
+/** Every suite of the kit, by name. */
+export const CONFORMANCE_SUITES: Readonly<Record<string, Suite>> = Object.freeze({
+  sessionStore,
+  sessionForks,
+  messagePages,
+  historyProvider,
+  hostileValues,
+  integrationStore,
+  sessionLog,
+});
+
+/** Registers the kit's suites (`suites`, or all of them) once per opener, each opener in a describe block `[label]`. */
+export function runConformance(options: { openers: StoreOpener[]; suites?: Record<string, Suite>; runner?: TestRunner }): void {
+  runOn(options, CONFORMANCE_SUITES);
+}

@@ -1,0 +1,92 @@
+// The conformance kit (nestjs-agent-store/testing): the suites every way of
+// opening the store must pass, handed an opener and a test runner. A new
+// database, your own PrismaClient setup, or a binding built on the store runs
+// them as the store's own CI does, on each of its openers.
+import type { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { IntegrationStore } from '../contract/index.js';
+import type { ChatStore, HistoryProviders, MessageStore, SessionStore, StoreMaintenance, TenantStores, TranscriptStore } from '../index.js';
+
+/** A store as an application sees it: StoreModule's providers. */
+export interface KitStore {
+  messages: MessageStore;
+  transcripts: TranscriptStore;
+  sessions: SessionStore;
+  chats: ChatStore;
+  tenants: TenantStores;
+  histories: HistoryProviders;
+  maintenance: StoreMaintenance;
+  integration: IntegrationStore;
+  /** Another store on the same database, opened the same way through connections of its own, as a second process would. */
+  another(): Promise<KitStore>;
+  /** Closes the store, and what the opener made for it. */
+  close(): Promise<void>;
+}
+
+/** A way of opening the store: on a database of yours, through your own PrismaClient, behind your proxy. */
+export interface StoreOpener {
+  /** Names the suites' describe block: `[label]`. */
+  label: string;
+  /** The database's dialect, as Prisma names it. */
+  provider: 'sqlite' | 'postgresql' | 'mysql';
+  /** A store on a fresh, empty, migrated database (one per suite). */
+  open(): Promise<KitStore>;
+}
+
+/** The runner's functions the suites call, as jest types them: jest's globals by default (vitest's, with `globals: true`, are alike). */
+export interface TestRunner {
+  describe: typeof describe;
+  test: typeof test;
+  beforeAll: typeof beforeAll;
+  afterAll: typeof afterAll;
+  expect: typeof expect;
+}
+
+/** What a suite is given: the runner, the opener, and the store it opened for the suite. */
+export interface SuiteContext extends TestRunner {
+  opener: StoreOpener;
+  store: KitStore;
+}
+
+/** A conformance suite: it registers its tests when called. */
+export type Suite = (context: SuiteContext) => void;
+
+/** How long opening a store may take: a server or a cluster may be starting. */
+const OPEN_MS = 120_000;
+
+/** The test runner's globals; a StoreConfigurationError-like plain Error when there are none. */
+export function globalRunner(): TestRunner {
+  const globals = globalThis as unknown as Partial<TestRunner>;
+  const { describe, test, beforeAll, afterAll, expect } = globals;
+  if (!describe || !test || !beforeAll || !afterAll || !expect)
+    throw new Error('no test runner globals (describe, test, beforeAll, afterAll, expect): run under jest, or pass { runner }');
+  return { describe, test, beforeAll, afterAll, expect };
+}
+
+/**
+ * Registers `suites` on stores `opener` opens: each suite in a describe block of its own name, with
+ * a store opened before its tests and closed after them.
+ */
+export function runSuites(opener: StoreOpener, suites: Record<string, Suite>, runner: TestRunner = globalRunner()): void {
+  for (const [name, suite] of Object.entries(suites)) runner.describe(name, () => suite({ ...runner, opener, store: storeFor(opener, runner) }));
+}
+
+/** Registers `suites` (all of the kit's by default) once per opener, each in a describe block `[label]`. */
+export function runConformance(options: { openers: StoreOpener[]; suites?: Record<string, Suite>; runner?: TestRunner }, all: Record<string, Suite>): void {
+  const runner = options.runner ?? globalRunner();
+  for (const opener of options.openers) runner.describe(`[${opener.label}]`, () => runSuites(opener, options.suites ?? all, runner));
+}
+
+/** The store of a suite: opened before its tests, closed after them; using it outside a test is an error. */
+function storeFor(opener: StoreOpener, runner: TestRunner): KitStore {
+  let store: KitStore | undefined;
+  runner.beforeAll(async () => {
+    store = await opener.open();
+  }, OPEN_MS);
+  runner.afterAll(() => store?.close());
+  return new Proxy({} as KitStore, {
+    get(_target, key) {
+      if (!store) throw new Error(`the store of [${opener.label}] opens before the suite's tests, not while they are registered`);
+      return store[key as keyof KitStore];
+    },
+  });
+}
