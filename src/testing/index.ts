@@ -2,26 +2,54 @@
 // store) and it registers the suites every opener of the store passes. See README,
 // "Adding a database".
 import { runConformance as runOn, type StoreOpener, type Suite, type TestRunner } from './kit.js';
+import { concurrency } from './suites/concurrency.js';
+import { exactValues } from './suites/exact-values.js';
 import { historyProvider } from './suites/history-provider.js';
 import { hostileValues } from './suites/hostile-values.js';
 import { integrationStore } from './suites/integration-store.js';
 import { messagePages } from './suites/message-pages.js';
+import { messageStore } from './suites/message-store.js';
 import { sessionForks } from './suites/session-forks.js';
+import { sessionJsonl } from './suites/session-jsonl.js';
 import { sessionLog } from './suites/session-log.js';
 import { sessionStore } from './suites/session-store.js';
+import { tenantStores } from './suites/tenant-stores.js';
+import { transcriptStore } from './suites/transcript-store.js';
 
 export { globalRunner, runSuites, type KitStore, type StoreOpener, type Suite, type SuiteContext, type TestRunner } from './kit.js';
-export { historyProvider, hostileValues, integrationStore, messagePages, sessionForks, sessionLog, sessionStore };
+export {
+  concurrency,
+  exactValues,
+  historyProvider,
+  hostileValues,
+  integrationStore,
+  messagePages,
+  messageStore,
+  sessionForks,
+  sessionJsonl,
+  sessionLog,
+  sessionStore,
+  tenantStores,
+  transcriptStore,
+};
+/** What the suites read through the public API to prove a write changed, or left, nothing. */
+export { boundaryCount, exportedLines, footprintOf, type ExportedLine } from './footprint.js';
 
 /** Every suite of the kit, by name. */
 export const CONFORMANCE_SUITES: Readonly<Record<string, Suite>> = Object.freeze({
+  messageStore,
+  exactValues,
+  transcriptStore,
   sessionStore,
+  sessionJsonl,
+  tenantStores,
   sessionForks,
   messagePages,
   historyProvider,
   hostileValues,
   integrationStore,
   sessionLog,
+  concurrency,
 });
 
 /** Registers the kit's suites (`suites`, or all of them) once per opener, each opener in a describe block `[label]`. */

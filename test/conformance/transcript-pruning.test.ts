@@ -12,7 +12,7 @@ import {
 } from '../../src/index.js';
 import { PRUNE_BATCH, PRUNE_BOUNDARY_BATCH } from '../../src/stores/messages/transcript-pruning.js';
 import { eachDatabase, runSql } from '../support/databases.js';
-import { exportedLines } from '../support/footprint.js';
+import { exportedLines } from '../../src/testing/footprint.js';
 import { eachDatabaseBackend, ownClientStores, storeOn, type AppClient, type OwnClientStores, type StoreApp } from '../support/openers.js';
 
 const user = (text: string, id?: string): MessageInput => ({ role: 'user', content: text, ...(id !== undefined && { id }) });

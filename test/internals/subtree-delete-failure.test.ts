@@ -6,7 +6,7 @@ import { StoreDatabaseError } from '../../src/index.js';
 import { eachDatabase } from '../support/databases.js';
 import { injectFailure } from '../support/failures.js';
 import { storeFor } from '../support/store-app.js';
-import { threeLevels } from '../support/trees.js';
+import { threeLevels } from '../../src/testing/trees.js';
 
 eachDatabase((database) => {
   const store = storeFor(database);

@@ -1,6 +1,6 @@
 // What the stores hold for some sessions, read through the public API only:
 // how the conformance suite proves that a write changed nothing, or left nothing.
-import type { MessageStore, SessionStore, TranscriptStore } from '../../src/index.js';
+import type { MessageStore, SessionStore, TranscriptStore } from '../index.js';
 
 /** The unscoped stores, or one tenant's. */
 export type Stores = { messages: MessageStore; transcripts: TranscriptStore; sessions: SessionStore };

@@ -1,5 +1,5 @@
 // A subsession tree with something of every kind in each session, for the tests of subtree deletes.
-import type { MessageInput, MessageStore, TranscriptStore } from '../../src/index.js';
+import type { MessageInput, MessageStore, TranscriptStore } from '../index.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
 
