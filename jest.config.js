@@ -20,8 +20,13 @@ if (phase !== undefined && !Object.hasOwn(phases, phase)) throw new Error(`TEST_
 const project = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  // The package's own name (the demo imports it) is its sources, as tsconfig.json's paths say.
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^nestjs-agent-store$': '<rootDir>/src/index.ts' },
+  // The package's own name and subpaths (the demo and the fourth binding import them) are its sources, as tsconfig.json's paths say.
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    '^nestjs-agent-store$': '<rootDir>/src/index.ts',
+    '^nestjs-agent-store/integration$': '<rootDir>/src/contract/index.ts',
+    '^nestjs-agent-store/testing$': '<rootDir>/src/testing/index.ts',
+  },
   ...(newestMajors && { resolver: '<rootDir>/test/support/newest-majors-resolver.js' }),
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   setupFiles: ['reflect-metadata'],

@@ -2,7 +2,7 @@
 // opening the store must pass, handed an opener and a test runner. A new
 // database, your own PrismaClient setup, or a binding built on the store runs
 // them as the store's own CI does, on each of its openers.
-import type { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import type { IntegrationStore } from '../contract/index.js';
 import type { ChatStore, HistoryProviders, MessageStore, SessionStore, StoreMaintenance, TenantStores, TranscriptStore } from '../index.js';
 
@@ -38,6 +38,8 @@ export interface TestRunner {
   test: typeof test;
   beforeAll: typeof beforeAll;
   afterAll: typeof afterAll;
+  beforeEach: typeof beforeEach;
+  afterEach: typeof afterEach;
   expect: typeof expect;
 }
 
@@ -53,13 +55,13 @@ export type Suite = (context: SuiteContext) => void;
 /** How long opening a store may take: a server or a cluster may be starting. */
 const OPEN_MS = 120_000;
 
-/** The test runner's globals; a StoreConfigurationError-like plain Error when there are none. */
+/** The test runner's globals; an Error naming them when there are none. */
 export function globalRunner(): TestRunner {
   const globals = globalThis as unknown as Partial<TestRunner>;
-  const { describe, test, beforeAll, afterAll, expect } = globals;
-  if (!describe || !test || !beforeAll || !afterAll || !expect)
-    throw new Error('no test runner globals (describe, test, beforeAll, afterAll, expect): run under jest, or pass { runner }');
-  return { describe, test, beforeAll, afterAll, expect };
+  const { describe, test, beforeAll, afterAll, beforeEach, afterEach, expect } = globals;
+  if (!describe || !test || !beforeAll || !afterAll || !beforeEach || !afterEach || !expect)
+    throw new Error('no test runner globals (describe, test, beforeAll, afterAll, beforeEach, afterEach, expect): run under jest, or pass { runner }');
+  return { describe, test, beforeAll, afterAll, beforeEach, afterEach, expect };
 }
 
 /**
