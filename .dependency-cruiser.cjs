@@ -76,6 +76,13 @@ module.exports = {
     ]),
     only('cli-on-the-engine', 'The CLI imports its own folder, the engine and the values.', '^src/cli/', ['^src/cli/', ENGINE, VALUES, LEAVES]),
     {
+      name: 'testing-is-a-subpath',
+      comment: 'Nothing outside the conformance kit imports it: it is a subpath export of its own, and the package never loads a test runner.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: '^src/testing/' },
+    },
+    {
       name: 'integrations-are-subpaths',
       comment: 'Nothing outside an integration imports it: each is a subpath export of its own.',
       severity: 'error',

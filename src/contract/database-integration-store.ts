@@ -110,21 +110,42 @@ const ownBytes = (value: SqlValue): SqlValue =>
 /**
  * Runs `work` on `statements` that refuse once it has settled: a statement sent after (a handle kept,
  * a promise not awaited) would run outside the transaction, or in another caller's on its connection.
+ * One still running when `work` settles (not awaited) fails the call, after it ends: the transaction
+ * must not commit half of what it was doing.
  */
 async function whileOpen<S extends object, T>(work: (statements: S) => Promise<T>, statements: S): Promise<T> {
   let open = true;
+  const running = new Set<Promise<unknown>>();
   const guard =
     (name: string, call: (...args: unknown[]) => unknown) =>
     (...args: unknown[]) => {
       if (!open)
         return Promise.reject(new StoreConfigurationError(`this transaction's work has returned: a statement (${name}) after it would run outside it`));
-      return call(...args);
+      const result = Promise.resolve().then(() => call(...args));
+      running.add(result);
+      void result.then(
+        () => running.delete(result),
+        () => running.delete(result),
+      );
+      return result;
     };
   const guarded = Object.fromEntries(
     Object.entries(statements).map(([name, part]) => [name, typeof part === 'function' ? guard(name, part) : guardedLog(part as object, guard)]),
   ) as S;
   try {
-    return await work(guarded);
+    let result: T;
+    try {
+      result = await work(guarded);
+    } catch (error) {
+      // The transaction rolls back once nothing of it is running.
+      await Promise.allSettled([...running]);
+      throw error;
+    }
+    if (running.size > 0) {
+      await Promise.allSettled([...running]);
+      throw new StoreConfigurationError("this transaction's work returned while a statement it started was still running: await each one");
+    }
+    return result;
   } finally {
     open = false;
   }

@@ -3,14 +3,13 @@
 // binding's kinds, keys and values checked as the store checks its own.
 import type { StoreTx } from '../engine/dialect.js';
 import { insertRuns, textLength } from '../engine/insert-runs.js';
-import { lockThread, reserveSeqs } from '../engine/tables/message-rows.js';
+import { assertNotDeleted, lockThread, reserveSeqs } from '../engine/tables/message-rows.js';
 import { isDeleted, setHeader } from '../engine/tables/session-rows.js';
 import { attachChild, childrenOf, deleteSubtree } from '../engine/tables/subsession-graph.js';
 import { notFound } from '../engine/tables/tenancy.js';
-import type { JsonObject } from '../message.types.js';
-import { StoreValidationError } from '../store.errors.js';
+import { StoreError, StoreValidationError } from '../store.errors.js';
 import { decodedRow, encodedValue, jsonTextValue } from '../values/json-rows.js';
-import { idOf, MAX_ID_LENGTH, MAX_INTEGER, textOf } from '../values/validation.js';
+import { dataCopyOf, idOf, jsonObjectOf, MAX_ID_LENGTH, MAX_INTEGER, textOf } from '../values/validation.js';
 import type { EventQuery, LoggedEvent, LoggedSession, NewEvent, SessionLog, SessionLogReads, SessionQuery } from './session-log.js';
 
 const SESSION = { id: true, tenantId: true, title: true, metadata: true, lastSeq: true, updatedAt: true } as const;
@@ -31,8 +30,39 @@ function seqOf(value: unknown, name: string): number {
 }
 
 function listOf<T>(value: unknown, name: string, each: (item: unknown, name: string) => T): T[] {
-  if (!Array.isArray(value)) throw new StoreValidationError(`${name} must be an array`);
-  return value.map((item, i) => each(item, `${name}[${i}]`));
+  return readAsData(name, () => {
+    if (!Array.isArray(value)) throw new StoreValidationError(`${name} must be an array`);
+    // Array.from, not map: a hole is a missing item, not one skipped.
+    return Array.from(value, (item: unknown, i) => each(item, `${name}[${i}]`));
+  });
+}
+
+/** `read()`, whose failures other than the store's own (a getter or a Proxy that throws, a value that changed as it was read) are a StoreValidationError. */
+function readAsData<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    throw new StoreValidationError(`${name} cannot be read as data (a getter or a Proxy failed, or a value changed as it was read)`);
+  }
+}
+
+/** `value` (plain data: kinds, keys, seqs) read once: a getter or a Proxy gives one answer, kept. */
+function copyOf<T>(value: T, name: string): T {
+  return dataCopyOf(value, name) as T;
+}
+
+/**
+ * The fields `names` of an object argument, each read once (absent: `{}`); anything but an object, or a
+ * field that throws when read, is a StoreValidationError. Values are not copied: a copy would lose what
+ * the store keeps (a URL, bytes in a view).
+ */
+function fieldsOf<T extends object, K extends keyof T>(value: T | undefined, name: string, names: K[]): Partial<Pick<T, K>> {
+  if (value === undefined) return {};
+  return readAsData(name, () => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreValidationError(`${name} must be an object`);
+    return Object.fromEntries(names.map((field) => [field, value[field]])) as Partial<Pick<T, K>>;
+  });
 }
 
 function headerOf(row: {
@@ -48,8 +78,8 @@ function headerOf(row: {
 
 /** The log's reads in the store's transaction `tx`, for `tenantId`'s sessions (undefined: any). */
 export class DatabaseSessionLogReads implements SessionLogReads {
-  /** Sessions this transaction has found the tenant's, or opened or locked: no need to look again. */
-  protected readonly held = new Set<string>();
+  /** Sessions this transaction found to be the tenant's (or opened, or locked): its reads need not look again. */
+  protected readonly found = new Set<string>();
 
   constructor(
     protected readonly tx: StoreTx,
@@ -58,18 +88,19 @@ export class DatabaseSessionLogReads implements SessionLogReads {
 
   async session(id: string): Promise<LoggedSession | undefined> {
     const row = await this.tx.prisma.agentThread.findFirst({ where: { id: idOf(id, 'id'), tenantId: this.tenantId }, select: SESSION });
-    if (row) this.held.add(id);
+    if (row) this.found.add(id);
     return row ? headerOf(row) : undefined;
   }
 
-  async events(id: string, query: EventQuery): Promise<LoggedEvent[]> {
+  async events(id: string, given: EventQuery): Promise<LoggedEvent[]> {
     idOf(id, 'id');
+    const query = copyOf(fieldsOf(given, 'query', ['kinds', 'after', 'keys', 'last']), 'query');
     const kinds = listOf(query.kinds, 'kinds', kindOf);
     const after = query.after === undefined ? undefined : seqOf(query.after, 'after');
     const keys = query.keys === undefined ? undefined : listOf(query.keys, 'keys', idOf);
     const last = query.last === undefined ? undefined : seqOf(query.last, 'last');
     if (kinds.length === 0 || keys?.length === 0 || last === 0) return [];
-    if (this.tenantId !== undefined && !this.held.has(id) && !(await this.session(id))) return [];
+    if (this.tenantId !== undefined && !this.found.has(id) && !(await this.session(id))) return [];
     const rows = await this.tx.prisma.agentMessage.findMany({
       where: { threadId: id, eventType: { in: kinds }, ...(after !== undefined && { seq: { gt: after } }), ...(keys && { messageId: { in: keys } }) },
       orderBy: { seq: last === undefined ? 'asc' : 'desc' },
@@ -80,7 +111,8 @@ export class DatabaseSessionLogReads implements SessionLogReads {
     return rows.map((row) => ({ seq: row.seq, kind: row.eventType!, key: row.messageId, value: decodedRow(row) }));
   }
 
-  async sessions(query: SessionQuery): Promise<LoggedSession[]> {
+  async sessions(given: SessionQuery): Promise<LoggedSession[]> {
+    const query = copyOf(fieldsOf(given, 'query', ['title', 'idPrefix', 'roots', 'nonEmpty']), 'query');
     const title = textOf(query.title, 'title');
     const prefix = query.idPrefix === undefined ? undefined : idOf(query.idPrefix, 'idPrefix');
     const rows = await this.tx.prisma.agentThread.findMany({
@@ -99,8 +131,9 @@ export class DatabaseSessionLogReads implements SessionLogReads {
   }
 
   async children(id: string): Promise<LoggedSession[]> {
-    if (this.tenantId !== undefined && !this.held.has(id) && !(await this.session(id))) return [];
-    const ids = await childrenOf(this.tx, idOf(id, 'id'));
+    idOf(id, 'id');
+    if (this.tenantId !== undefined && !this.found.has(id) && !(await this.session(id))) return [];
+    const ids = await childrenOf(this.tx, id);
     if (ids.length === 0) return [];
     const rows = await this.tx.prisma.agentThread.findMany({ where: { id: { in: ids }, tenantId: this.tenantId }, select: SESSION });
     const byId = new Map(rows.map((row) => [row.id, headerOf(row)]));
@@ -110,40 +143,53 @@ export class DatabaseSessionLogReads implements SessionLogReads {
 
 /** The log in the store's write transaction `tx`. */
 export class DatabaseSessionLog extends DatabaseSessionLogReads implements SessionLog {
-  async open(id: string, header: { title?: string; metadata?: Record<string, unknown> } = {}): Promise<{ created: boolean }> {
+  /** Sessions this transaction holds the lock of: an append, rekind or delete of another locks it first. */
+  readonly #locked = new Set<string>();
+
+  async open(id: string, given?: { title?: string; metadata?: Record<string, unknown> }): Promise<{ created: boolean }> {
     idOf(id, 'id');
+    const header = fieldsOf(given, 'header', ['title', 'metadata']);
     const title = header.title === undefined ? undefined : textOf(header.title, 'title');
-    // Kept as JSON text, as a session's metadata always is.
-    if (header.metadata !== undefined) jsonTextValue(header.metadata, 'metadata');
+    // A session's metadata is a JSON object, as SessionStore and a JSONL import take it.
+    const metadata = header.metadata === undefined ? undefined : readAsData('metadata', () => jsonObjectOf(header.metadata, 'metadata'));
     const now = new Date();
     if (await isDeleted(this.tx, id)) throw notFound(id);
     const created = await this.tx.dialect.ensureThread(this.tx.prisma, id, now);
     if (created) {
-      if (this.tenantId !== undefined || title !== undefined || header.metadata !== undefined)
-        await setHeader(this.tx, id, { tenantId: this.tenantId ?? null, title, metadata: header.metadata as JsonObject | undefined });
+      if (this.tenantId !== undefined || title !== undefined || metadata !== undefined)
+        await setHeader(this.tx, id, { tenantId: this.tenantId ?? null, title, metadata });
     } else if (!(await lockThread(this.tx, id, now, this.tenantId))) throw notFound(id);
-    this.held.add(id);
+    // Again once the row is held, as last committed: a delete that committed since the first look is seen.
+    await assertNotDeleted(this.tx, id);
+    this.found.add(id);
+    this.#locked.add(id);
     return { created };
   }
 
   async lock(id: string): Promise<boolean> {
     const locked = await lockThread(this.tx, idOf(id, 'id'), new Date(), this.tenantId);
-    if (locked) this.held.add(id);
+    if (locked) {
+      this.found.add(id);
+      this.#locked.add(id);
+    }
     return locked;
   }
 
-  async append(id: string, events: NewEvent[], options: { jsonText?: boolean } = {}): Promise<number[]> {
+  async append(id: string, events: NewEvent[], given?: { jsonText?: boolean }): Promise<number[]> {
     idOf(id, 'id');
+    const { jsonText } = fieldsOf(given, 'options', ['jsonText']);
     const rows = listOf(events, 'events', (event, name) => {
-      const { kind, key, value } = (event ?? {}) as Partial<NewEvent>;
+      // Each field read once: the kind and key checked are those written.
+      const { kind, key, value } = fieldsOf((event ?? null) as NewEvent, name, ['kind', 'key', 'value']);
       return {
         eventType: kindOf(kind, `${name}.kind`),
         messageId: key === undefined || key === null ? null : idOf(key, `${name}.key`),
-        ...(options.jsonText ? jsonTextValue(value, `${name}.value`) : encodedValue(value, `${name}.value`)),
+        ...readAsData(`${name}.value`, () => (jsonText ? jsonTextValue(value, `${name}.value`) : encodedValue(value, `${name}.value`))),
       };
     });
-    if (!this.held.has(id)) await this.open(id);
-    // Locks the session again and hands out the seqs; a delete that committed since is a StoreNotFoundError.
+    if (rows.length === 0) return [];
+    if (!this.#locked.has(id)) await this.open(id);
+    // Hands out the seqs, the session's lock held; a delete that committed since is a StoreNotFoundError.
     const last = await reserveSeqs(this.tx, id, rows.length);
     const first = last - rows.length + 1;
     const createdAt = new Date();
@@ -154,11 +200,14 @@ export class DatabaseSessionLog extends DatabaseSessionLogReads implements Sessi
     return data.map((row) => row.seq);
   }
 
-  async rekind(id: string, from: { kind: string; seqs?: number[] }, to: { kind: string; dropKey?: boolean }): Promise<void> {
+  async rekind(id: string, givenFrom: { kind: string; seqs?: number[] }, givenTo: { kind: string; dropKey?: boolean }): Promise<void> {
+    idOf(id, 'id');
+    const from = copyOf(fieldsOf(givenFrom ?? null, 'from', ['kind', 'seqs']), 'from');
+    const to = copyOf(fieldsOf(givenTo ?? null, 'to', ['kind', 'dropKey']), 'to');
     const kind = kindOf(from.kind, 'from.kind');
     const seqs = from.seqs === undefined ? undefined : listOf(from.seqs, 'from.seqs', seqOf);
     const rekinded = kindOf(to.kind, 'to.kind');
-    if (seqs?.length === 0 || (!this.held.has(id) && !(await this.lock(id)))) return;
+    if (seqs?.length === 0 || (!this.#locked.has(id) && !(await this.lock(id)))) return;
     await this.tx.prisma.agentMessage.updateMany({
       where: { threadId: id, eventType: kind, ...(seqs && { seq: { in: seqs } }) },
       data: { eventType: rekinded, ...(to.dropKey && { messageId: null }) },
@@ -166,14 +215,18 @@ export class DatabaseSessionLog extends DatabaseSessionLogReads implements Sessi
   }
 
   async attach(parentId: string, childId: string): Promise<void> {
-    for (const id of [parentId, childId]) if (!this.held.has(id)) await this.open(id);
+    idOf(parentId, 'parentId');
+    idOf(childId, 'childId');
+    for (const id of [parentId, childId]) if (!this.#locked.has(id)) await this.open(id);
     await attachChild(this.tx, parentId, childId);
   }
 
   async delete(id: string): Promise<void> {
-    if (!this.held.has(id) && !(await this.lock(id))) return;
+    idOf(id, 'id');
+    if (!this.#locked.has(id) && !(await this.lock(id))) return;
     await deleteSubtree(this.tx, id, new Date());
     // Its subsessions went with it.
-    this.held.clear();
+    this.found.clear();
+    this.#locked.clear();
   }
 }

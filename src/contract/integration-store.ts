@@ -92,8 +92,8 @@ export interface WriteOptions {
  * one, it runs once. Call no store from inside `work`: its transaction holds the
  * connection (or SQLite's file) that call would wait for.
  *
- * Tenancy is the binding's to keep: a scoped store says its `tenantId`, which the
- * binding's SQL writes into its rows and reads them by.
+ * Tenancy in the sessions' log is the store's; in the binding's own SQL it is the binding's
+ * to keep: a scoped store says its `tenantId`, which that SQL writes into its rows and reads them by.
  */
 export abstract class IntegrationStore {
   /** The database, for the dialect of the binding's SQL. */

@@ -28,7 +28,10 @@ export interface LoggedEvent {
 /** An event to append. */
 export interface NewEvent {
   kind: string;
-  /** At most 191 characters; a second event with the key in the session is a StoreConflictError. */
+  /**
+   * At most 191 characters; a second event with the key in the session is a StoreConflictError (the write's).
+   * Keys share the session's index with the ids of its messages: prefix them (`e:…`) so none is a message's.
+   */
   key?: string | null;
   value: unknown;
 }
@@ -79,7 +82,7 @@ export interface SessionLog extends SessionLogReads {
    * tenant's, is a StoreNotFoundError.
    */
   open(id: string, header?: { title?: string; metadata?: Record<string, unknown> }): Promise<{ created: boolean }>;
-  /** Locks the session for the rest of the transaction; false when there is none. */
+  /** Locks the session for the rest of the transaction; false when there is none (deleted, or another tenant's). */
   lock(id: string): Promise<boolean>;
   /**
    * Appends `events` in order at the end of the session's log, creating the session as `open` does;

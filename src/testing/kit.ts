@@ -81,12 +81,19 @@ export function runConformance(options: { openers: StoreOpener[]; suites?: Recor
 /** The store of a suite: opened before its tests, closed after them; using it outside a test is an error. */
 function storeFor(opener: StoreOpener, runner: TestRunner): KitStore {
   let store: KitStore | undefined;
+  let failed: unknown;
   runner.beforeAll(async () => {
-    store = await opener.open();
+    try {
+      store = await opener.open();
+    } catch (error) {
+      failed = error;
+      throw error;
+    }
   }, OPEN_MS);
   runner.afterAll(() => store?.close());
   return new Proxy({} as KitStore, {
     get(_target, key) {
+      if (failed !== undefined) throw new Error(`the store of [${opener.label}] did not open: ${String(failed)}`);
       if (!store) throw new Error(`the store of [${opener.label}] opens before the suite's tests, not while they are registered`);
       return store[key as keyof KitStore];
     },

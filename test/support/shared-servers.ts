@@ -90,7 +90,12 @@ export const SHARED_SERVERS = {
     packages: 'mariadb-server galera-4 rsync',
     installed: hasGaleraBinaries,
     async start() {
-      const cluster = await startGalera();
+      // A node that does not join in time (a port taken between choosing it and binding it, a state transfer
+      // starved of CPU) gets the cluster started once more, on new ports and a new directory.
+      const cluster = await startGalera().catch((error: unknown) => {
+        console.warn(`the Galera cluster did not start (${String(error)}); starting it once more`);
+        return startGalera();
+      });
       if (!cluster) throw missing('MariaDB Galera');
       return {
         value: cluster.urls.join(','),

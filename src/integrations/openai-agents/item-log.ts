@@ -98,10 +98,8 @@ export class ItemLog {
 
   /** Makes `items` the whole effective history (a compaction's output), creating the session. */
   async replace(id: string, items: Item[]): Promise<void> {
-    await this.store.write(async ({ sessions }) => {
-      await sessions.open(id);
-      await this.#startHistory(sessions, id, 'compaction', items);
-    });
+    // The history event's append checks the items, then opens the session.
+    await this.store.write(({ sessions }) => this.#startHistory(sessions, id, 'compaction', items));
   }
 
   /**

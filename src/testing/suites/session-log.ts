@@ -193,6 +193,43 @@ export const sessionLog: Suite = ({ store, test, expect }) => {
     expect(await store.integration.readSessions(({ sessions }) => sessions.session(id))).toBeUndefined();
   });
 
+  test('a call still running when work returns fails the write, and nothing of it commits', async () => {
+    const id = fresh();
+    await expect(
+      write(async (log) => {
+        void log.append(id, [{ kind: 'test.event', value: 'not awaited' }]);
+      }),
+    ).rejects.toThrow(StoreConfigurationError);
+    expect(await store.integration.readSessions(({ sessions }) => sessions.session(id))).toBeUndefined();
+    expect(await events(id)).toEqual([]);
+  });
+
+  test('hostile arguments are a StoreValidationError: holes, getters that throw, revoked proxies, null options', async () => {
+    const id = fresh();
+    const throwing = Object.defineProperty({ value: 1 }, 'kind', {
+      get() {
+        throw new Error('boom');
+      },
+    });
+    const revoked = Proxy.revocable([], {});
+    revoked.revoke();
+    const hostile: [string, (log: SessionLog) => Promise<unknown>][] = [
+      // eslint-disable-next-line no-sparse-arrays
+      ['a hole', (log) => log.append(id, [, { kind: 'test.event', value: 1 }] as NewEvent[])],
+      ['an array of one hole', (log) => log.append(id, new Array(1) as NewEvent[])],
+      ['a throwing getter', (log) => log.append(id, [throwing as unknown as NewEvent])],
+      ['a revoked proxy', (log) => log.append(id, revoked.proxy as NewEvent[])],
+      ['null options', (log) => log.append(id, [{ kind: 'test.event', value: 1 }], null as unknown as undefined)],
+      // eslint-disable-next-line no-sparse-arrays
+      ['a hole in kinds', (log) => log.events(id, { kinds: [, 'test.event'] as string[] })],
+      ['null query', (log) => log.events(id, null as unknown as { kinds: string[] })],
+      ['null from', (log) => log.rekind(id, null as unknown as { kind: string }, { kind: 'test.other' })],
+      ['a metadata array', (log) => log.open(id, { metadata: [] as unknown as Record<string, unknown> })],
+    ];
+    for (const [what, call] of hostile) await expect(write(call).then(() => what)).rejects.toThrow(StoreValidationError);
+    expect(await store.integration.readSessions(({ sessions }) => sessions.session(id))).toBeUndefined();
+  });
+
   test("the log refuses once its transaction's work has returned", async () => {
     let kept: SessionLog | undefined;
     await write(async (log) => {

@@ -170,6 +170,8 @@ export class AdkSessionService implements BaseSessionService {
     for (const [scope, entries] of Object.entries(deltas) as [Scope, [string, unknown][]][]) {
       if (entries.length === 0) continue;
       const id = this.#scopeId(scope, key);
+      // Locked before its keys are read: two events setting one key queue here, and the second renames the first's.
+      if (!(await log.lock(id))) await log.open(id);
       const keys = entries.map(([name]) => `s:${digest(name)}`);
       const held = await log.events(id, { kinds: [STATE], keys });
       if (held.length > 0) await log.rekind(id, { kind: STATE, seqs: held.map((each) => each.seq) }, { kind: REPLACED, dropKey: true });
