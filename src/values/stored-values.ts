@@ -45,6 +45,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return Object.getPrototypeOf(proto) === null && Object.prototype.toString.call(value) === '[object Object]' && Object.hasOwn(proto, 'hasOwnProperty');
 }
 
+/** A URL (its own class, of this realm), told by its private state. */
+export const isUrl = (value: unknown): value is URL =>
+  typeof value === 'object' && value !== null && branded(() => urlHref.call(value)) && ofClass(value, 'URL');
+
 /** A Date, of this realm or another. */
 export const isDate = (value: unknown): value is Date =>
   value instanceof Date || (typeof value === 'object' && value !== null && branded(() => Date.prototype.getTime.call(value)));

@@ -1,9 +1,10 @@
 // Input checks. Every store method runs them before it touches the database,
 // so bad input never reaches it and never changes anything.
+import { types } from 'node:util';
 import { ADAPTER_KINDS } from './adapter-events.js';
 import { MESSAGE_ROLES, type JsonObject, type Message, type MessageRole } from '../message.types.js';
 import { StoreValidationError } from '../store.errors.js';
-import { checkValue, isDate, isPlainObject, isWellFormed, toJsonForm, type ValueTypes } from './stored-values.js';
+import { checkValue, isDate, isPlainObject, isUrl, isWellFormed, toJsonForm, type ValueTypes } from './stored-values.js';
 
 /** MySQL indexes at most 191 utf8mb4 characters of a string key. */
 export const MAX_ID_LENGTH = 191;
@@ -68,10 +69,34 @@ export function keyTextOf(value: unknown, name: string): string {
 /** A copy of `value`, read once (a getter, a Proxy); what cannot be copied is a StoreValidationError that quotes nothing of it. */
 export function dataCopyOf(value: unknown, name: string): unknown {
   try {
-    return structuredClone(value);
+    return copied(value, new Map());
   } catch {
     throw new StoreValidationError(`${name} cannot be copied as data (a function, a symbol, a Proxy or a class the store does not keep)`);
   }
+}
+
+/**
+ * structuredClone, but for a URL, which it would copy as {} (its state is private): arrays and plain
+ * objects are walked (a hole stays a hole, each key its own, `__proto__` too), each URL copied as a URL.
+ */
+function copied(value: unknown, seen: Map<object, unknown>): unknown {
+  if (typeof value !== 'object' || value === null) return structuredClone(value);
+  // As structuredClone does: a Proxy is not data.
+  if (types.isProxy(value)) throw new TypeError('a Proxy');
+  if (seen.has(value)) return seen.get(value);
+  if (isUrl(value)) return new URL(value.href);
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array(value.length);
+    seen.set(value, copy);
+    for (let i = 0; i < value.length; i++) if (i in value) copy[i] = copied(value[i], seen);
+    return copy;
+  }
+  if (!isPlainObject(value)) return structuredClone(value);
+  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+  seen.set(value, copy);
+  for (const key of Object.keys(value))
+    Object.defineProperty(copy, key, { value: copied(value[key], seen), enumerable: true, writable: true, configurable: true });
+  return copy;
 }
 
 /**

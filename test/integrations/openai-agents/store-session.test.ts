@@ -176,6 +176,21 @@ eachDatabase((database) => {
     expect(await sessions().forSession(id).getItems()).toEqual([user('a'), user('b')]);
   });
 
+  test("an item's URL, Date and bytes come back as they were given, not as the copy structuredClone would make of a URL ({})", async () => {
+    const session = sessions().forSession(fresh('values'));
+    const given = {
+      ...user('values'),
+      providerData: { link: new URL('https://example.test/a?b=c'), at: new Date(0), raw: Buffer.from([7, 0]) },
+    } as AgentInputItem;
+    await session.addItems([given]);
+    const [item] = await session.getItems();
+    const data = (item as unknown as { providerData: { link: unknown; at: unknown; raw: unknown } }).providerData;
+    expect(data.link).toBeInstanceOf(URL);
+    expect(String(data.link)).toBe('https://example.test/a?b=c');
+    expect(data.at).toEqual(new Date(0));
+    expect([...(data.raw as Uint8Array)]).toEqual([7, 0]);
+  });
+
   test('a JSONL export imports again whole: bytes stay bytes, and an operation applied before is not applied again', async () => {
     const source = sessions().forSession(fresh('round-trip'));
     const withBytes = { ...user('bytes'), providerData: { raw: new Uint8Array([1, 2, 255]) } } as AgentInputItem;
