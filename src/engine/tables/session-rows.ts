@@ -82,19 +82,20 @@ const EVENT_ROW = ['thread_id', 'seq', 'event_type', 'message_id', 'content', 'v
 
 /**
  * Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRaw).
- * Events as SessionStore, ChatStore and an import write them; an adapter's event gets the message id its adapter keys it by.
+ * Events as SessionStore, ChatStore and an import write them: with the key given (an import's, a fork's), or
+ * the message id an adapter keys its event by.
  */
 export async function insertEvents(
   tx: StoreTx,
   threadId: string,
-  events: { seq: number; type: string; data: JsonValue; valueTypes?: ValueTypes; createdAt: Date }[],
+  events: { seq: number; type: string; data: JsonValue; valueTypes?: ValueTypes; createdAt: Date; key?: string }[],
 ): Promise<void> {
   if (events.length === 0) return;
   await insertRaw(tx, 'agent_message', EVENT_ROW, events, (event) => [
     threadId,
     event.seq,
     event.type,
-    adapterMessageIdOf(event.type, event.data),
+    event.key ?? adapterMessageIdOf(event.type, event.data),
     JSON.stringify(event.data),
     event.valueTypes && event.valueTypes.length > 0 ? JSON.stringify(event.valueTypes) : null,
     event.createdAt,
@@ -140,6 +141,7 @@ export async function logRowsAfter(
       event: { type: row.eventType, data: JSON.parse(row.content) as JsonValue },
       createdAt: row.createdAt,
       ...(valueTypes && { valueTypes }),
+      ...(row.messageId !== null && { key: row.messageId }),
     };
   });
 }

@@ -1,7 +1,7 @@
 // The JSONL session format: a header line, then one entry per line.
 //   {"type":"session","version":1,"id":…,"tenantId":…,"title":…,"metadata":…,"createdAt":…,"forkedFrom"?:{"sessionId":…,"seq":…}}
 //   {"type":"message","seq":1,"message":{"role":…,"content":…,"id"?,"metadata"?,"providerOptions"?,"createdAt":…,"valueTypes"?}}
-//   {"type":"event","seq":2,"event":{"type":…,"data":…},"createdAt":…,"valueTypes"?}
+//   {"type":"event","seq":2,"event":{"type":…,"data":…},"createdAt":…,"valueTypes"?,"key"?}
 //   {"type":"compaction","seq":3,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"retainedMessageCount":…,"createdAt":…}
 //   {"type":"repair","seq":4,"cutSeq":1,"messages":[…],"sourceMessageCount":…,"repairMessage":{…},"createdAt":…}
 //   {"type":"subsession","childId":…}
@@ -9,7 +9,8 @@
 // Messages are in their JSON form (message-json.ts): URL, bytes and Dates as
 // text, listed in the message's `valueTypes`; so are the items of a framework
 // adapter's events, listed in the event line's `valueTypes`. A fork's header
-// keeps where it came from (`forkedFrom`), so its lineage survives a move.
+// keeps where it came from (`forkedFrom`), so its lineage survives a move. An
+// event a framework binding keyed (its idempotency key) keeps its `key`.
 import type { JsonValue, Message, ValueTypes } from '../../message.types.js';
 import type { ForkOrigin } from '../../lifecycle.types.js';
 import type { JsonlHeader, JsonlLogEntry, JsonlSession } from '../../jsonl.types.js';
@@ -106,15 +107,15 @@ export async function parseJsonl(text: string): Promise<JsonlSession> {
           throw new StoreValidationError(`message id ${JSON.stringify(parsed.message.id)} is the id of seq ${earlier} too: a session holds a message id once`);
         ids.set(parsed.message.id, parsed.seq);
       }
-      // An adapter's event holds its key in the same column (an operation id, an entry's uuid).
-      const adapterId = parsed.type === 'event' ? adapterMessageIdOf(parsed.event.type, parsed.event.data) : null;
-      if (adapterId !== null) {
-        const earlier = ids.get(adapterId);
+      // A binding's event holds its key in the same column (an operation id, an entry's uuid).
+      const key = parsed.type === 'event' ? (parsed.key ?? adapterMessageIdOf(parsed.event.type, parsed.event.data)) : null;
+      if (key !== null) {
+        const earlier = ids.get(key);
         if (earlier !== undefined)
           throw new StoreValidationError(
             `the ${parsed.type === 'event' ? parsed.event.type : ''} event's key is that of seq ${earlier} too: a session holds it once`,
           );
-        ids.set(adapterId, parsed.seq);
+        ids.set(key, parsed.seq);
       }
       if (parsed.type === 'event' && parsed.event.type === CHAT_MESSAGE_EVENT) chatIds.add((parsed.event.data as { id: string }).id);
       if (parsed.type === 'event' && parsed.event.type === CHAT_ORDER_EVENT) {
@@ -181,12 +182,19 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
         throw new StoreValidationError(`event.data is not what a ${event.type} event holds`);
       }
       const valueTypes = entry.valueTypes === undefined ? undefined : adapterValueTypesOf(event.type as string, event.data, entry.valueTypes);
+      const type = idOf(event.type, 'event.type');
+      const key = entry.key === undefined ? undefined : idOf(entry.key, 'key');
+      // An adapter finds its events by the key it gives them: another would be an event it cannot find.
+      const adapterKey = adapterMessageIdOf(type, event.data);
+      if (key !== undefined && adapterKindOf(type) !== undefined && key !== adapterKey)
+        throw new StoreValidationError(`the key of a ${type} event is the one its adapter gives it${adapterKey === null ? ': none' : ''}`);
       return {
         type: 'event',
         seq,
-        event: { type: idOf(event.type, 'event.type'), data: (event.data ?? null) as JsonValue },
+        event: { type, data: (event.data ?? null) as JsonValue },
         createdAt: validDateOf(entry.createdAt, 'createdAt'),
         ...(valueTypes && { valueTypes }),
+        ...(key !== undefined && { key }),
       };
     }
     case 'compaction':

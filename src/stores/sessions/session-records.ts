@@ -210,7 +210,7 @@ async function writeLog(tx: StoreTx, id: string, log: JsonlLogEntry[]): Promise<
     id,
     log.flatMap((entry) =>
       entry.type === 'event'
-        ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, valueTypes: entry.valueTypes, createdAt: entry.createdAt }]
+        ? [{ seq: entry.seq, type: entry.event.type, data: entry.event.data, valueTypes: entry.valueTypes, createdAt: entry.createdAt, key: entry.key }]
         : [],
     ),
   );

@@ -297,6 +297,58 @@ export const sessionJsonl: Suite = ({ store, opener: backend, describe, test, ex
     });
   });
 
+  describe("a framework binding's keyed events", () => {
+    /** A session with two keyed events of a binding and one without a key, written through the integration contract. */
+    async function keyedSession(): Promise<string> {
+      const id = sid();
+      await store.integration.write(({ sessions }) =>
+        sessions.append(id, [
+          { kind: 'test.event', key: 'e:1', value: { n: 1 } },
+          { kind: 'test.event', value: { n: 2 } },
+          { kind: 'test.event', key: 'e:3', value: { n: 3 } },
+        ]),
+      );
+      return id;
+    }
+    const keysOf = (id: string) =>
+      store.integration.readSessions(({ sessions }) => sessions.events(id, { kinds: ['test.event'] })).then((events) => events.map((event) => event.key));
+
+    test('an export keeps each key, and an import gives it back: the binding finds its events by key again', async () => {
+      const id = await keyedSession();
+      const lines = await exportLines(store, id);
+      expect(lines.filter((line) => line.includes('"key":"e:')).length).toBe(2);
+      const copy = sid();
+      await store.sessions.importJsonl(lines.join(''), { sessionId: copy });
+      expect(await keysOf(copy)).toEqual(['e:1', null, 'e:3']);
+      // The key is held once: the binding's second event with it is refused.
+      await expect(store.integration.write(({ sessions }) => sessions.append(copy, [{ kind: 'test.event', key: 'e:1', value: 0 }]))).rejects.toThrow(
+        StoreConflictError,
+      );
+    });
+
+    test("a key held twice, one that is not a key, or one that is not an adapter's own is refused, and nothing imported", async () => {
+      const id = await keyedSession();
+      const lines = await exportLines(store, id);
+      const values = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const keyless = values.findIndex((value) => value.type === 'event' && value.key === undefined);
+      const variants = [
+        values.map((value, i) => (i === keyless ? { ...value, key: 'e:1' } : value)),
+        values.map((value, i) => (i === keyless ? { ...value, key: 'trailing ' } : value)),
+        values.map((value, i) => (i === keyless ? { ...value, key: 12 } : value)),
+        values.map((value, i) =>
+          i === keyless ? { ...value, event: { type: 'openai-agents.item', data: { role: 'user', content: 'x' } }, key: 'forged' } : value,
+        ),
+      ];
+      for (const variant of variants) {
+        const copy = sid();
+        await expect(store.sessions.importJsonl(variant.map((value) => `${JSON.stringify(value)}\n`).join(''), { sessionId: copy })).rejects.toThrow(
+          StoreValidationError,
+        );
+        expect(await store.sessions.get(copy)).toBeNull();
+      }
+    });
+  });
+
   describe('a tree of sessions, one file each', () => {
     /** A parent with a log and a subsession that has a header and a log of its own; the files of both. */
     async function buildTree(app: KitStore) {
