@@ -16,8 +16,15 @@ export interface JsonlHeader {
 
 export type JsonlLogEntry =
   | { type: 'message'; seq: number; message: Message }
-  /** `key`: the event's key in the session, where a framework binding gave it one (nestjs-agent-store/integration). */
-  | { type: 'event'; seq: number; event: { type: string; data: JsonValue }; createdAt: Date; valueTypes?: ValueTypes; key?: string }
+  | {
+      type: 'event';
+      seq: number;
+      event: { type: string; data: JsonValue };
+      createdAt: Date;
+      valueTypes?: ValueTypes;
+      /** The event's key in the session, where a framework binding gave it one (nestjs-agent-store/integration). */
+      key?: string;
+    }
   | { type: 'compaction'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; retainedMessageCount: number; createdAt: Date }
   | { type: 'repair'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; repairMessage: Message; createdAt: Date };
 

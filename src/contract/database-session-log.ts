@@ -54,8 +54,8 @@ function copyOf<T>(value: T, name: string): T {
 
 /**
  * The fields `names` of an object argument, each read once (absent: `{}`); anything but an object, or a
- * field that throws when read, is a StoreValidationError. Values are not copied: a copy would lose what
- * the store keeps (a URL, bytes in a view).
+ * field that throws when read, is a StoreValidationError. Values are not copied: the store's checks and
+ * encoding read them, and refuse what they cannot keep.
  */
 function fieldsOf<T extends object, K extends keyof T>(value: T | undefined, name: string, names: K[]): Partial<Pick<T, K>> {
   if (value === undefined) return {};

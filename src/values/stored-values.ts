@@ -45,9 +45,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return Object.getPrototypeOf(proto) === null && Object.prototype.toString.call(value) === '[object Object]' && Object.hasOwn(proto, 'hasOwnProperty');
 }
 
-/** A URL (its own class, of this realm), told by its private state. */
-export const isUrl = (value: unknown): value is URL =>
-  typeof value === 'object' && value !== null && branded(() => urlHref.call(value)) && ofClass(value, 'URL');
+/**
+ * A copy of `value` when it is a URL, told by its private state (an own `href` cannot pose as one); undefined when
+ * it is none. A URL of a subclass is a TypeError: the store keeps URLs as URL (checkValue refuses subclasses too).
+ */
+export function urlCopyOf(value: object): URL | undefined {
+  if (!branded(() => urlHref.call(value))) return undefined;
+  if (!ofClass(value, 'URL')) throw new TypeError('a subclass of URL');
+  return new URL(urlHref.call(value) as string);
+}
 
 /** A Date, of this realm or another. */
 export const isDate = (value: unknown): value is Date =>

@@ -4,7 +4,7 @@ import { types } from 'node:util';
 import { ADAPTER_KINDS } from './adapter-events.js';
 import { MESSAGE_ROLES, type JsonObject, type Message, type MessageRole } from '../message.types.js';
 import { StoreValidationError } from '../store.errors.js';
-import { checkValue, isDate, isPlainObject, isUrl, isWellFormed, toJsonForm, type ValueTypes } from './stored-values.js';
+import { checkValue, isDate, isPlainObject, isWellFormed, MAX_JSON_DEPTH, toJsonForm, urlCopyOf, type ValueTypes } from './stored-values.js';
 
 /** MySQL indexes at most 191 utf8mb4 characters of a string key. */
 export const MAX_ID_LENGTH = 191;
@@ -69,34 +69,45 @@ export function keyTextOf(value: unknown, name: string): string {
 /** A copy of `value`, read once (a getter, a Proxy); what cannot be copied is a StoreValidationError that quotes nothing of it. */
 export function dataCopyOf(value: unknown, name: string): unknown {
   try {
-    return copied(value, new Map());
-  } catch {
+    return copied(value, new Map(), 0);
+  } catch (error) {
+    if (error instanceof StoreValidationError) throw new StoreValidationError(`${name} ${error.message}`);
     throw new StoreValidationError(`${name} cannot be copied as data (a function, a symbol, a Proxy or a class the store does not keep)`);
   }
 }
 
 /**
- * structuredClone, but for a URL, which it would copy as {} (its state is private): arrays and plain
- * objects are walked (a hole stays a hole, each key its own, `__proto__` too), each URL copied as a URL.
+ * structuredClone, but for a URL, which it would copy as {} on Node 20 (its state is private): arrays and plain
+ * objects are walked (each key its own, `__proto__` too), each URL copied as a URL, each byte view as its bytes;
+ * the rest, and an array with a hole (the store refuses one), is structuredClone's.
  */
-function copied(value: unknown, seen: Map<object, unknown>): unknown {
-  if (typeof value !== 'object' || value === null) return structuredClone(value);
+function copied(value: unknown, seen: Map<object, unknown>, depth: number): unknown {
+  if (typeof value !== 'object' || value === null)
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : structuredClone(value);
   // As structuredClone does: a Proxy is not data.
   if (types.isProxy(value)) throw new TypeError('a Proxy');
   if (seen.has(value)) return seen.get(value);
-  if (isUrl(value)) return new URL(value.href);
+  if (depth > MAX_JSON_DEPTH) throw new StoreValidationError(`nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   if (Array.isArray(value)) {
-    const copy: unknown[] = new Array(value.length);
+    const length = value.length;
+    for (let i = 0; i < length; i++) if (!Object.hasOwn(value, i)) return structuredClone(value);
+    const copy: unknown[] = new Array(length);
     seen.set(value, copy);
-    for (let i = 0; i < value.length; i++) if (i in value) copy[i] = copied(value[i], seen);
+    for (let i = 0; i < length; i++) copy[i] = copied(value[i], seen, depth + 1);
     return copy;
   }
-  if (!isPlainObject(value)) return structuredClone(value);
-  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
-  seen.set(value, copy);
-  for (const key of Object.keys(value))
-    Object.defineProperty(copy, key, { value: copied(value[key], seen), enumerable: true, writable: true, configurable: true });
-  return copy;
+  if (isPlainObject(value)) {
+    const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+    seen.set(value, copy);
+    for (const key of Object.keys(value))
+      Object.defineProperty(copy, key, { value: copied(value[key], seen, depth + 1), enumerable: true, writable: true, configurable: true });
+    return copy;
+  }
+  const url = urlCopyOf(value);
+  if (url) return url;
+  // Its own bytes, not the whole buffer under a view (a small Buffer's is an 8 KiB pool).
+  if (value instanceof Uint8Array && (value.constructor === Uint8Array || Buffer.isBuffer(value))) return new Uint8Array(value);
+  return structuredClone(value);
 }
 
 /**

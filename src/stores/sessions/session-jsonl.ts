@@ -183,7 +183,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
       }
       const valueTypes = entry.valueTypes === undefined ? undefined : adapterValueTypesOf(event.type as string, event.data, entry.valueTypes);
       const type = idOf(event.type, 'event.type');
-      const key = entry.key === undefined ? undefined : idOf(entry.key, 'key');
+      const key = entry.key === undefined || entry.key === null ? undefined : idOf(entry.key, 'key');
       // An adapter finds its events by the key it gives them: another would be an event it cannot find.
       const adapterKey = adapterMessageIdOf(type, event.data);
       if (key !== undefined && adapterKindOf(type) !== undefined && key !== adapterKey)
