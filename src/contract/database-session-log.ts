@@ -188,9 +188,12 @@ export class DatabaseSessionLog extends DatabaseSessionLogReads implements Sessi
       };
     });
     if (rows.length === 0) return [];
-    if (!this.#locked.has(id)) await this.open(id);
+    // Unscoped, reserveSeqs alone creates or locks the session (no header to set) and looks for a delete after its lock.
+    if (!this.#locked.has(id) && this.tenantId !== undefined) await this.open(id);
     // Hands out the seqs, the session's lock held; a delete that committed since is a StoreNotFoundError.
     const last = await reserveSeqs(this.tx, id, rows.length);
+    this.found.add(id);
+    this.#locked.add(id);
     const first = last - rows.length + 1;
     const createdAt = new Date();
     const data = rows.map((row, i) => ({ threadId: id, seq: first + i, ...row, createdAt }));

@@ -1,7 +1,7 @@
 // nestjs-agent-store/testing: the conformance kit. Hand it an opener (how you open the
 // store) and it registers the suites every opener of the store passes. See README,
 // "Adding a database".
-import { runConformance as runOn, type StoreOpener, type Suite, type TestRunner } from './kit.js';
+import { globalRunner, runSuites, type StoreOpener, type Suite, type TestRunner } from './kit.js';
 import { concurrency } from './suites/concurrency.js';
 import { exactValues } from './suites/exact-values.js';
 import { historyProvider } from './suites/history-provider.js';
@@ -53,5 +53,6 @@ export const CONFORMANCE_SUITES: Readonly<Record<string, Suite>> = Object.freeze
 
 /** Registers the kit's suites (`suites`, or all of them) once per opener, each opener in a describe block `[label]`. */
 export function runConformance(options: { openers: StoreOpener[]; suites?: Record<string, Suite>; runner?: TestRunner }): void {
-  runOn(options, CONFORMANCE_SUITES);
+  const runner = options.runner ?? globalRunner();
+  for (const opener of options.openers) runner.describe(`[${opener.label}]`, () => runSuites(opener, options.suites ?? CONFORMANCE_SUITES, runner));
 }

@@ -72,12 +72,6 @@ export function runSuites(opener: StoreOpener, suites: Record<string, Suite>, ru
   for (const [name, suite] of Object.entries(suites)) runner.describe(name, () => suite({ ...runner, opener, store: storeFor(opener, runner) }));
 }
 
-/** Registers `suites` (all of the kit's by default) once per opener, each in a describe block `[label]`. */
-export function runConformance(options: { openers: StoreOpener[]; suites?: Record<string, Suite>; runner?: TestRunner }, all: Record<string, Suite>): void {
-  const runner = options.runner ?? globalRunner();
-  for (const opener of options.openers) runner.describe(`[${opener.label}]`, () => runSuites(opener, options.suites ?? all, runner));
-}
-
 /** The store of a suite: opened before its tests, closed after them; using it outside a test is an error. */
 function storeFor(opener: StoreOpener, runner: TestRunner): KitStore {
   let store: KitStore | undefined;
