@@ -92,7 +92,8 @@ export const QUICK_LEG = [
 /**
  * Files that bound wall-clock time tightly (a refusal within 500 ms, a lock wait of 150 ms to 2 s, a
  * transaction's time per row, a failover's resume within 5 s, the event loop's longest wait within 50 ms,
- * 50 racing registrations on one Galera parent each given a pool connection within its 10 s wait): they run
+ * 50 racing registrations on one Galera parent each given a pool connection within its 10 s wait, six erasures
+ * sharing one SQLite file rebuild within three times one's time): they run
  * after the others, one at a time, on a quiet machine (scripts/test.js), since the suite's parallel phase loads both cores.
  */
 export const ALONE = [
@@ -105,6 +106,7 @@ export const ALONE = [
   'test/operations/refused-connections.test.ts',
   'test/operations/pool-and-restart.test.ts',
   'test/operations/postgresql-failover.test.ts',
+  'test/operations/sqlite-erasure.test.ts',
   'test/operations/sqlite-lock-waits.test.ts',
   'test/operations/sqlite-responsiveness.test.ts',
 ];
