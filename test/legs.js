@@ -121,6 +121,7 @@ export const SLOWEST_FIRST = [
   'test/operations/crash-safety.test.ts',
   'test/operations/overlapping-retries.test.ts',
   'test/conformance/message-pages.test.ts',
+  'test/conformance/tenant-probes.test.ts',
   'test/conformance/tenant-stores.test.ts',
   'test/conformance/exact-values.test.ts',
   'test/conformance/message-store.test.ts',

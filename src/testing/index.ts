@@ -13,6 +13,7 @@ import { sessionForks } from './suites/session-forks.js';
 import { sessionJsonl } from './suites/session-jsonl.js';
 import { sessionLog } from './suites/session-log.js';
 import { sessionStore } from './suites/session-store.js';
+import { tenantProbes } from './suites/tenant-probes.js';
 import { tenantStores } from './suites/tenant-stores.js';
 import { transcriptStore } from './suites/transcript-store.js';
 
@@ -29,6 +30,7 @@ export {
   sessionJsonl,
   sessionLog,
   sessionStore,
+  tenantProbes,
   tenantStores,
   transcriptStore,
 };
@@ -43,6 +45,7 @@ export const CONFORMANCE_SUITES: Readonly<Record<string, Suite>> = Object.freeze
   sessionStore,
   sessionJsonl,
   tenantStores,
+  tenantProbes,
   sessionForks,
   messagePages,
   historyProvider,
