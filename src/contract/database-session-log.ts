@@ -8,6 +8,7 @@ import { isDeleted, setHeader } from '../engine/tables/session-rows.js';
 import { attachChild, childrenOf, deleteSubtree } from '../engine/tables/subsession-graph.js';
 import { notFound } from '../engine/tables/tenancy.js';
 import { StoreError, StoreValidationError } from '../store.errors.js';
+import { checkHolds, declaredKind, keyFor, type BindingKind } from '../values/bindings.js';
 import { decodedRow, encodedValue, jsonTextValue } from '../values/json-rows.js';
 import { dataCopyOf, idOf, jsonObjectOf, MAX_ID_LENGTH, MAX_INTEGER, textOf } from '../values/validation.js';
 import type { EventQuery, LoggedEvent, LoggedSession, NewEvent, SessionLog, SessionLogReads, SessionQuery } from './session-log.js';
@@ -21,6 +22,13 @@ function kindOf(kind: unknown, name: string): string {
   if (typeof kind !== 'string' || kind.length > MAX_ID_LENGTH || !KIND.test(kind))
     throw new StoreValidationError(`${name} must be a kind of at most ${MAX_ID_LENGTH} characters: the binding's name, a dot, what it is (openai-agents.item)`);
   return kind;
+}
+
+/** What a declared kind holds; a kind no binding declared is a StoreValidationError (a JSONL import could not take it back). */
+function declaredKindOf(kind: string, name: string): BindingKind {
+  const declared = declaredKind(kind);
+  if (declared === undefined) throw new StoreValidationError(`${name} ${JSON.stringify(kind)} is no declared binding's kind: declare it with defineBinding`);
+  return declared;
 }
 
 function seqOf(value: unknown, name: string): number {
@@ -175,17 +183,19 @@ export class DatabaseSessionLog extends DatabaseSessionLogReads implements Sessi
     return locked;
   }
 
-  async append(id: string, events: NewEvent[], given?: { jsonText?: boolean }): Promise<number[]> {
+  async append(id: string, events: NewEvent[]): Promise<number[]> {
     idOf(id, 'id');
-    const { jsonText } = fieldsOf(given, 'options', ['jsonText']);
     const rows = listOf(events, 'events', (event, name) => {
       // Each field read once: the kind and key checked are those written.
       const { kind, key, value } = fieldsOf((event ?? null) as NewEvent, name, ['kind', 'key', 'value']);
-      return {
-        eventType: kindOf(kind, `${name}.kind`),
-        messageId: key === undefined || key === null ? null : idOf(key, `${name}.key`),
-        ...readAsData(`${name}.value`, () => (jsonText ? jsonTextValue(value, `${name}.value`) : encodedValue(value, `${name}.value`))),
-      };
+      const eventType = kindOf(kind, `${name}.kind`);
+      const declared = declaredKindOf(eventType, `${name}.kind`);
+      const given = key === undefined ? undefined : key === null ? null : idOf(key, `${name}.key`);
+      const stored = readAsData(`${name}.value`, () => (declared.jsonText ? jsonTextValue(value, `${name}.value`) : encodedValue(value, `${name}.value`)));
+      // What the log keeps, an import takes back: the kind's checks read the value as stored, not as given (a getter may change).
+      const kept = declared.holds || declared.keyOf ? decodedRow(stored) : undefined;
+      checkHolds(eventType, declared, kept, `${name}.value`);
+      return { eventType, messageId: keyFor(eventType, declared, kept, given, `${name}.key`), ...stored };
     });
     if (rows.length === 0) return [];
     // Unscoped, reserveSeqs alone creates or locks the session (no header to set) and looks for a delete after its lock.
@@ -210,6 +220,13 @@ export class DatabaseSessionLog extends DatabaseSessionLogReads implements Sessi
     const kind = kindOf(from.kind, 'from.kind');
     const seqs = from.seqs === undefined ? undefined : listOf(from.seqs, 'from.seqs', seqOf);
     const rekinded = kindOf(to.kind, 'to.kind');
+    // The rows' values stay as they are: the new kind keeps them as the old one did, holds what it held, and takes the keys they are left with.
+    const [before, after] = [declaredKindOf(kind, 'from.kind'), declaredKindOf(rekinded, 'to.kind')];
+    const keys = to.dropKey ? !after.keyOf : after.anyKey || (after.keyOf === before.keyOf && after.anyKey === before.anyKey);
+    if (before.jsonText !== after.jsonText || before.holds !== after.holds || !keys)
+      throw new StoreValidationError(
+        `${rekinded} must keep and hold what ${kind} does (jsonText, the same holds), and take the keys its events are left with (dropKey into a kind without keyOf)`,
+      );
     if (seqs?.length === 0 || (!this.#locked.has(id) && !(await this.lock(id)))) return;
     await this.tx.prisma.agentMessage.updateMany({
       where: { threadId: id, eventType: kind, ...(seqs && { seq: { in: seqs } }) },

@@ -2,6 +2,8 @@
 // own three, or yours) is written against. See README, "Other frameworks".
 export * from './integration-store.js';
 export type * from './session-log.js';
+// A binding's name, kinds and session ids, its own for the whole process (see README, "Other frameworks").
+export { defineBinding, PACKAGE_BINDINGS, type BindingKind, type IntegrationBinding } from '../values/bindings.js';
 // The errors a binding throws and its callers catch, as the store's own calls throw them.
 export {
   StoreError,

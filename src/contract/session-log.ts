@@ -17,7 +17,7 @@ export interface LoggedSession {
 /** An event of the log. */
 export interface LoggedEvent {
   seq: number;
-  /** `<binding>.<what>`: the binding's name, then what the event is. */
+  /** `<binding>.<what>`: the binding's name, then what the event is (a kind it declared, see defineBinding). */
   kind: string;
   /** The binding's key for it, unique in the session (an idempotency key); null for none. */
   key: string | null;
@@ -86,11 +86,15 @@ export interface SessionLog extends SessionLogReads {
   lock(id: string): Promise<boolean>;
   /**
    * Appends `events` in order at the end of the session's log, creating the session as `open` does;
-   * their sequence numbers. With `jsonText`, each value is kept as its JSON text alone, and must be
-   * JSON that a round trip gives back equal.
+   * their sequence numbers. Each is of a kind its binding declared (defineBinding), and kept as the
+   * kind says: as its JSON text alone (`jsonText`), or as the store keeps a message's values. A value
+   * the kind does not hold, or a key other than the one the binding gives it, is a StoreValidationError.
    */
-  append(id: string, events: NewEvent[], options?: { jsonText?: boolean }): Promise<number[]>;
-  /** Gives the session's events of kind `from.kind` (of `from.seqs` only, when given) the kind `to.kind`, and with `to.dropKey` no key. */
+  append(id: string, events: NewEvent[]): Promise<number[]>;
+  /**
+   * Gives the session's events of kind `from.kind` (of `from.seqs` only, when given) the kind `to.kind`, and with
+   * `to.dropKey` no key. Both are declared kinds that keep and hold alike (see defineBinding).
+   */
   rekind(id: string, from: { kind: string; seqs?: number[] }, to: { kind: string; dropKey?: boolean }): Promise<void>;
   /** Makes `childId` a subsession of `parentId`, creating either; again changes nothing; a second parent or a cycle is a StoreConflictError. */
   attach(parentId: string, childId: string): Promise<void>;

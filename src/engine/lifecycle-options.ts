@@ -1,7 +1,8 @@
 // Checks of the lifecycle calls' options (fork, prune, purge, erase), before anything is read or deleted.
 import type { EraseTenantOptions, ForkOptions, ForkPoint, PruneAllOptions, PruneOptions, PurgeOptions } from '../lifecycle.types.js';
 import { StoreValidationError } from '../store.errors.js';
-import { countOf, dateOf, idOf, jsonObjectOf, messageOf, sessionIdOf, textOf } from '../values/validation.js';
+import { countOf, dateOf, idOf, jsonObjectOf, messageOf, textOf } from '../values/validation.js';
+import { sessionIdOf } from '../values/bindings.js';
 
 /** The default and largest batch of purge and eraseTenant. */
 export const DEFAULT_BATCH = 100;

@@ -1,7 +1,6 @@
 // Input checks. Every store method runs them before it touches the database,
 // so bad input never reaches it and never changes anything.
 import { types } from 'node:util';
-import { ADAPTER_KINDS } from './adapter-events.js';
 import { MESSAGE_ROLES, type JsonObject, type Message, type MessageRole } from '../message.types.js';
 import { StoreValidationError } from '../store.errors.js';
 import { checkValue, isDate, isPlainObject, isWellFormed, MAX_JSON_DEPTH, toJsonForm, urlCopyOf, type ValueTypes } from './stored-values.js';
@@ -27,9 +26,6 @@ export interface MessageTexts {
 
 /** Each validated message's texts, made as it was validated: what the caller changes afterwards is not stored. */
 const TEXTS_OF = new WeakMap<Message, MessageTexts>();
-
-/** Ids the adapters' own sessions start with (see sessionIdOf). */
-const ADAPTER_ID_PREFIXES = [`${ADAPTER_KINDS.claudeAgentSdk}:`];
 
 export function idOf(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
@@ -108,19 +104,6 @@ function copied(value: unknown, seen: Map<object, unknown>, depth: number): unkn
   // Its own bytes, not the whole buffer under a view (a small Buffer's is an 8 KiB pool).
   if (value instanceof Uint8Array && (value.constructor === Uint8Array || Buffer.isBuffer(value))) return new Uint8Array(value);
   return structuredClone(value);
-}
-
-/**
- * The id of a session a store writes: an id, not one of those the framework adapters give the
- * sessions they key themselves (see KeyedTranscripts), which only they write. Reading and
- * deleting such a session through the stores stays open.
- */
-export function sessionIdOf(value: unknown, name: string): string {
-  const id = idOf(value, name);
-  const prefix = ADAPTER_ID_PREFIXES.find((reserved) => id.startsWith(reserved));
-  if (prefix !== undefined)
-    throw new StoreValidationError(`${name} starts with "${prefix}", which the ${prefix.slice(0, -1)} adapter keeps for its own sessions`);
-  return id;
 }
 
 export function countOf(value: unknown, name: string): number {

@@ -24,6 +24,7 @@ import {
   type HttpApp,
 } from '../support/http-api.js';
 import { MAX_JSON_DEPTH } from '../../src/index.js';
+import '../../src/testing/kit-binding.js';
 
 let h: HttpApp;
 let a: Client;
@@ -733,6 +734,24 @@ describe('entries', () => {
     // Events are in the log, not in the history.
     expect((await ok(a.get(`/sessions/${id}/history`), 200)).body.messages.map((m: { seq: number }) => m.seq)).toEqual([1, 5]);
     expect((await ok(a.get(`/sessions/${id}/count`), 200)).body).toEqual({ count: 2 });
+  });
+
+  test("a binding's kinds and session ids are its own: POST entries, POST /sessions and an import refuse them with 400, and nothing is written", async () => {
+    const id = await createSession();
+    // The conformance kit's binding (declared as any binding is), and the package's own, loaded here or not.
+    for (const type of ['conformance-kit.event', 'conformance-kit.whatever', 'openai-agents.item', 'claude-agent-sdk.entry', 'langgraph.write']) {
+      expectError(await a.post(`/sessions/${id}/entries`, { type, data: { role: 'user', content: 'forged' } }), 400, /binding's: only the binding writes it/);
+    }
+    for (const reserved of ['conformance-kit:forged', 'claude-agent-sdk:forged']) {
+      expectError(await a.post('/sessions', { id: reserved }), 400, /keeps for its own sessions/);
+      expectError(await a.post(`/sessions/${reserved}/messages`, { role: 'user', content: 'x' }), 400, /keeps for its own sessions/);
+    }
+    const forged = jsonl(
+      { type: 'session', version: 1, id: 'forged', createdAt: '2026-01-01T00:00:00.000Z' },
+      { type: 'event', seq: 1, event: { type: 'conformance-kit.keyed', data: { id: 'a' } }, createdAt: '2026-01-01T00:00:00.000Z', key: 'k:forged' },
+    );
+    expectError(await a.postText(`/sessions/import?sessionId=${unique('forged')}`, forged, 'application/x-ndjson'), 400, /not the key its binding gives/);
+    expect((await ok(a.get(`/sessions/${id}/entries`), 200)).body).toEqual({ entries: [] });
   });
 });
 

@@ -1,6 +1,5 @@
 // Session headers, events and deletion. Like message-rows.ts, these run
 // inside a StoreDatabase transaction and read by index.
-import { adapterMessageIdOf } from '../../values/adapter-events.js';
 import type { ValueTypes } from '../../values/stored-values.js';
 import type { JsonObject, JsonValue } from '../../message.types.js';
 import type { JsonlLogEntry } from '../../jsonl.types.js';
@@ -82,8 +81,8 @@ const EVENT_ROW = ['thread_id', 'seq', 'event_type', 'message_id', 'content', 'v
 
 /**
  * Inserts events at the sequence numbers they carry: one statement, or several for a long batch (see insertRaw).
- * Events as SessionStore, ChatStore and an import write them: with the key given (an import's, a fork's), or
- * the message id an adapter keys its event by.
+ * Events as SessionStore, ChatStore and an import write them: with the key given (an import's, a fork's,
+ * or the one a binding gives its event), or none.
  */
 export async function insertEvents(
   tx: StoreTx,
@@ -95,7 +94,7 @@ export async function insertEvents(
     threadId,
     event.seq,
     event.type,
-    event.key ?? adapterMessageIdOf(event.type, event.data),
+    event.key ?? null,
     JSON.stringify(event.data),
     event.valueTypes && event.valueTypes.length > 0 ? JSON.stringify(event.valueTypes) : null,
     event.createdAt,

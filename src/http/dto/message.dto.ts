@@ -134,7 +134,11 @@ export class RepairBody {
 }
 
 export class EventBody {
-  @ApiProperty({ type: String, example: 'tool-approval' })
+  @ApiProperty({
+    type: String,
+    example: 'tool-approval',
+    description: "Yours: not ChatStore's (ui-message, ui-message-order), nor a framework binding's (openai-agents.item, …), which only they write (400).",
+  })
   @IsString()
   type!: string;
 

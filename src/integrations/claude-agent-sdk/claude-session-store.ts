@@ -3,11 +3,21 @@
 // entries kept as the SDK gave them, a uuid stored once, a subpath a subsession
 // of its main transcript, so that deleting the main one deletes them all.
 import { Inject, Injectable } from '@nestjs/common';
-import { IntegrationStore, StoreConfigurationError, StoreValidationError, checkJsonText, dataCopyOf, keyTextOf } from '../../contract/index.js';
+import {
+  IntegrationStore,
+  StoreConfigurationError,
+  StoreValidationError,
+  checkJsonText,
+  dataCopyOf,
+  keyTextOf,
+  PACKAGE_BINDINGS,
+} from '../../contract/index.js';
 import { KeyedTranscripts, type Entry, type TranscriptKey } from './keyed-transcripts.js';
 
 /** The prefix of its sessions' ids and of its entries' kind. */
 export const CLAUDE_AGENT_SDK_KIND = 'claude-agent-sdk';
+/** Its kind and session ids, its own: the stores and the HTTP API refuse them, and a JSONL import takes its entries back as it wrote them. */
+export const CLAUDE_AGENT_SDK_BINDING = PACKAGE_BINDINGS.claudeAgentSdk;
 
 /** The SDK's SessionKey (`@anthropic-ai/claude-agent-sdk`), structurally: the store needs nothing else of the SDK. */
 export interface ClaudeSessionKey {
@@ -35,7 +45,7 @@ export class ClaudeSessionStore {
 
   /** `store` scoped to a tenant: that tenant's transcripts only (see forTenant). */
   constructor(@Inject(IntegrationStore) private readonly store: IntegrationStore) {
-    this.#transcripts = new KeyedTranscripts(store, CLAUDE_AGENT_SDK_KIND);
+    this.#transcripts = new KeyedTranscripts(store, CLAUDE_AGENT_SDK_BINDING);
   }
 
   /** The same, seeing only `tenantId`'s transcripts and creating new ones in it. */

@@ -6,7 +6,14 @@
 // subpath is a subsession of its main key's session, so deleting the main
 // transcript deletes its subpaths with it, atomically.
 import { createHash } from 'node:crypto';
-import { StoreConflictError, StoreNotFoundError, type IntegrationStore, type LoggedSession, type SessionLog } from '../../contract/index.js';
+import {
+  StoreConflictError,
+  StoreNotFoundError,
+  type IntegrationBinding,
+  type IntegrationStore,
+  type LoggedSession,
+  type SessionLog,
+} from '../../contract/index.js';
 
 export interface TranscriptKey {
   projectKey: string;
@@ -23,20 +30,21 @@ export type Entry = Record<string, unknown> & { type: string };
  */
 const IN_FLIGHT = new WeakMap<object, Map<string, Promise<unknown>>>();
 
-/** The key of an entry's uuid: as it is when it fits plainly, else its digest. */
-export const entryKey = (uuid: string): string => (uuid.length <= 64 && /^[\w.:-]+$/.test(uuid) ? uuid : `sha256:${sha256(uuid)}`);
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export class KeyedTranscripts {
   readonly #entry: string;
+  /** The framework's name, the prefix of its ids and of its entry kind (`claude-agent-sdk`). */
+  private readonly kind: string;
 
   constructor(
     /** Scoped to a tenant: only its transcripts exist, and new ones are created in it. */
     private readonly store: IntegrationStore,
-    /** The framework's name, the prefix of its ids and of its entries' kind (`claude-agent-sdk.entry`). */
-    private readonly kind: string,
+    /** Its kind's and ids' declaration (PACKAGE_BINDINGS.claudeAgentSdk), whose name prefixes them. */
+    private readonly binding: IntegrationBinding,
   ) {
-    this.#entry = `${kind}.entry`;
+    this.kind = binding.name;
+    this.#entry = `${binding.name}.entry`;
   }
 
   /**
@@ -69,7 +77,8 @@ export class KeyedTranscripts {
   }
 
   async #write(key: TranscriptKey, entries: Entry[]): Promise<void> {
-    const keyed = entries.map((entry) => ({ entry, key: typeof entry.uuid === 'string' ? entryKey(entry.uuid) : null }));
+    const keyOf = this.binding.kinds[this.#entry].keyOf!;
+    const keyed = entries.map((entry) => ({ entry, key: keyOf(entry) }));
     await this.store.write(
       async ({ sessions }) => {
         const id = await this.#own(sessions, key);
@@ -85,7 +94,6 @@ export class KeyedTranscripts {
         await sessions.append(
           id,
           fresh.map((row) => ({ kind: this.#entry, key: row.key, value: row.entry })),
-          { jsonText: true },
         );
       },
       { rows: entries.length },

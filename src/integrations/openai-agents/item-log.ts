@@ -10,9 +10,16 @@
 // Applied history operations (`<kind>.operation`) carry their id in the row's
 // message id, unique in the thread, so a retried operation is found, and a
 // race for one id is settled by the database.
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { StoreConflictError, storedValueOf, type IntegrationStore, type LoggedEvent, type SessionLog, type SessionLogReads } from '../../contract/index.js';
+import {
+  StoreConflictError,
+  storedValueOf,
+  type IntegrationBinding,
+  type IntegrationStore,
+  type LoggedEvent,
+  type SessionLog,
+  type SessionLogReads,
+} from '../../contract/index.js';
 
 /** An item: a JSON object, with the non-JSON values the store keeps (bytes, dates, URLs). */
 export type Item = Record<string, unknown>;
@@ -24,9 +31,6 @@ export const isAgentItem = (value: unknown): value is Item => isObject(value) &&
 /** A change to the history that is applied once per operation id. */
 export type HistoryOperation = { type: 'append_items'; items: Item[] } | { type: 'replace_suffix'; expectedSuffix: Item[]; replacement: Item[] };
 
-/** The key of an applied operation: a digest, so any id fits and its collation cannot make two ids one. */
-export const operationKey = (kind: string, operationId: string): string => `${kind}.operation:${createHash('sha256').update(operationId).digest('hex')}`;
-
 export class ItemLog {
   readonly #item: string;
   readonly #history: string;
@@ -37,9 +41,10 @@ export class ItemLog {
   constructor(
     /** Scoped to a tenant: only its sessions exist, and new ones are created in it. */
     private readonly store: IntegrationStore,
-    /** The framework's name, the prefix of its entries' kinds (`openai-agents`). */
-    private readonly kind: string,
+    /** Its kinds' declaration (`openai-agents`: PACKAGE_BINDINGS.openaiAgents), whose name prefixes them. */
+    private readonly binding: IntegrationBinding,
   ) {
+    const kind = binding.name;
     this.#item = `${kind}.item`;
     this.#history = `${kind}.history`;
     this.#dropped = `${kind}.dropped`;
@@ -109,7 +114,8 @@ export class ItemLog {
    * as the store keeps them (an object's prototype, an undefined property aside).
    */
   async apply(id: string, operationId: string, operation: HistoryOperation): Promise<void> {
-    const key = operationKey(this.kind, operationId);
+    // The key the binding gives the operation's record, which the log checks.
+    const key = this.binding.kinds[this.#operation].keyOf!({ operationId }) as string;
     const record = { operationId, ...operation };
     // As the store will give it back, to compare with one applied before.
     const given = storedValueOf(record, 'transaction') as typeof record;

@@ -1,13 +1,15 @@
 // OpenAIAgentsSessions: the provider an agent service injects beside
 // StoreModule, handing out the SDK's Session for a session id.
 import { Inject, Injectable } from '@nestjs/common';
-import { IntegrationStore, StoreConfigurationError, idOf } from '../../contract/index.js';
+import { IntegrationStore, PACKAGE_BINDINGS, StoreConfigurationError, idOf } from '../../contract/index.js';
 import { ItemLog } from './item-log.js';
 import { RunContextAgentSession, type RunContextSessionOptions } from './run-context-session.js';
 import { StoreAgentSession } from './store-session.js';
 
 /** The prefix of the entries' kinds in the session's log: `openai-agents.item` and its kin. */
 export const OPENAI_AGENTS_KIND = 'openai-agents';
+/** Its kinds, its own: SessionStore and the HTTP API refuse them, and a JSONL import takes them back as it wrote them. */
+export const OPENAI_AGENTS_BINDING = PACKAGE_BINDINGS.openaiAgents;
 
 @Injectable()
 export class OpenAIAgentsSessions {
@@ -15,7 +17,7 @@ export class OpenAIAgentsSessions {
 
   /** `store` scoped to a tenant: sessions of that tenant only (see forTenant). */
   constructor(@Inject(IntegrationStore) private readonly store: IntegrationStore) {
-    this.#log = new ItemLog(store, OPENAI_AGENTS_KIND);
+    this.#log = new ItemLog(store, OPENAI_AGENTS_BINDING);
   }
 
   /** The SDK's Session for `sessionId`, created on its first write. */

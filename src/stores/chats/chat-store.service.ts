@@ -3,7 +3,8 @@ import type { ChatMessage, ChatRole, ChatStore } from './chat-store.js';
 import type { StoreDatabase } from '../../engine/database.js';
 import { ChatLog } from './chat-log.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { assertJson, distinctIds, idOf, sessionIdOf } from '../../values/validation.js';
+import { assertJson, distinctIds, idOf } from '../../values/validation.js';
+import { sessionIdOf } from '../../values/bindings.js';
 
 const CHAT_ROLES: readonly unknown[] = ['system', 'user', 'assistant'] satisfies ChatRole[];
 

@@ -9,7 +9,8 @@ import { decodeHistoryCursor, decodeTranscriptCursor, encodeHistoryCursor, encod
 import type { BoundaryOptions, HistoryMessage, HistoryPage, MessageInput, MessagePage, PageOptions, RepairRecord, StoredMessage } from '../../message.types.js';
 import { StoreConflictError, StoreValidationError } from '../../store.errors.js';
 import { balanceToolCalls, toolCallRepairMessage, type ToolCallRepairOptions } from './tool-call-repair.js';
-import { countOf, distinctIds, idOf, MAX_INTEGER, messageOf, messagesOf, sessionIdOf, textOf } from '../../values/validation.js';
+import { countOf, distinctIds, idOf, MAX_INTEGER, messageOf, messagesOf, textOf } from '../../values/validation.js';
+import { sessionIdOf } from '../../values/bindings.js';
 
 export class PrismaMessageStore implements MessageStore {
   readonly #log: MessageLog;

@@ -7,8 +7,8 @@
 //   {"type":"subsession","childId":…}
 // Log entries come in seq order; subsession lines last, in registration order.
 // Messages are in their JSON form (message-json.ts): URL, bytes and Dates as
-// text, listed in the message's `valueTypes`; so are the items of a framework
-// adapter's events, listed in the event line's `valueTypes`. A fork's header
+// text, listed in the message's `valueTypes`; so are the values of a framework
+// binding's events, listed in the event line's `valueTypes` (see defineBinding). A fork's header
 // keeps where it came from (`forkedFrom`), so its lineage survives a move. An
 // event a framework binding keyed (its idempotency key) keeps its `key`.
 import type { JsonValue, Message, ValueTypes } from '../../message.types.js';
@@ -18,10 +18,11 @@ import { StoreValidationError } from '../../store.errors.js';
 import { checkJsonText, fromJsonForm } from '../../values/stored-values.js';
 import { messageFromJson, serializeMessage } from '../../values/message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from '../chats/index.js';
-import { adapterKindOf, adapterMessageIdOf, isAdapterEvent, isJsonTextEvent } from '../../values/adapter-events.js';
+import { bindingOfKind, checkHolds, declaredKind, keyFor, sessionIdOf } from '../../values/bindings.js';
+import { encodedValue } from '../../values/json-rows.js';
 import { chatMessageOf } from '../chats/index.js';
 import { giveWay } from '../../engine/give-way.js';
-import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, sessionIdOf, textOf } from '../../values/validation.js';
+import { assertJson, countOf, dateOf as validDateOf, distinctIds, idOf, jsonObjectOf, textOf } from '../../values/validation.js';
 
 export const headerLine = (header: JsonlHeader) => line({ type: 'session', version: 1, ...header });
 export const logLine = (entry: JsonlLogEntry) => line(logJson(entry));
@@ -108,7 +109,7 @@ export async function parseJsonl(text: string): Promise<JsonlSession> {
         ids.set(parsed.message.id, parsed.seq);
       }
       // A binding's event holds its key in the same column (an operation id, an entry's uuid).
-      const key = parsed.type === 'event' ? (parsed.key ?? adapterMessageIdOf(parsed.event.type, parsed.event.data)) : null;
+      const key = parsed.type === 'event' ? (parsed.key ?? null) : null;
       if (key !== null) {
         const earlier = ids.get(key);
         if (earlier !== undefined)
@@ -171,30 +172,24 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
       return { type: 'message', seq, message: messageFromJson(entry.message, 'message') };
     case 'event': {
       const event = record(entry.event);
-      // A Claude entry is whatever a JSON round trip keeps (a lone surrogate, a "__proto__" key), as its adapter stores it.
-      if (isJsonTextEvent(event.type)) checkJsonText(event.data ?? null, 'event.data');
-      else assertJson(event.data ?? null, 'event.data');
-      // A chat's events are ChatStore's: loadChat reads them back as they are.
-      if (event.type === CHAT_MESSAGE_EVENT) chatMessageOf(event.data, 'event.data');
-      if (event.type === CHAT_ORDER_EVENT) chatOrderOf(event.data);
-      // A framework's items come back as its adapter wrote them, or not at all.
-      if (typeof event.type === 'string' && adapterKindOf(event.type) !== undefined && !isAdapterEvent(event.type, event.data)) {
-        throw new StoreValidationError(`event.data is not what a ${event.type} event holds`);
-      }
-      const valueTypes = entry.valueTypes === undefined ? undefined : adapterValueTypesOf(event.type as string, event.data, entry.valueTypes);
       const type = idOf(event.type, 'event.type');
-      const key = entry.key === undefined || entry.key === null ? undefined : idOf(entry.key, 'key');
-      // An adapter finds its events by the key it gives them: another would be an event it cannot find.
-      const adapterKey = adapterMessageIdOf(type, event.data);
-      if (key !== undefined && adapterKindOf(type) !== undefined && key !== adapterKey)
-        throw new StoreValidationError(`the key of a ${type} event is the one its adapter gives it${adapterKey === null ? ': none' : ''}`);
+      const { data, valueTypes, value } = eventValueOf(type, event.data ?? null, entry.valueTypes);
+      // A chat's events are ChatStore's: loadChat reads them back as they are.
+      if (type === CHAT_MESSAGE_EVENT) chatMessageOf(data, 'event.data');
+      if (type === CHAT_ORDER_EVENT) chatOrderOf(data);
+      const given = entry.key === undefined || entry.key === null ? undefined : idOf(entry.key, 'key');
+      // A binding finds its events by the key it gives them: another would be an event it cannot find.
+      const declared = declaredKind(type);
+      // The store's and the app's events have none: a key is a binding's (a file's key on another kind is one forged for it).
+      if (!declared && given !== undefined) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} has no key: only a binding's events do`);
+      const key = declared ? keyFor(type, declared, value, given, "the line's key") : given;
       return {
         type: 'event',
         seq,
-        event: { type, data: (event.data ?? null) as JsonValue },
+        event: { type, data },
         createdAt: validDateOf(entry.createdAt, 'createdAt'),
         ...(valueTypes && { valueTypes }),
-        ...(key !== undefined && { key }),
+        ...(key !== undefined && key !== null && { key }),
       };
     }
     case 'compaction':
@@ -222,15 +217,35 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
   }
 }
 
-/** An adapter event's value types: only theirs hold non-JSON values, and each must name a text of its data. */
-function adapterValueTypesOf(type: string, data: unknown, valueTypes: unknown): ValueTypes {
-  if (adapterKindOf(type) === undefined || isJsonTextEvent(type))
-    throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
-  fromJsonForm(structuredClone(data), valueTypes, 'event');
-  // An event's own fields (its type, uuid, role, operation id) are text: only what an item holds inside may be bytes, dates or URLs.
-  if ((valueTypes as [unknown[], string][]).some(([path]) => path.length < 2))
-    throw new StoreValidationError("an adapter event's valueTypes name only values inside its items");
-  return valueTypes as ValueTypes;
+/**
+ * An event's data as the store keeps it (and its value as the binding wrote it), checked against
+ * what its kind holds: JSON for the store's own kinds and the app's; for a binding's, its JSON
+ * text alone, or any value the store keeps (bytes, dates and URLs at the line's `valueTypes`).
+ */
+function eventValueOf(type: string, data: unknown, givenTypes: unknown): { data: JsonValue; valueTypes?: ValueTypes; value: unknown } {
+  const binding = bindingOfKind(type);
+  const declared = declaredKind(type);
+  if (binding !== undefined && declared === undefined)
+    throw new StoreValidationError(
+      `event type "${type}" is in the ${binding} binding's namespace, and not a kind it declares (a binding's kinds import where its module is loaded)`,
+    );
+  if (declared === undefined || declared.jsonText) {
+    if (givenTypes !== undefined) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} holds JSON only: it has no valueTypes`);
+    // A JSON-text kind is whatever a JSON round trip keeps (a lone surrogate, a "__proto__" key), as its binding stores it.
+    if (declared) checkJsonText(data, 'event.data');
+    else assertJson(data, 'event.data');
+    if (declared) checkHolds(type, declared, data, 'event.data');
+    return { data: data as JsonValue, value: data };
+  }
+  // Encoded again by the store: what a line's valueTypes make of its data is kept only as the store would have written it.
+  const value = fromJsonForm(structuredClone(data), givenTypes, 'event');
+  checkHolds(type, declared, value, 'event.data');
+  const encoded = encodedValue(value, 'event.data');
+  return {
+    data: JSON.parse(encoded.content) as JsonValue,
+    value,
+    ...(encoded.valueTypes !== null && { valueTypes: JSON.parse(encoded.valueTypes) as ValueTypes }),
+  };
 }
 
 /** A chat's order event's ids. */

@@ -35,7 +35,7 @@ export type LogRow = MessageOrEventEntry | StoredBoundary;
 /** A session as exportJsonl writes it, read from one snapshot. */
 export interface SessionSnapshot {
   meta: SessionMeta;
-  /** Messages and events, as the JSONL log writes them (events with the value types of adapters' items). */
+  /** Messages and events, as the JSONL log writes them (events with the value types of a binding's values). */
   entries: MessageOrEventEntry[];
   boundaries: StoredBoundary[];
   children: string[];

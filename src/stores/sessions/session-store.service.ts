@@ -1,7 +1,6 @@
 // SessionStore: validates its input, then runs one data operation per call.
 import { randomUUID } from 'node:crypto';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from '../chats/index.js';
-import { adapterKindOf } from '../../values/adapter-events.js';
 import type { StoreDatabase } from '../../engine/database.js';
 import { SessionRecords, type EntryToAppend, type LogRow, type StoredBoundary } from './session-records.js';
 import { decodeLogCursor, encodeLogCursor, pageOptionsOf } from '../messages/index.js';
@@ -28,7 +27,8 @@ import type { SessionStore } from './session-store.js';
 import { StoreConflictError, StoreValidationError } from '../../store.errors.js';
 import { isWellFormed } from '../../values/stored-values.js';
 import { giveWay } from '../../engine/give-way.js';
-import { assertJson, dateOf, idOf, MAX_INTEGER, jsonObjectOf, messageOf, sessionIdOf, textOf as titleOf } from '../../values/validation.js';
+import { assertJson, dateOf, idOf, MAX_INTEGER, jsonObjectOf, messageOf, textOf as titleOf } from '../../values/validation.js';
+import { bindingOfKind, sessionIdOf } from '../../values/bindings.js';
 
 const NEW_SESSION_KEYS = new Set(['id', 'tenantId', 'title', 'parentId', 'metadata']);
 const LIST_KEYS = new Set(['tenantId', 'parentId', 'forkedFrom', 'search', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
@@ -199,9 +199,9 @@ function entryOf(entry: SessionEntryInput, now: Date): EntryToAppend {
   // A chat's log is ChatStore's: an event of its types appended by hand would become part of the chat.
   if (type === CHAT_MESSAGE_EVENT || type === CHAT_ORDER_EVENT)
     throw new StoreValidationError(`event type "${type}" is ChatStore's; save chats with ChatStore.saveChat`);
-  // An adapter's events are its own: one appended by hand would stand in the framework's history.
-  const kind = adapterKindOf(type);
-  if (kind !== undefined) throw new StoreValidationError(`event type "${type}" is the ${kind} adapter's; write its items through nestjs-agent-store/${kind}`);
+  // A binding's events are its own: one appended by hand would stand in the framework's history or state.
+  const binding = bindingOfKind(type);
+  if (binding !== undefined) throw new StoreValidationError(`event type "${type}" is the ${binding} binding's: only the binding writes it`);
   const data = (entry as { data?: JsonValue }).data ?? null;
   assertJson(data, 'event.data');
   return { kind: 'event', type, data };

@@ -6,7 +6,8 @@ import type { MessageInput, StoredMessage } from '../../message.types.js';
 import type { StoredTranscript, Transcript } from '../../session.types.js';
 import type { TranscriptStore } from './transcript-store.js';
 import { StoreValidationError } from '../../store.errors.js';
-import { distinctIds, idOf, jsonObjectOf, messagesOf, sessionIdOf } from '../../values/validation.js';
+import { distinctIds, idOf, jsonObjectOf, messagesOf } from '../../values/validation.js';
+import { sessionIdOf } from '../../values/bindings.js';
 
 const TRANSCRIPT_KEYS = new Set(['messages', 'subsessions', 'metadata']);
 

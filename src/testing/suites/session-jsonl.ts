@@ -3,6 +3,7 @@
 import type { HistoryMessage, MessageInput } from '../../index.js';
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../index.js';
 import { footprintOf } from '../footprint.js';
+import '../kit-binding.js';
 import type { KitStore, Suite } from '../kit.js';
 
 export const sessionJsonl: Suite = ({ store, opener: backend, describe, test, expect }) => {
@@ -303,15 +304,17 @@ export const sessionJsonl: Suite = ({ store, opener: backend, describe, test, ex
       const id = sid();
       await store.integration.write(({ sessions }) =>
         sessions.append(id, [
-          { kind: 'test.event', key: 'e:1', value: { n: 1 } },
-          { kind: 'test.event', value: { n: 2 } },
-          { kind: 'test.event', key: 'e:3', value: { n: 3 } },
+          { kind: 'conformance-kit.event', key: 'e:1', value: { n: 1 } },
+          { kind: 'conformance-kit.event', value: { n: 2 } },
+          { kind: 'conformance-kit.event', key: 'e:3', value: { n: 3 } },
         ]),
       );
       return id;
     }
     const keysOf = (id: string) =>
-      store.integration.readSessions(({ sessions }) => sessions.events(id, { kinds: ['test.event'] })).then((events) => events.map((event) => event.key));
+      store.integration
+        .readSessions(({ sessions }) => sessions.events(id, { kinds: ['conformance-kit.event'] }))
+        .then((events) => events.map((event) => event.key));
 
     test('an export keeps each key, and an import gives it back: the binding finds its events by key again', async () => {
       const id = await keyedSession();
@@ -321,12 +324,12 @@ export const sessionJsonl: Suite = ({ store, opener: backend, describe, test, ex
       await store.sessions.importJsonl(lines.join(''), { sessionId: copy });
       expect(await keysOf(copy)).toEqual(['e:1', null, 'e:3']);
       // The key is held once: the binding's second event with it is refused.
-      await expect(store.integration.write(({ sessions }) => sessions.append(copy, [{ kind: 'test.event', key: 'e:1', value: 0 }]))).rejects.toThrow(
+      await expect(store.integration.write(({ sessions }) => sessions.append(copy, [{ kind: 'conformance-kit.event', key: 'e:1', value: 0 }]))).rejects.toThrow(
         StoreConflictError,
       );
     });
 
-    test("a key held twice, one that is not a key, or one that is not an adapter's own is refused, and nothing imported", async () => {
+    test('a key held twice, one that is not a key, or one that is not the one its binding gives is refused, and nothing imported', async () => {
       const id = await keyedSession();
       const lines = await exportLines(store, id);
       const values = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -335,9 +338,7 @@ export const sessionJsonl: Suite = ({ store, opener: backend, describe, test, ex
         values.map((value, i) => (i === keyless ? { ...value, key: 'e:1' } : value)),
         values.map((value, i) => (i === keyless ? { ...value, key: 'trailing ' } : value)),
         values.map((value, i) => (i === keyless ? { ...value, key: 12 } : value)),
-        values.map((value, i) =>
-          i === keyless ? { ...value, event: { type: 'openai-agents.item', data: { role: 'user', content: 'x' } }, key: 'forged' } : value,
-        ),
+        values.map((value, i) => (i === keyless ? { ...value, event: { type: 'conformance-kit.keyed', data: { id: 'x' } }, key: 'forged' } : value)),
       ];
       for (const variant of variants) {
         const copy = sid();

@@ -15,9 +15,11 @@ import { createEvent, createEventActions, State, type Session } from './adk-shap
 
 const adkSessionService: Suite = ({ store, describe, test: it, expect, beforeEach, afterEach }) => {
   let service: AdkSessionService;
+  let tenant: string;
 
   beforeEach(() => {
-    service = new AdkSessionService(store.integration).forTenant(`adk-${randomUUID()}`);
+    tenant = `adk-${randomUUID()}`;
+    service = new AdkSessionService(store.integration).forTenant(tenant);
   });
 
   describe('createSession', () => {
@@ -413,6 +415,45 @@ const adkSessionService: Suite = ({ store, describe, test: it, expect, beforeEac
       expect(await other.getSession({ appName: 'app', userId: 'user', sessionId: 's1' })).toBeUndefined();
       expect((await other.listSessions({ appName: 'app' })).sessions).toEqual([]);
       expect((await other.createSession({ appName: 'app', userId: 'user', sessionId: 's1' })).state).toEqual({});
+    });
+
+    it("its events and state are its own: the tenant's stores cannot forge them, nor make a session under its prefix", async () => {
+      const session = await service.createSession({ appName: 'app', userId: 'user', sessionId: 's1', state: { [`${State.APP_PREFIX}role`]: 'reader' } });
+      const stores = store.tenants.forTenant(tenant);
+      const ids = (await stores.sessions.list()).sessions.map((each) => each.id);
+      expect(ids.length).toBe(2);
+      const plain = await stores.sessions.create();
+      for (const type of ['adk.state', 'adk.event', 'adk.state.replaced']) {
+        for (const id of ids) await expect(stores.sessions.append(id, { type, data: { name: 'role', value: 'admin' } })).rejects.toThrow(/adk binding keeps/);
+        await expect(stores.sessions.append(plain, { type, data: { name: 'role', value: 'admin' } })).rejects.toThrow(/adk binding's/);
+      }
+      for (const id of ids) await expect(stores.messages.append(id, { role: 'user', content: 'forged' })).rejects.toThrow(/adk binding keeps/);
+      await expect(stores.sessions.create({ id: `adk:app:${randomUUID()}` })).rejects.toThrow(/keeps for its own sessions/);
+      const stored = await service.getSession({ appName: 'app', userId: 'user', sessionId: 's1' });
+      expect(stored?.state).toEqual(session.state);
+    });
+
+    it('a JSONL export of its session imports back with its events as it wrote them', async () => {
+      const session = await service.createSession({ appName: 'app', userId: 'user', sessionId: 's1' });
+      const event = createEvent({
+        timestamp: 5,
+        actions: createEventActions({ stateDelta: JSON.parse('{"__proto__": {"isAdmin": true}, "lone": "\\ud800"}') as Record<string, unknown> }),
+      });
+      await service.appendEvent({ session, event });
+      const stores = store.tenants.forTenant(tenant);
+      const [id] = (await stores.sessions.list({ limit: 10 })).sessions
+        .map((each) => each.id)
+        .filter((each) => !each.startsWith('adk:app:') && !each.startsWith('adk:user:'));
+      let file = '';
+      for await (const line of stores.sessions.exportJsonl(id)) file += line;
+      const copy = `restored-${randomUUID()}`;
+      await stores.sessions.importJsonl(file, { sessionId: copy });
+      const read = (from: string) =>
+        store.integration.forTenant(tenant).readSessions(({ sessions }) => sessions.events(from, { kinds: ['adk.event', 'adk.state', 'adk.state.replaced'] }));
+      const [original, restored] = [await read(id), await read(copy)];
+      expect(restored).toEqual(original);
+      expect(restored.map(({ kind }) => kind)).toEqual(['adk.event', 'adk.state', 'adk.state']);
+      expect(Object.hasOwn(restored[1].value as { name: string }, 'name')).toBe(true);
     });
   });
 };

@@ -9,6 +9,7 @@ import { Logger } from '@nestjs/common';
 import {
   StoreConflictError,
   StoreValidationError,
+  defineBinding,
   keyTextOf,
   type IntegrationStore,
   type LoggedSession,
@@ -30,10 +31,26 @@ import {
 const EVENT = 'adk.event';
 const STATE = 'adk.state';
 const REPLACED = 'adk.state.replaced';
-/** ADK's events and state are JSON, kept as their text: a `__proto__` key in them is data, kept as an own key. */
-const JSON_TEXT = { jsonText: true };
 
 const digest = (...parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStateKey = (value: unknown) => isRecord(value) && typeof value.name === 'string' && 'value' in value;
+
+/**
+ * The binding's kinds and session ids, its own: the stores and the HTTP API refuse them, so no client
+ * forges an event or a state key, and a JSONL import takes them back as the binding wrote them. ADK's
+ * events and state are JSON, kept as their text: a `__proto__` key in them is data, kept as an own key.
+ */
+export const ADK_BINDING = defineBinding({
+  name: 'adk',
+  sessionIdPrefixes: ['adk:'],
+  kinds: {
+    [EVENT]: { jsonText: true, holds: isRecord, keyOf: (event) => `e:${digest((event as Event).id)}` },
+    [STATE]: { jsonText: true, holds: isStateKey, keyOf: (state) => `s:${digest((state as { name: string }).name)}` },
+    // A key set again: its earlier value, kept in the log under no key.
+    [REPLACED]: { jsonText: true, holds: isStateKey },
+  },
+});
 
 interface Header {
   appName: string;
@@ -149,7 +166,7 @@ export class AdkSessionService implements BaseSessionService {
     const stored = await this.store.write(async ({ sessions }) => {
       const id = this.#idOf(key);
       if (!(await sessions.lock(id)) || !headerOf(await sessions.session(id), key)) return false;
-      await sessions.append(id, [{ kind: EVENT, key: `e:${digest(event.id)}`, value: event }], JSON_TEXT);
+      await sessions.append(id, [{ kind: EVENT, key: `e:${digest(event.id)}`, value: event }]);
       await this.#putState(sessions, key, split(delta));
       return true;
     });
@@ -178,7 +195,6 @@ export class AdkSessionService implements BaseSessionService {
       await log.append(
         id,
         entries.map(([name, value], i) => ({ kind: STATE, key: keys[i], value: { name, value } })),
-        JSON_TEXT,
       );
     }
   }
@@ -211,8 +227,8 @@ export class AdkSessionService implements BaseSessionService {
 
   #scopeId(scope: Scope, key: Omit<Header, 'createdAt'>): string {
     if (scope === 'session') return this.#idOf(key);
-    if (scope === 'app') return `adk-app:${digest(this.store.tenantId ?? null, key.appName)}`;
-    return `adk-user:${digest(this.store.tenantId ?? null, key.appName, key.userId)}`;
+    if (scope === 'app') return `adk:app:${digest(this.store.tenantId ?? null, key.appName)}`;
+    return `adk:user:${digest(this.store.tenantId ?? null, key.appName, key.userId)}`;
   }
 
   #appTitle(appName: string): string {

@@ -208,6 +208,10 @@ eachDatabase((database) => {
     // valueTypes are an adapter's only: a plain event's line cannot carry them.
     const plain = jsonl.replace('"type":"openai-agents.item"', '"type":"note"');
     await expect(store.sessions.importJsonl(plain, { sessionId: fresh('plain') })).rejects.toThrow(/holds JSON only/);
+    // A cleared operation has no key: one holding the live operation's key would keep it from ever being applied.
+    const squatting = jsonl.replace('"type":"openai-agents.operation"', '"type":"openai-agents.operation.cleared"');
+    expect(squatting).not.toEqual(jsonl);
+    await expect(store.sessions.importJsonl(squatting, { sessionId: fresh('squatting') })).rejects.toThrow(/has no key/);
   });
 
   test('an item is read once: a getter cannot hand the check one value and the write another, nor its error reach the message', async () => {
