@@ -12,6 +12,7 @@ import { messageStore } from './suites/message-store.js';
 import { sessionForks } from './suites/session-forks.js';
 import { sessionJsonl } from './suites/session-jsonl.js';
 import { sessionLog } from './suites/session-log.js';
+import { sessionLogPages } from './suites/session-log-pages.js';
 import { sessionStore } from './suites/session-store.js';
 import { tenantProbes } from './suites/tenant-probes.js';
 import { tenantStores } from './suites/tenant-stores.js';
@@ -29,6 +30,7 @@ export {
   sessionForks,
   sessionJsonl,
   sessionLog,
+  sessionLogPages,
   sessionStore,
   tenantProbes,
   tenantStores,
@@ -52,6 +54,7 @@ export const CONFORMANCE_SUITES: Readonly<Record<string, Suite>> = Object.freeze
   hostileValues,
   integrationStore,
   sessionLog,
+  sessionLogPages,
 });
 
 /** Registers the kit's suites (`suites`, or all of them) once per opener, each opener in a describe block `[label]`. */
