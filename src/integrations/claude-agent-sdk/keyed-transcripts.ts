@@ -34,8 +34,6 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 export class KeyedTranscripts {
   readonly #entry: string;
-  /** The framework's name, the prefix of its ids and of its entry kind (`claude-agent-sdk`). */
-  private readonly kind: string;
 
   constructor(
     /** Scoped to a tenant: only its transcripts exist, and new ones are created in it. */
@@ -43,7 +41,6 @@ export class KeyedTranscripts {
     /** Its kind's and ids' declaration (PACKAGE_BINDINGS.claudeAgentSdk), whose name prefixes them. */
     private readonly binding: IntegrationBinding,
   ) {
-    this.kind = binding.name;
     this.#entry = `${binding.name}.entry`;
   }
 
@@ -113,7 +110,7 @@ export class KeyedTranscripts {
   /** The project's main transcripts that hold entries, with when each was last written (epoch ms). */
   list(projectKey: string): Promise<{ sessionId: string; mtime: number }[]> {
     return this.store.readSessions(async ({ sessions }) => {
-      const found = await sessions.sessions({ title: this.#projectTitle(projectKey), idPrefix: `${this.kind}:`, roots: true, nonEmpty: true });
+      const found = await sessions.sessions({ title: this.#projectTitle(projectKey), idPrefix: `${this.binding.name}:`, roots: true, nonEmpty: true });
       return found.flatMap((session) => {
         const key = keyIn(session.metadata);
         return key && key.projectKey === projectKey && key.subpath === undefined
@@ -161,12 +158,12 @@ export class KeyedTranscripts {
       opened = await sessions.open(id, { title: this.#projectTitle(key.projectKey), metadata: { ...key } });
     } catch (error) {
       // A deleted transcript stays deleted: its key is not written again.
-      if (error instanceof StoreNotFoundError) throw new StoreNotFoundError(`the ${this.kind} transcript ${JSON.stringify(key)} was deleted`);
+      if (error instanceof StoreNotFoundError) throw new StoreNotFoundError(`the ${this.binding.name} transcript ${JSON.stringify(key)} was deleted`);
       throw error;
     }
     // Only the adapter writes its ids (see sessionIdOf); a session under one that is not its own is refused, never joined.
     if (!opened.created && !this.#holds(await sessions.session(id), key))
-      throw new StoreConflictError(`the ${this.kind} transcript's session id is held by a session this store did not make`);
+      throw new StoreConflictError(`the ${this.binding.name} transcript's session id is held by a session this store did not make`);
   }
 
   /** Whether `session` is the key's transcript of this store: its tenant's, keeping that key. */
@@ -177,12 +174,12 @@ export class KeyedTranscripts {
 
   /** A project's title: a digest, so any key fits the column and compares exactly on every database. */
   #projectTitle(projectKey: string): string {
-    return `${this.kind}.project:${sha256(projectKey)}`;
+    return `${this.binding.name}.project:${sha256(projectKey)}`;
   }
 
   /** The id of the key's session: the kind, then a digest of the tenant and the key. */
   #idOf(key: TranscriptKey): string {
-    return `${this.kind}:${sha256(JSON.stringify([this.store.tenantId ?? null, key.projectKey, key.sessionId, key.subpath ?? null]))}`;
+    return `${this.binding.name}:${sha256(JSON.stringify([this.store.tenantId ?? null, key.projectKey, key.sessionId, key.subpath ?? null]))}`;
   }
 }
 

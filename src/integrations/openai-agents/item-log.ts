@@ -12,6 +12,7 @@
 // race for one id is settled by the database.
 import { isDeepStrictEqual } from 'node:util';
 import {
+  PACKAGE_BINDINGS,
   StoreConflictError,
   storedValueOf,
   type IntegrationBinding,
@@ -24,9 +25,9 @@ import {
 /** An item: a JSON object, with the non-JSON values the store keeps (bytes, dates, URLs). */
 export type Item = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-/** An item as the SDK gives one: an object with a `type` or a `role`. */
-export const isAgentItem = (value: unknown): value is Item => isObject(value) && (typeof value.type === 'string' || typeof value.role === 'string');
+/** An item as the SDK gives one: an object with a `type` or a `role` (what the binding's declaration says an item holds). */
+const holdsItem = PACKAGE_BINDINGS.openaiAgents.kinds['openai-agents.item'].holds!;
+export const isAgentItem = (value: unknown): value is Item => holdsItem(value);
 
 /** A change to the history that is applied once per operation id. */
 export type HistoryOperation = { type: 'append_items'; items: Item[] } | { type: 'replace_suffix'; expectedSuffix: Item[]; replacement: Item[] };

@@ -18,7 +18,7 @@ import { StoreValidationError } from '../../store.errors.js';
 import { checkJsonText, fromJsonForm } from '../../values/stored-values.js';
 import { messageFromJson, serializeMessage } from '../../values/message-json.js';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from '../chats/index.js';
-import { bindingOfKind, checkHolds, declaredKind, keyFor, sessionIdOf } from '../../values/bindings.js';
+import { bindingOfKind, checkHolds, declaredKind, keyFor, sessionIdOf, type BindingKind } from '../../values/bindings.js';
 import { encodedValue } from '../../values/json-rows.js';
 import { chatMessageOf } from '../chats/index.js';
 import { giveWay } from '../../engine/give-way.js';
@@ -173,13 +173,12 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
     case 'event': {
       const event = record(entry.event);
       const type = idOf(event.type, 'event.type');
-      const { data, valueTypes, value } = eventValueOf(type, event.data ?? null, entry.valueTypes);
+      const { data, valueTypes, value, declared } = eventValueOf(type, event.data ?? null, entry.valueTypes);
       // A chat's events are ChatStore's: loadChat reads them back as they are.
       if (type === CHAT_MESSAGE_EVENT) chatMessageOf(data, 'event.data');
       if (type === CHAT_ORDER_EVENT) chatOrderOf(data);
       const given = entry.key === undefined || entry.key === null ? undefined : idOf(entry.key, 'key');
       // A binding finds its events by the key it gives them: another would be an event it cannot find.
-      const declared = declaredKind(type);
       // The store's and the app's events have none: a key is a binding's (a file's key on another kind is one forged for it).
       if (!declared && given !== undefined) throw new StoreValidationError(`an event of type ${JSON.stringify(type)} has no key: only a binding's events do`);
       const key = declared ? keyFor(type, declared, value, given, "the line's key") : given;
@@ -222,7 +221,7 @@ function logEntryOf(entry: Record<string, unknown>): JsonlLogEntry {
  * what its kind holds: JSON for the store's own kinds and the app's; for a binding's, its JSON
  * text alone, or any value the store keeps (bytes, dates and URLs at the line's `valueTypes`).
  */
-function eventValueOf(type: string, data: unknown, givenTypes: unknown): { data: JsonValue; valueTypes?: ValueTypes; value: unknown } {
+function eventValueOf(type: string, data: unknown, givenTypes: unknown): { data: JsonValue; valueTypes?: ValueTypes; value: unknown; declared?: BindingKind } {
   const binding = bindingOfKind(type);
   const declared = declaredKind(type);
   if (binding !== undefined && declared === undefined)
@@ -235,7 +234,7 @@ function eventValueOf(type: string, data: unknown, givenTypes: unknown): { data:
     if (declared) checkJsonText(data, 'event.data');
     else assertJson(data, 'event.data');
     if (declared) checkHolds(type, declared, data, 'event.data');
-    return { data: data as JsonValue, value: data };
+    return { data: data as JsonValue, value: data, declared };
   }
   // Encoded again by the store: what a line's valueTypes make of its data is kept only as the store would have written it.
   const value = fromJsonForm(structuredClone(data), givenTypes, 'event');
@@ -244,6 +243,7 @@ function eventValueOf(type: string, data: unknown, givenTypes: unknown): { data:
   return {
     data: JSON.parse(encoded.content) as JsonValue,
     value,
+    declared,
     ...(encoded.valueTypes !== null && { valueTypes: JSON.parse(encoded.valueTypes) as ValueTypes }),
   };
 }
