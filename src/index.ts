@@ -1,6 +1,11 @@
-// The public API of nestjs-agent-store.
+/**
+ * The public API: the module and its options, the stores with their contracts and tokens, the message and session types,
+ * and the errors (docs/guide/getting-started.md).
+ * @module nestjs-agent-store
+ */
 export { StoreModule } from './store.module.js';
-export type { SqliteVacuum, StoreModuleOptions } from './store.options.js';
+export type { SqliteVacuum, StoreModuleOptions, TransactionHostLike } from './store.options.js';
+export type { StoreExtras } from './store.module-definition.js';
 export { MessageStore } from './stores/messages/message-store.js';
 export { TranscriptStore } from './stores/transcripts/transcript-store.js';
 export { SessionStore } from './stores/sessions/session-store.js';
@@ -25,5 +30,7 @@ export {
   type ToolCallRepair,
   type ToolCallRepairOptions,
   type ToolCallOrphan,
+  type InterruptedToolResult,
+  type InterruptedToolMessage,
 } from './stores/messages/tool-call-repair.js';
 export { VALUE_TYPES, type ValueType, type ValueTypes, type ValuePath } from './values/stored-values.js';

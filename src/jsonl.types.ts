@@ -1,7 +1,8 @@
 // The JSONL format's entries as read back (session-jsonl.ts writes and parses them): internal, not exported by
 // the package; its log entry is the public SessionLogEntry.
 import type { ForkOrigin } from './lifecycle.types.js';
-import type { JsonObject, JsonValue, Message, ValueTypes } from './message.types.js';
+import type { JsonObject } from './message.types.js';
+import type { SessionLogEntry } from './session.types.js';
 
 /** A JSONL export's first line, as read back. */
 export interface JsonlHeader {
@@ -14,19 +15,8 @@ export interface JsonlHeader {
   forkedFrom?: ForkOrigin | null;
 }
 
-export type JsonlLogEntry =
-  | { type: 'message'; seq: number; message: Message }
-  | {
-      type: 'event';
-      seq: number;
-      event: { type: string; data: JsonValue };
-      createdAt: Date;
-      valueTypes?: ValueTypes;
-      /** The event's key in the session, where a framework binding gave it one (nestjs-agent-store/integration). */
-      key?: string;
-    }
-  | { type: 'compaction'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; retainedMessageCount: number; createdAt: Date }
-  | { type: 'repair'; seq: number; cutSeq: number; messages: Message[]; sourceMessageCount: number; repairMessage: Message; createdAt: Date };
+/** A log line as read back: the public SessionLogEntry. */
+export type JsonlLogEntry = SessionLogEntry;
 
 export interface JsonlSession {
   header: JsonlHeader;

@@ -5,7 +5,9 @@ import type { StoreHttpOptions } from './http/store-http.options.js';
 import { STORE_MODULE_OPTIONS, StoreCoreModule } from './store-core.module.js';
 import type { StoreModuleOptions } from './store.options.js';
 
-interface StoreExtras {
+/** StoreModule's options that shape the module itself: given to forRoot with the others, and to forRootAsync beside the factory. */
+export interface StoreExtras {
+  /** Registers the module globally: every module of the app can inject the stores without importing it. Default false. */
   isGlobal?: boolean;
   /** The HTTP API over the stores; off when absent. Static, beside useFactory in forRootAsync. */
   http?: StoreHttpOptions;

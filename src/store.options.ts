@@ -6,6 +6,7 @@ import type { ResolvedStoreOptions, SqliteVacuum, TransactionHostLike } from './
 
 export type { ResolvedStoreOptions, SqliteVacuum, TransactionHostLike } from './engine/resolved-options.js';
 
+/** StoreModule's options: where the store lives and how it reaches it. Every option is optional. */
 export interface StoreModuleOptions {
   /**
    * Where the store lives: `file:<path>` (SQLite), `postgresql://…` or `mysql://…`
@@ -54,7 +55,7 @@ export interface StoreModuleOptions {
   sqliteBusyTimeoutMs?: number;
   /**
    * SQLite: which erasing calls end by rebuilding the file (VACUUM), the one way to remove every
-   * earlier copy of what they deleted (see the README's "Erased from the files").
+   * earlier copy of what they deleted (docs/guide/conversation-life.md, "Erased from the files").
    * `'every-erasing-call'` (the default): `pruneTranscript` and `deleteTranscript` too, so no byte
    * of what any erasing call deleted is left when it returns. `'bulk-jobs'`: only `eraseTenant`,
    * `purge` and `pruneTranscripts`, for a file large enough that a rewrite per deleted session

@@ -1,8 +1,10 @@
-// nestjs-agent-store/integration: the contract a framework binding (the store's
-// own three, or yours) is written against. See README, "Other frameworks".
+/**
+ * The contract a framework binding (the store's own three, or yours) is written against (docs/frameworks/other-frameworks.md).
+ * @module nestjs-agent-store/integration
+ */
 export * from './integration-store.js';
 export type * from './session-log.js';
-// A binding's name, kinds and session ids, its own for the whole process (see README, "Other frameworks").
+// A binding's name, kinds and session ids, its own for the whole process (docs/frameworks/other-frameworks.md).
 export { defineBinding, PACKAGE_BINDINGS, type BindingKind, type IntegrationBinding } from '../values/bindings.js';
 // The errors a binding throws and its callers catch, as the store's own calls throw them.
 export {

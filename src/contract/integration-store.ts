@@ -22,7 +22,9 @@ export type SqlRow = unknown[];
  * functions (`jsonb_exists`).
  */
 export interface SqlStatement {
+  /** The SQL, its parameters written `?`. */
   text: string;
+  /** The parameters' values, one per `?`, in order. */
   args: SqlValue[];
 }
 
@@ -44,6 +46,7 @@ export interface IntegrationReads {
 
 /** The reads of one of the store's transactions that also reads the sessions' log (see IntegrationReads). */
 export interface IntegrationSessionReads extends IntegrationReads {
+  /** The sessions and the binding's events in them, in the transaction's snapshot. */
   readonly sessions: SessionLogReads;
 }
 
@@ -71,6 +74,7 @@ export interface IntegrationDatabase {
   onConflict(keys: string[], update: string[]): string;
 }
 
+/** How IntegrationStore.write (and writeAll, its `rows`) runs its transaction. */
 export interface WriteOptions {
   /** How many rows the write inserts: a long batch may run longer before the store's transaction timeout. */
   rows?: number;

@@ -5,17 +5,23 @@
 
 /** A session's header. */
 export interface LoggedSession {
+  /** The session's id. */
   id: string;
+  /** The tenant it belongs to; null for a session of no tenant. */
   tenantId: string | null;
+  /** Its title; null when it has none. */
   title: string | null;
+  /** Its metadata; null when it has none. */
   metadata: Record<string, unknown> | null;
   /** The last sequence number handed out in its log: 0 for a session nothing was appended to. */
   lastSeq: number;
+  /** When the session was last written. */
   updatedAt: Date;
 }
 
 /** An event of the log. */
 export interface LoggedEvent {
+  /** The event's place in the session's log (shared with the session's messages). */
   seq: number;
   /** `<binding>.<what>`: the binding's name, then what the event is (a kind it declared, see defineBinding). */
   kind: string;
@@ -27,12 +33,14 @@ export interface LoggedEvent {
 
 /** An event to append. */
 export interface NewEvent {
+  /** The event's kind: one its binding declared (see defineBinding). */
   kind: string;
   /**
    * At most 191 characters; a second event with the key in the session is a StoreConflictError (the write's).
    * Keys share the session's index with the ids of its messages: prefix them (`e:…`) so none is a message's.
    */
   key?: string | null;
+  /** What the event holds: a value the kind holds, kept as the kind says (see SessionLog.append). */
   value: unknown;
 }
 
@@ -50,6 +58,7 @@ export interface EventQuery {
 
 /** Which sessions to list: those titled `title`, of the store's tenant (unscoped: of no tenant). */
 export interface SessionQuery {
+  /** The title the sessions have, exactly. */
   title: string;
   /** Whose id starts with this. */
   idPrefix?: string;
@@ -81,7 +90,13 @@ export interface SessionLog extends SessionLogReads {
    * when there is none; whether it created it. A deleted session (its id is not used again), or another
    * tenant's, is a StoreNotFoundError.
    */
-  open(id: string, header?: { title?: string; metadata?: Record<string, unknown> }): Promise<{ created: boolean }>;
+  open(
+    id: string,
+    header?: { title?: string; metadata?: Record<string, unknown> },
+  ): Promise<{
+    /** Whether this call created the session. */
+    created: boolean;
+  }>;
   /** Locks the session for the rest of the transaction; false when there is none (deleted, or another tenant's). */
   lock(id: string): Promise<boolean>;
   /**

@@ -3,12 +3,25 @@ import type { ArgType, SqlQuery } from '@prisma/driver-adapter-utils';
 
 export type Arg = string | number | Date | null;
 
-/** A result row, its columns in the statement's order. */
+/**
+ * A result row, its columns in the statement's order.
+ *
+ * @inline
+ */
 export type Row = unknown[];
 
+/**
+ * A value a statement takes: text, a number, a date, bytes or NULL.
+ *
+ * @inline
+ */
 export type Value = string | number | Date | Uint8Array | null;
 
-/** One statement; its rows, columns in the statement's order (a write's: none). */
+/**
+ * One statement; its rows, columns in the statement's order (a write's: none).
+ *
+ * @inline
+ */
 export type Run = (text: string, args: Value[]) => Promise<Row[]>;
 
 /**

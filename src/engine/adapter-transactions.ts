@@ -7,7 +7,12 @@ import { inSavepoint, spelled, type InTransaction, type ReadAll, type ReadPlan, 
 import type { ProviderKit } from './provider-kit.js';
 import type { IsolationLevel } from './dialect.js';
 
-/** Runs `plan`, each statement through `run`. */
+/**
+ * Runs `plan`, each statement through `run`; the plan's result.
+ *
+ * @param plan - The plan's generator: the integration contract's ReadPlan, as a `plan()` made it.
+ * @param run - Runs one statement and gives its rows: a transaction's `query` (IntegrationReads).
+ */
 export async function runPlan<T>(plan: ReadPlan<T>, run: Run): Promise<T> {
   let step = plan.next();
   while (!step.done) step = plan.next(await run(step.value.text, step.value.args));

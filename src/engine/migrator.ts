@@ -19,6 +19,7 @@ export interface MigrationReport {
 
 /** A migration is recorded as started but not finished: a person must resolve it, as with Prisma's P3009. */
 export class FailedMigrationError extends StoreDatabaseError {
+  /** The class's name, `'FailedMigrationError'`. */
   override name = 'FailedMigrationError';
 }
 

@@ -159,7 +159,7 @@ export interface ProviderKit {
   /**
    * Around a job that erases (eraseTenant, purge, prune, deleteTranscript), where the database keeps
    * deleted bytes in its files: `before` makes its deletes overwrite them, `after` moves them out of its
-   * log. Absent: none the store can remove (see the README on erasure and VACUUM).
+   * log. Absent: none the store can remove (docs/guide/conversation-life.md on erasure and VACUUM).
    */
   readonly erasure?: Erasure;
   /**

@@ -6,7 +6,9 @@ export type SqliteVacuum = 'every-erasing-call' | 'bulk-jobs';
 
 /** What the store reads of nestjs-cls's TransactionHost (typed by shape: nestjs-cls is never imported). */
 export interface TransactionHostLike {
+  /** Whether a transaction is open in the current async context: a store call then runs in it. */
   isTransactionActive(): boolean;
+  /** The open transaction: a transaction client of the PrismaClient given as `prisma` (another client's is a StoreConfigurationError). */
   readonly tx: unknown;
 }
 

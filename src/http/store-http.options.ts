@@ -47,7 +47,14 @@ export interface StoreHttpOptions {
    * counters and never touches your app's ThrottlerModule. Behind a proxy, set
    * Express's `trust proxy` so the client's IP is the one counted.
    */
-  throttle?: { limit: number; ttlMs: number } | false;
+  throttle?:
+    | {
+        /** The most requests one client IP may make per window: a positive integer. */
+        limit: number;
+        /** The window's length, in milliseconds: a positive integer. */
+        ttlMs: number;
+      }
+    | false;
   /**
    * Serves the session viewer, a browser page over this API, at
    * `/<prefix>/viewer/`. Default `false`. The page is static code shipped in

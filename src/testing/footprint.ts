@@ -2,10 +2,27 @@
 // how the conformance suite proves that a write changed nothing, or left nothing.
 import type { MessageStore, SessionStore, TranscriptStore } from '../index.js';
 
-/** The unscoped stores, or one tenant's. */
-export type Stores = { messages: MessageStore; transcripts: TranscriptStore; sessions: SessionStore };
+/** The unscoped stores (a KitStore), or one tenant's (ScopedStores). */
+export type Stores = {
+  /** Its MessageStore. */
+  messages: MessageStore;
+  /** Its TranscriptStore. */
+  transcripts: TranscriptStore;
+  /** Its SessionStore. */
+  sessions: SessionStore;
+};
 
-export type ExportedLine = { type: string; seq?: number; cutSeq?: number; childId?: string } & Record<string, unknown>;
+/** A line of a session's JSONL export, parsed: its header, a log entry, or a subsession. */
+export type ExportedLine = {
+  /** The line's type: `'session'`, `'message'`, `'event'`, `'compaction'`, `'repair'` or `'subsession'`. */
+  type: string;
+  /** A log entry's seq. */
+  seq?: number;
+  /** A compaction's or repair's cut (see SessionLogEntry). */
+  cutSeq?: number;
+  /** A subsession line's child: the subsession's id. */
+  childId?: string;
+} & Record<string, unknown>;
 
 /** The session's JSONL export, parsed: its header, its log (messages, events, compactions, repairs), its subsessions; [] when it does not exist. */
 export async function exportedLines(stores: Stores, id: string): Promise<ExportedLine[]> {
@@ -31,7 +48,18 @@ export async function boundaryCount(stores: Stores, id: string): Promise<number>
  * session: the foreign keys cascade).
  */
 export async function footprintOf(stores: Stores, ids: string[]) {
-  const footprint = { threads: 0, messages: 0, boundaries: 0, repairs: 0, edges: 0 };
+  const footprint = {
+    /** Sessions that exist. */
+    threads: 0,
+    /** Log entries: messages and events (of a session that does not exist, its transcript's messages). */
+    messages: 0,
+    /** Compaction and repair boundaries. */
+    boundaries: 0,
+    /** Repair evidence (getRepairs). */
+    repairs: 0,
+    /** Subsession edges to or from any of the sessions, each counted once. */
+    edges: 0,
+  };
   const edges = new Set<string>();
   for (const id of ids) {
     const meta = await stores.sessions.get(id);

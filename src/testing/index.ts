@@ -1,6 +1,8 @@
-// nestjs-agent-store/testing: the conformance kit. Hand it an opener (how you open the
-// store) and it registers the suites every opener of the store passes. See README,
-// "Adding a database".
+/**
+ * The conformance kit: hand it an opener (how you open the store) and it registers the suites every opener of the store
+ * passes (docs/databases/adding-a-database.md).
+ * @module nestjs-agent-store/testing
+ */
 import { globalRunner, runSuites, type StoreOpener, type Suite, type TestRunner } from './kit.js';
 import { concurrency } from './suites/concurrency.js';
 import { exactValues } from './suites/exact-values.js';
@@ -37,7 +39,7 @@ export {
   transcriptStore,
 };
 /** What the suites read through the public API to prove a write changed, or left, nothing. */
-export { boundaryCount, exportedLines, footprintOf, type ExportedLine } from './footprint.js';
+export { boundaryCount, exportedLines, footprintOf, type ExportedLine, type Stores } from './footprint.js';
 
 /** The kit's suites, by name: all but `concurrency`, which is timing-bound (two stores writing at once) and best run alone, with runSuites. */
 export const CONFORMANCE_SUITES: Readonly<Record<string, Suite>> = Object.freeze({

@@ -8,13 +8,21 @@ import type { ChatStore, HistoryProviders, MessageStore, SessionStore, StoreMain
 
 /** A store as an application sees it: StoreModule's providers. */
 export interface KitStore {
+  /** The injected MessageStore. */
   messages: MessageStore;
+  /** The injected TranscriptStore. */
   transcripts: TranscriptStore;
+  /** The injected SessionStore. */
   sessions: SessionStore;
+  /** The injected ChatStore. */
   chats: ChatStore;
+  /** The injected TenantStores. */
   tenants: TenantStores;
+  /** The injected HistoryProviders. */
   histories: HistoryProviders;
+  /** The injected StoreMaintenance. */
   maintenance: StoreMaintenance;
+  /** The injected IntegrationStore (nestjs-agent-store/integration). */
   integration: IntegrationStore;
   /** Another store on the same database, opened the same way through connections of its own, as a second process would. */
   another(): Promise<KitStore>;
@@ -34,18 +42,27 @@ export interface StoreOpener {
 
 /** The runner's functions the suites call, as jest types them: jest's globals by default (vitest's, with `globals: true`, are alike). */
 export interface TestRunner {
+  /** Groups tests in a block. */
   describe: typeof describe;
+  /** Registers a test. */
   test: typeof test;
+  /** Runs a function before the block's tests. */
   beforeAll: typeof beforeAll;
+  /** Runs a function after the block's tests. */
   afterAll: typeof afterAll;
+  /** Runs a function before each of the block's tests. */
   beforeEach: typeof beforeEach;
+  /** Runs a function after each of the block's tests. */
   afterEach: typeof afterEach;
+  /** Makes assertions, with jest's matchers. */
   expect: typeof expect;
 }
 
 /** What a suite is given: the runner, the opener, and the store it opened for the suite. */
 export interface SuiteContext extends TestRunner {
+  /** The opener the suite runs on: a suite may open more stores with it (a fresh database each). */
   opener: StoreOpener;
+  /** The suite's store: opened before its tests and closed after them; using it while tests are registered is an error. */
   store: KitStore;
 }
 

@@ -74,8 +74,11 @@ export function defineBinding(binding: IntegrationBinding): IntegrationBinding {
 
 /** The package's own, declared before anything else can take their names. */
 export const PACKAGE_BINDINGS = {
+  /** The OpenAI Agents sessions' (`openai-agents`): their items, history events and applied operations. */
   openaiAgents: defineBinding(OPENAI_AGENTS),
+  /** The Claude Agent SDK session store's (`claude-agent-sdk`): its transcripts' entries, and the prefix of its sessions' ids. */
   claudeAgentSdk: defineBinding(CLAUDE_AGENT_SDK),
+  /** LangGraph's checkpointer's (`langgraph`): no kinds, as its rows are tables of its own; declared so that no one else takes the name. */
   langgraph: defineBinding(LANGGRAPH),
 };
 

@@ -8,6 +8,7 @@ import { StoreValidationError } from '../store.errors.js';
 import type { ValuePath, ValueType, ValueTypes } from '../message.types.js';
 
 export type { ValuePath, ValueType, ValueTypes } from '../message.types.js';
+/** Every ValueType: the non-JSON values the store keeps, as a message's `valueTypes` names them. */
 export const VALUE_TYPES = ['URL', 'Uint8Array', 'ArrayBuffer', 'Date'] as const satisfies readonly ValueType[];
 
 /**

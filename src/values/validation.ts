@@ -27,6 +27,11 @@ export interface MessageTexts {
 /** Each validated message's texts, made as it was validated: what the caller changes afterwards is not stored. */
 const TEXTS_OF = new WeakMap<Message, MessageTexts>();
 
+/**
+ * `value` as an id (of a thread, session, tenant, message): a non-empty string of at most 191 characters,
+ * without NUL characters, lone UTF-16 surrogates or a trailing space. Anything else is a
+ * StoreValidationError whose message names it `name`.
+ */
 export function idOf(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) {
     throw new StoreValidationError(`${name} must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
@@ -106,6 +111,7 @@ function copied(value: unknown, seen: Map<object, unknown>, depth: number): unkn
   return structuredClone(value);
 }
 
+/** `value` as a count or sequence number: an integer from 0 to 2,147,483,647; anything else is a StoreValidationError naming it `name`. */
 export function countOf(value: unknown, name: string): number {
   if (!Number.isSafeInteger(value) || (value as number) < 0 || (value as number) > MAX_INTEGER) {
     throw new StoreValidationError(`${name} must be an integer from 0 to ${MAX_INTEGER}, got ${String(value)}`);

@@ -30,8 +30,9 @@ import type {
 import { giveWay } from '../../engine/give-way.js';
 import { isBusy, whenNotBusy } from './busy-wait.js';
 
+/** Options of SerializedSqliteAdapterFactory. */
 export interface SqliteOptions {
-  /** How long a statement waits for another process's write lock, on timers. */
+  /** How long a statement waits for another process's write lock, on timers, in milliseconds. Default 10,000. */
   busyTimeoutMs?: number;
 }
 
@@ -40,20 +41,28 @@ const statement = (sql: string): SqlQuery => ({ sql, args: [], argTypes: [] });
 
 /** A driver adapter factory for `new PrismaClient({ adapter })` that is safe to share within a process and across processes. */
 export class SerializedSqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
+  /** Prisma's name of the database: `'sqlite'`. */
   readonly provider = 'sqlite';
+  /** The adapter's name, `'nestjs-agent-store-sqlite'`. */
   readonly adapterName = 'nestjs-agent-store-sqlite';
   readonly #url: string;
   readonly #busyTimeoutMs: number;
 
+  /** `url` names the file, `file:<path>` as in Prisma's SQLite urls; nothing is opened until Prisma connects. */
   constructor(url: string, options: SqliteOptions = {}) {
     this.#url = url;
     this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   }
 
+  /**
+   * Opens a connection to the file (creating it if missing), behind the file's lock, with the store's pragmas
+   * (WAL, foreign keys, secure_delete).
+   */
   connect(): Promise<SqlDriverAdapter> {
     return this.#open(this.#url);
   }
 
+  /** Opens a connection to a new in-memory database, for Prisma's shadow database. */
   connectToShadowDb(): Promise<SqlDriverAdapter> {
     return this.#open(':memory:');
   }

@@ -21,15 +21,21 @@ export const CLAUDE_AGENT_SDK_BINDING = PACKAGE_BINDINGS.claudeAgentSdk;
 
 /** The SDK's SessionKey (`@anthropic-ai/claude-agent-sdk`), structurally: the store needs nothing else of the SDK. */
 export interface ClaudeSessionKey {
+  /** The project the session is in: a non-empty string of any length, without NUL characters or lone UTF-16 surrogates. */
   projectKey: string;
+  /** The SDK's session id, a text as `projectKey` is. */
   sessionId: string;
+  /** A sub-agent's transcript under the session, a text as `projectKey` is; absent for the session's main transcript. */
   subpath?: string;
 }
 
 /** The SDK's SessionStoreEntry: one JSONL transcript line, a JSON object with a string `type`. */
 export interface ClaudeSessionEntry {
+  /** The line's type, as the SDK writes it. */
   type: string;
+  /** The entry's id: an entry whose uuid the transcript holds is not stored again. Absent: always appended. */
   uuid?: string;
+  /** When the SDK wrote the entry, as it wrote it; the store keeps it as given. */
   timestamp?: string;
   [key: string]: unknown;
 }
@@ -72,7 +78,14 @@ export class ClaudeSessionStore {
   }
 
   /** The project's sessions (their main transcripts), each with when it was last written, in epoch ms. */
-  async listSessions(projectKey: string): Promise<{ sessionId: string; mtime: number }[]> {
+  async listSessions(projectKey: string): Promise<
+    {
+      /** The session's id, as its key gave it. */
+      sessionId: string;
+      /** When its transcript was last written, in epoch milliseconds. */
+      mtime: number;
+    }[]
+  > {
     return this.#transcripts.list(textOf(projectKey, 'projectKey'));
   }
 

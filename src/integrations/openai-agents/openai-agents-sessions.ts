@@ -11,6 +11,10 @@ export const OPENAI_AGENTS_KIND = 'openai-agents';
 /** Its kinds, its own: SessionStore and the HTTP API refuse them, and a JSONL import takes them back as it wrote them. */
 export const OPENAI_AGENTS_BINDING = PACKAGE_BINDINGS.openaiAgents;
 
+/**
+ * Hands out the OpenAI Agents SDK's Session on the store, for a session id. Register it as a provider beside
+ * StoreModule and inject it; `forTenant` and `withTransaction` give the same, scoped or in your transaction.
+ */
 @Injectable()
 export class OpenAIAgentsSessions {
   readonly #log: ItemLog;

@@ -9,6 +9,10 @@ import type { StoreAgentSession } from './store-session.js';
 
 /** How a run-context session finds its tenant: `tenantOf(runContext.context)`, the context given to run(). */
 export interface RunContextSessionOptions<TContext> {
+  /**
+   * Names the tenant of a run from the context given to run(): a valid id. One that throws, or
+   * returns anything else, makes the call a StoreValidationError (its error the cause).
+   */
   tenantOf: (context: TContext) => string;
 }
 
@@ -16,6 +20,13 @@ export interface RunContextSessionOptions<TContext> {
 type TenantSessionOf = (tenantId: string) => StoreAgentSession;
 
 // The SDK's RunContextAwareSession, spelled out: its type is not in SDK 0.14, the oldest peer.
+/**
+ * The SDK's RunContextAwareSession (SDK 0.15 and later), from OpenAIAgentsSessions.forRunContext: each
+ * history call is the session's in the tenant `tenantOf` names from the call's RunContext, as
+ * `forTenant(tenantId).forSession(sessionId)` gives it. A run keeps the tenant its first call named
+ * (another later is a StoreValidationError); a call without a run context is a StoreConfigurationError
+ * that reads and writes nothing.
+ */
 export class RunContextAgentSession<TContext = unknown> implements SessionHistoryTransactionAwareSession {
   /** Tells the runner (SDK 0.15 and later) to pass its RunContext to every history call. */
   readonly acceptsRunContext = true as const;
@@ -23,6 +34,11 @@ export class RunContextAgentSession<TContext = unknown> implements SessionHistor
   /** The tenant each run (its RunContext) named first. */
   readonly #tenants = new WeakMap<object, string>();
 
+  /**
+   * OpenAIAgentsSessions.forRunContext constructs it.
+   *
+   * @internal
+   */
   constructor(
     private readonly sessionId: string,
     private readonly sessionIn: TenantSessionOf,
@@ -37,26 +53,32 @@ export class RunContextAgentSession<TContext = unknown> implements SessionHistor
     return this.sessionId;
   }
 
+  /** The tenant's session's last `limit` items (all without one), oldest first (StoreAgentSession.getItems). */
   async getItems(limit?: number, runContext?: RunContext<TContext>): Promise<AgentInputItem[]> {
     return this.#scoped(runContext).getItems(limit);
   }
 
+  /** Appends the items to the tenant's session, all or none (StoreAgentSession.addItems). */
   async addItems(items: AgentInputItem[], runContext?: RunContext<TContext>): Promise<void> {
     await this.#scoped(runContext).addItems(items);
   }
 
+  /** Removes the tenant's session's last item and returns it; undefined when its history is empty (StoreAgentSession.popItem). */
   async popItem(runContext?: RunContext<TContext>): Promise<AgentInputItem | undefined> {
     return this.#scoped(runContext).popItem();
   }
 
+  /** Empties the tenant's session's history; its transcript keeps it (StoreAgentSession.clearSession). */
   async clearSession(runContext?: RunContext<TContext>): Promise<void> {
     await this.#scoped(runContext).clearSession();
   }
 
+  /** Makes a compaction's output the tenant's session's whole history (StoreAgentSession.replaceHistoryWithCompaction). */
   async replaceHistoryWithCompaction(items: AgentInputItem[], runContext?: RunContext<TContext>): Promise<void> {
     await this.#scoped(runContext).replaceHistoryWithCompaction(items);
   }
 
+  /** Applies the transaction to the tenant's session once per operation id (StoreAgentSession.applyHistoryTransaction). */
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs, runContext?: RunContext<TContext>): Promise<void> {
     await this.#scoped(runContext).applyHistoryTransaction(args);
   }

@@ -9,12 +9,24 @@ import { isAgentItem } from './item-log.js';
 import { countOf, dataCopyOf } from '../../contract/index.js';
 import { snapshotTransaction } from './history-transaction.js';
 
+/**
+ * The SDK's Session for one session id, from OpenAIAgentsSessions.forSession: give it to run() as
+ * `{ session }`. Its items are events of the session's log (`openai-agents.item`), kept as given; nothing
+ * is deleted (a pop, a clear or a compaction keeps what it removes in the transcript). The session is
+ * created on its first write.
+ */
 export class StoreAgentSession implements SessionHistoryTransactionAwareSession {
+  /**
+   * OpenAIAgentsSessions.forSession constructs it.
+   *
+   * @internal
+   */
   constructor(
     private readonly log: ItemLog,
     private readonly sessionId: string,
   ) {}
 
+  /** The session id. */
   async getSessionId(): Promise<string> {
     return this.sessionId;
   }

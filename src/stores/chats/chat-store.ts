@@ -1,10 +1,12 @@
 // The ChatStore contract: UI-message chats, as the AI SDK's chat recipe saves and loads them.
 // Inject it by its token: `@Inject(ChatStore) chats: ChatStore`.
 
+/** A UI message's role, as the AI SDK's UIMessage has it. */
 export type ChatRole = 'system' | 'user' | 'assistant';
 
 /** A part of a UI message: an object with a string `type` (the AI SDK's UIMessagePart is one). */
 export interface ChatPart {
+  /** The part's type (`'text'`, `'tool-search'`, …). */
   type: string;
   [key: string]: unknown;
 }
@@ -15,9 +17,13 @@ export interface ChatPart {
  * gives them back under the SDK's type.
  */
 export interface ChatMessage {
+  /** The message's id: non-empty, at most 191 characters, distinct in its chat. */
   id: string;
+  /** Who the message is from. */
   role: ChatRole;
+  /** The application's own data about the message: JSON only, as the whole message must be. */
   metadata?: unknown;
+  /** The message's parts, in order. */
   parts: ChatPart[];
 }
 
@@ -66,4 +72,5 @@ export interface ChatStore {
   withTransaction(tx: object): ChatStore;
 }
 
+/** The injection token of ChatStore, which StoreModule provides: `@Inject(ChatStore) chats: ChatStore`. */
 export const ChatStore = Symbol('ChatStore');

@@ -7,7 +7,15 @@ import { redactText } from '../../values/redact.js';
 import type { ResolvedStoreOptions } from '../../engine/resolved-options.js';
 
 /** The HealthIndicatorResult shape of @nestjs/terminus: `{ [key]: { status, …details } }`. */
-export type StoreHealth<Key extends string = string> = Record<Key, { status: 'up' | 'down'; message?: string }>;
+export type StoreHealth<Key extends string = string> = Record<
+  Key,
+  {
+    /** `'up'` when the database answers and the store's schema is in place; `'down'` otherwise. */
+    status: 'up' | 'down';
+    /** Why it is down, in short (the details are logged, not returned); absent when it is up. */
+    message?: string;
+  }
+>;
 
 /**
  * A health indicator for @nestjs/terminus (or anything else), provided by
@@ -20,6 +28,11 @@ export class StoreHealthIndicator {
   /** The migrations a store opened from a url needs; null for a caller's own PrismaClient, whose migrations are the caller's. */
   private readonly migrations: string[] | null;
 
+  /**
+   * StoreModule constructs it from the store's internals; inject it by its class.
+   *
+   * @internal
+   */
   constructor(
     private readonly db: StoreDatabase,
     options: ResolvedStoreOptions,

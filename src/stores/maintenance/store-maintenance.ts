@@ -19,8 +19,9 @@ export interface StoreMaintenance {
    */
   purge(options: PurgeOptions): Promise<PurgeReport>;
 
-  /** Deletes every row that belongs to the tenant, in every table (see the README for what is kept). */
+  /** Deletes every row that belongs to the tenant, in every table (docs/guide/conversation-life.md says what is kept). */
   eraseTenant(tenantId: string, options?: EraseTenantOptions): Promise<TenantErasure>;
 }
 
+/** The injection token of StoreMaintenance, which StoreModule provides: `@Inject(StoreMaintenance) maintenance: StoreMaintenance`. */
 export const StoreMaintenance = Symbol('StoreMaintenance');

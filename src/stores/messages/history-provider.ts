@@ -6,12 +6,14 @@ import { idOf, messagesOf } from '../../values/validation.js';
 
 /** What an agent loop hands to a run: at least its input messages. */
 export interface RunContext<M = MessageInput | HistoryMessage> {
+  /** The run's messages, in order. */
   messages: M[];
 }
 
 /** One thread's history for any agent loop: injected before a run, stored after a successful one. */
 export class HistoryProvider {
   constructor(
+    /** The thread whose history this is. */
     readonly threadId: string,
     private readonly messages: MessageStore,
   ) {}
@@ -39,7 +41,10 @@ export class HistoryProvider {
   }
 
   /** `{ messages }`, read from the store: await it (it is not JSON.stringify's synchronous hook). */
-  async toJSON(): Promise<{ messages: HistoryMessage[] }> {
+  async toJSON(): Promise<{
+    /** The stored effective history. */
+    messages: HistoryMessage[];
+  }> {
     return { messages: await this.listMessages() };
   }
 }
@@ -49,6 +54,7 @@ export class HistoryProvider {
 export class HistoryProviders {
   constructor(@Inject(MessageStore) private readonly messages: MessageStore) {}
 
+  /** A HistoryProvider for `threadId`, checked as the stores check thread ids (StoreValidationError). */
   forThread(threadId: string): HistoryProvider {
     return new HistoryProvider(idOf(threadId, 'threadId'), this.messages);
   }

@@ -160,4 +160,5 @@ export interface MessageStore {
   withTransaction(tx: object): MessageStore;
 }
 
+/** The injection token of MessageStore, which StoreModule provides: `@Inject(MessageStore) messages: MessageStore`. */
 export const MessageStore = Symbol('MessageStore');

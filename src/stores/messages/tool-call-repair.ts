@@ -16,27 +16,42 @@
 
 /** The result that answers an orphaned call: an error the model reads as a failed tool. */
 export interface InterruptedToolResult {
+  /** Always `'tool-result'`. */
   type: 'tool-result';
+  /** The id of the orphaned call it answers. */
   toolCallId: string;
+  /** The name of the tool that call named. */
   toolName: string;
-  output: { type: 'error-text'; value: string };
+  /** An error text: `errorText`, or by default 'The tool call was interrupted before it returned a result.' */
+  output: {
+    /** Always `'error-text'`. */
+    type: 'error-text';
+    /** The text. */
+    value: string;
+  };
 }
 
 /** A tool message holding only synthetic results. */
 export interface InterruptedToolMessage {
+  /** Always `'tool'`. */
   role: 'tool';
+  /** The synthetic results. */
   content: InterruptedToolResult[];
 }
 
 /** An orphaned call, and the result that now answers it. */
 export interface ToolCallOrphan {
+  /** The orphaned call's id. */
   toolCallId: string;
+  /** The name of the tool it called. */
   toolName: string;
   /** The index, in the history given, of the assistant message that made the call. */
   index: number;
+  /** The synthetic result that answers it. */
   result: InterruptedToolResult;
 }
 
+/** What balanceToolCalls found and made: the balanced prefix of the history, and the orphans it answered. */
 export interface ToolCallRepair<M> {
   /**
    * The balanced prefix: the history's first `sourceMessageCount` messages
@@ -55,8 +70,9 @@ export interface ToolCallRepair<M> {
   sourceMessageCount: number;
 }
 
+/** How orphaned tool calls are answered. */
 export interface ToolCallRepairOptions {
-  /** What the synthetic results say. */
+  /** What the synthetic results say. Default: 'The tool call was interrupted before it returned a result.' */
   errorText?: string;
 }
 
@@ -132,10 +148,14 @@ function findOrphans(history: readonly { role: string; content: unknown }[]): Ma
  * AI SDK's rule defines orphaned (see the top of this file). Null when nothing
  * is orphaned. Never changes `history` or its messages.
  */
-export function balanceToolCalls<M extends { role: string; content: unknown }>(
-  history: readonly M[],
-  options: ToolCallRepairOptions = {},
-): ToolCallRepair<M> | null {
+export function balanceToolCalls<
+  M extends {
+    /** The message's role: `'assistant'` messages make calls, `'tool'` messages answer them, `'user'` and `'system'` ones close them. */
+    role: string;
+    /** The message's content: its parts, when it is an array. */
+    content: unknown;
+  },
+>(history: readonly M[], options: ToolCallRepairOptions = {}): ToolCallRepair<M> | null {
   const orphaned = findOrphans(history);
   if (orphaned.size === 0) return null;
   const value = options.errorText ?? INTERRUPTED;

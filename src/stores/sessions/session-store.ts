@@ -98,4 +98,5 @@ export interface SessionStore {
   withTransaction(tx: object): SessionStore;
 }
 
+/** The injection token of SessionStore, which StoreModule provides: `@Inject(SessionStore) sessions: SessionStore`. */
 export const SessionStore = Symbol('SessionStore');

@@ -25,16 +25,23 @@ import type { TranscriptStore } from '../transcripts/index.js';
  * work it guards.
  */
 export interface ScopedStores {
+  /** The tenant these stores act for. */
   readonly tenantId: string;
+  /** MessageStore on the tenant's sessions. */
   readonly messages: MessageStore;
+  /** TranscriptStore on the tenant's sessions. */
   readonly transcripts: TranscriptStore;
+  /** SessionStore on the tenant's sessions. */
   readonly sessions: SessionStore;
+  /** ChatStore on the tenant's sessions: a chat must be created first, with `sessions.create({ id })`. */
   readonly chats: ChatStore;
 }
 
+/** Hands out the stores as one tenant sees them (ScopedStores). */
 export interface TenantStores {
   /** The stores scoped to `tenantId` (an id: a non-empty string of at most 191 characters). */
   forTenant(tenantId: string): ScopedStores;
 }
 
+/** The injection token of TenantStores, which StoreModule provides: `@Inject(TenantStores) tenants: TenantStores`. */
 export const TenantStores = Symbol('TenantStores');

@@ -56,4 +56,5 @@ export interface TranscriptStore {
   withTransaction(tx: object): TranscriptStore;
 }
 
+/** The injection token of TranscriptStore, which StoreModule provides: `@Inject(TranscriptStore) transcripts: TranscriptStore`. */
 export const TranscriptStore = Symbol('TranscriptStore');

@@ -8,6 +8,10 @@ import type { KitStore, Suite } from '../kit.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
 
+/**
+ * Two stores on one database (`store.another()`, as two processes) writing at once: nothing acknowledged is
+ * lost, nothing deleted comes back. Timing-bound: not in CONFORMANCE_SUITES; run it alone, with runSuites.
+ */
 export const concurrency: Suite = ({ store: a, describe, test, expect, beforeAll, afterAll }) => {
   let b: KitStore;
   beforeAll(async () => {

@@ -182,6 +182,11 @@ const user = (text: string, extra: Partial<MessageInput> = {}): MessageInput => 
 const seqs = (messages: { seq: number | null }[]) => messages.map((message) => message.seq);
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
+/**
+ * Content, metadata and provider options come back exactly as given (key order, NUL characters, numbers, URL,
+ * bytes and Date as the same types) through every method that returns messages; what is read is valid input
+ * again; appends are exactly once by message id; repairToolCalls.
+ */
 export const exactValues: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const thread = () => `exact-${++n}`;

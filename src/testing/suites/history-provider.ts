@@ -3,6 +3,7 @@ import type { MessageInput } from '../../index.js';
 import { HistoryProvider, StoreValidationError } from '../../index.js';
 import type { Suite } from '../kit.js';
 
+/** HistoryProvider: the stored history placed before a run's input, and a successful run's messages stored after it. */
 export const historyProvider: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const thread = () => `history-${++n}`;

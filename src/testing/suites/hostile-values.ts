@@ -7,6 +7,11 @@ import type { MessageInput } from '../../index.js';
 import { StoreValidationError } from '../../index.js';
 import type { Suite } from '../kit.js';
 
+/**
+ * Hostile input: what the caller changes after a call is not stored, values that cannot be read are refused with
+ * nothing written, the AI SDK's per-role shapes hold, and a repair never answers a call whose result lands while
+ * it runs.
+ */
 export const hostileValues: Suite = ({ store, test, expect }) => {
   let n = 0;
   const thread = () => `hostile-${++n}`;

@@ -8,6 +8,10 @@ import type { Suite } from '../kit.js';
 
 const COLUMNS = 'lane, checkpoint_id, task_id, idx, thread_key, tenant_id, task_path, channel_name, payload_type, payload';
 
+/**
+ * The integration contract (nestjs-agent-store/integration) as a binding uses it: its own statements on its own
+ * table, all or nothing, in one snapshot, scoped by tenant, failing with the store's typed errors.
+ */
 export const integrationStore: Suite = ({ store, opener: backend, test, expect }) => {
   /** A row of agent_lg_write in the lane `lane`. */
   const row = (lane: string, idx: number, bytes = new Uint8Array([idx, 0, 255])): SqlStatement => ({

@@ -5,6 +5,10 @@ import type { HistoryMessage, MessageInput, MessagePage, PageOptions, StoredMess
 import { StoreConflictError, StoreNotFoundError, StoreValidationError } from '../../index.js';
 import type { Suite } from '../kit.js';
 
+/**
+ * MessageStore's getHistoryPage and getTranscriptPage: pages that concatenate to getHistory and getTranscript
+ * across compactions and repairs, with appends between pages, stale cursors and bad input.
+ */
 export const messagePages: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const thread = (name = 'thread') => `${name}-${++n}`;

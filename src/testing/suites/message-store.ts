@@ -4,6 +4,7 @@ import { MAX_JSON_DEPTH, StoreConflictError, StoreNotFoundError, StoreValidation
 import { boundaryCount } from '../footprint.js';
 import type { Suite } from '../kit.js';
 
+/** MessageStore: every method and rule of its contract. */
 export const messageStore: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const thread = () => `thread-${++n}`;

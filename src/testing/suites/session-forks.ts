@@ -4,6 +4,10 @@
 import { StoreConflictError, StoreNotFoundError, StoreValidationError, type HistoryMessage, type MessageInput } from '../../index.js';
 import type { Suite } from '../kit.js';
 
+/**
+ * SessionStore.fork: a fork's history is its source's up to a point, refused between a tool call and its result
+ * (or repaired), and independent of its source afterwards, also when the source is written while it forks.
+ */
 export const sessionForks: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const unique = (name = 's') => `${name}-${++n}`;

@@ -6,6 +6,10 @@ import { footprintOf } from '../footprint.js';
 import '../kit-binding.js';
 import type { KitStore, Suite } from '../kit.js';
 
+/**
+ * SessionStore's exportJsonl and importJsonl: the format, round trips between databases and ids, imports into
+ * empty and emptied sessions, cut and bad input.
+ */
 export const sessionJsonl: Suite = ({ store, opener: backend, describe, test, expect }) => {
   let n = 0;
   const sid = () => `jsonl-${++n}`;

@@ -29,6 +29,7 @@ async function exportedLog(sessions: SessionStore, id: string): Promise<object[]
 /** Entries as JSON: what their export lines hold, for the plain JSON values these sessions keep (dates as ISO text). */
 const asJson = (entries: SessionLogEntry[]) => entries.map((entry) => JSON.parse(JSON.stringify(entry)) as object);
 
+/** SessionStore's getLogPage (the whole log a page at a time, what the viewer reads) and list's `search`. */
 export const sessionLogPages: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const unique = (name = 'log') => `${name}-${++n}-${randomUUID().slice(0, 8)}`;

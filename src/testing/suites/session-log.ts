@@ -7,6 +7,11 @@ import type { IntegrationStore, NewEvent, SessionLog } from '../../contract/inde
 import '../kit-binding.js';
 import type { Suite } from '../kit.js';
 
+/**
+ * The sessions' log of the integration contract as a binding uses it: its events kept exactly and in order,
+ * changed with the transaction's statements or not at all, scoped by tenant, refusing what the store cannot
+ * keep.
+ */
 export const sessionLog: Suite = ({ store, describe, test, expect }) => {
   const fresh = () => `log-${randomUUID()}`;
   const write = <T>(work: (log: SessionLog) => Promise<T>, on: IntegrationStore = store.integration) => on.write(({ sessions }) => work(sessions));

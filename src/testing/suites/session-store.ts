@@ -2,6 +2,7 @@
 import { isEvent, StoreConflictError, StoreNotFoundError, StoreValidationError, type SessionMeta } from '../../index.js';
 import type { Suite } from '../kit.js';
 
+/** SessionStore: headers, entries and listing. */
 export const sessionStore: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const unique = (name = 's') => `${name}-${++n}`;

@@ -5,6 +5,7 @@ import { footprintOf } from '../footprint.js';
 import type { Suite } from '../kit.js';
 import { threeLevels } from '../trees.js';
 
+/** TranscriptStore: transcripts, the subsession graph, and subtree deletes. */
 export const transcriptStore: Suite = ({ store, describe, test, expect }) => {
   let n = 0;
   const session = (name = 's') => `${name}-${++n}`;
