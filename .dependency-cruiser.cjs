@@ -1,4 +1,4 @@
-// The layers of src/ (README, "Architecture"): arrows point down only.
+// The layers of src/ (docs/contributing/architecture.md): arrows point down only.
 //   root module files (index, store.module*, store.options)   wire everything
 //   http/            the opt-in HTTP API, on the stores' public surface
 //   testing/         the conformance kit (nestjs-agent-store/testing), on the public API

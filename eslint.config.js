@@ -7,7 +7,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['src/generated/', 'dist/', 'dist-demo/', 'coverage/', 'test-artifacts/', 'bench/results/']),
+  globalIgnores([
+    'src/generated/',
+    'dist/',
+    'dist-demo/',
+    'coverage/',
+    'test-artifacts/',
+    'bench/results/',
+    'docs/api/',
+    'docs/.vitepress/dist/',
+    'docs/.vitepress/cache/',
+  ]),
   js.configs.recommended,
   tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },

@@ -9,7 +9,7 @@
 // load their older majors there (ai 6, @openai/agents-core 0.14), on all three
 // databases; the native addon, better-sqlite3, built for that Node, through the
 // conformance suite on the SQLite openers and its own tests; the session viewer in
-// Chromium; the CLI and the package's entry points; the demo and the README's
+// Chromium; the CLI and the package's entry points; the demo and the docs' HTTP
 // walkthrough; and the HTTP smoke test, whose throttle loads @nestjs/throttler. The type tests (test/types) are compiled by `npm test`'s tsc on both legs.
 // scripts/check-test-names.ts then checks that the legs together ran every listed test.
 
@@ -40,7 +40,7 @@ export const OLDEST_NODE_LEG = [
       'test/internals/package-exports.test.ts',
       'test/operations/demo.test.ts',
       'test/operations/demo-chat.test.ts',
-      'test/http/readme-walkthrough.test.ts',
+      'test/http/http-walkthrough.test.ts',
       // @nestjs/throttler, CommonJS, requires the ESM-only Nest: Node's require(esm) differs between the two lines.
       'test/http/http-smoke.test.ts',
     ],
@@ -116,12 +116,13 @@ export const ALONE = [
  * left running alone at the end of the parallel phase; the others follow, largest first.
  */
 export const SLOWEST_FIRST = [
+  'test/conformance/tenant-probes.test.ts',
   'test/conformance/big-batches.test.ts',
   'test/conformance/session-jsonl.test.ts',
   'test/operations/crash-safety.test.ts',
+  'test/operations/release-check.test.ts',
   'test/operations/overlapping-retries.test.ts',
   'test/conformance/message-pages.test.ts',
-  'test/conformance/tenant-probes.test.ts',
   'test/conformance/tenant-stores.test.ts',
   'test/conformance/exact-values.test.ts',
   'test/conformance/message-store.test.ts',

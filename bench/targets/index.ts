@@ -127,7 +127,7 @@ export const TARGET_KINDS: TargetKind[] = [
     key: 'langgraphOurs',
     label: 'nestjs-agent-store LangGraphCheckpointer',
     description:
-      "The store's LangGraphCheckpointer (StoreModule.forRoot({ url, migrate: true }) and the provider, booted as the README shows) in the same step.",
+      "The store's LangGraphCheckpointer (StoreModule.forRoot({ url, migrate: true }) and the provider, booted as docs/frameworks/langgraph.md shows) in the same step.",
     engines: ALL,
     usesStoreSchema: false,
     open: openLangGraphOurs,

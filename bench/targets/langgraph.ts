@@ -34,7 +34,7 @@ export async function openLangGraph(engine: Engine, url: string): Promise<Target
   throw new Error('LangGraph has no MySQL checkpointer');
 }
 
-/** The store's LangGraphCheckpointer, booted as the README shows it, on the url. */
+/** The store's LangGraphCheckpointer, booted as docs/frameworks/langgraph.md shows it, on the url. */
 export async function openLangGraphOurs(_engine: Engine, url: string): Promise<Target> {
   const app = await NestFactory.createApplicationContext(
     { module: class LangGraphBench {}, imports: [StoreModule.forRoot({ url, migrate: true })], providers: [LangGraphCheckpointer] },

@@ -1,6 +1,6 @@
 // The HTTP API end to end over supertest, on SQLite (the stores' conformance
 // suites run on every database): every route's success answer and body, and
-// every error status the README promises. After each test, every error answer
+// every error status the docs promise (docs/guide/http-api.md). After each test, every error answer
 // the test received is checked: JSON `{ statusCode, error, message }`, never a
 // 500, never a stack trace.
 import { STATUS_CODES } from 'node:http';

@@ -1,5 +1,5 @@
-// The README's HTTP walkthrough, run as written against the demo app (`npm start`'s
-// entry point) on a fresh embedded SQLite file: if the README drifts, this fails.
+// The docs' HTTP walkthrough (docs/guide/http-api.md), run as written against the demo
+// app (`npm start`'s entry point) on a fresh embedded SQLite file: if the page drifts, this fails.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,12 +8,12 @@ import { ROOT } from '../support/processes.js';
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
-/** The bash block under the README's "### Walkthrough" heading. */
+/** The bash block under the HTTP API page's "## Walkthrough" heading. */
 function walkthrough(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Walkthrough'));
+  const page = readFileSync(join(ROOT, 'docs', 'guide', 'http-api.md'), 'utf8');
+  const section = page.slice(page.indexOf('\n## Walkthrough\n'));
   const block = /```bash\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('the README has no bash block under "### Walkthrough"');
+  if (!block) throw new Error('docs/guide/http-api.md has no bash block under "## Walkthrough"');
   return block[1];
 }
 
@@ -56,7 +56,7 @@ function run(script: string, cwd: string): Promise<{ code: number | null; stdout
   });
 }
 
-test('npm start serves /docs and the session viewer, prints its development key, and the README walkthrough succeeds against it as written', async () => {
+test('npm start serves /docs and the session viewer, prints its development key, and the HTTP walkthrough of the docs succeeds against it as written', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'agent-store-demo-'));
   const demo = await startDemo(cwd);
   try {
@@ -72,7 +72,7 @@ test('npm start serves /docs and the session viewer, prints its development key,
     const result = await run(script, cwd);
     expect({ code: result.code, stderr: result.stderr, stdout: result.code === 0 ? '' : result.stdout }).toEqual({ code: 0, stderr: '', stdout: '' });
     const lines = result.stdout.split('\n');
-    // Every step answered, each on its line: the agent's session, the count the README announces, the statuses.
+    // Every step answered, each on its line: the agent's session, the count the page announces, the statuses.
     expect(lines[0]).toMatch(/"title":"A weekend in Lisbon"/);
     expect(lines).toContain('{"count":2}');
     expect(lines.filter((line) => /^\d{3}$/.test(line))).toEqual(['404', '401']);

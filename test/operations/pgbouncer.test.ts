@@ -127,7 +127,7 @@ describeWith(PGBOUNCER.available, 'PgBouncer unavailable')('[PostgreSQL behind P
 
   test('while the server is down, calls fail with StoreUnavailableError (PgBouncer says so as a protocol error); once it is back, they work', async () => {
     server = await startPostgres();
-    // A query waits for a server up to query_wait_timeout (120 s by default), as the README says to lower; and
+    // A query waits for a server up to query_wait_timeout (120 s by default), as docs/databases/scaling.md says to lower; and
     // a failed login is retried after 1 s rather than 15: the test waits for the server to come back, not for PgBouncer.
     pooler = await startPgBouncer(server!.url, ['query_wait_timeout = 2', 'server_login_retry = 1']);
     await withClient(server!.url, (client) => client.query('CREATE DATABASE agent_store_restart'));

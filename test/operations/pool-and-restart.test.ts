@@ -151,7 +151,7 @@ for (const engine of ENGINES) {
         await expect(store.messages.append('pool', { role: 'user', content: 'after' })).resolves.toMatchObject({ seq: 2 });
         expect((await store.messages.getTranscript('pool')).map((m) => m.content)).toEqual(['before', 'after']);
 
-        // "No connection came free in time" is StoreUnavailableError (README, store.errors.ts), with a message that says so.
+        // "No connection came free in time" is StoreUnavailableError (docs/guide/errors.md, store.errors.ts), with a message that says so.
         expect(calls.map((call) => classOf(call.error))).toEqual(calls.map(() => expect.stringMatching(/^StoreUnavailableError: the database is unavailable/)));
       } finally {
         await holder;
@@ -239,7 +239,7 @@ for (const engine of ENGINES) {
         expect(new Set(acks.map((ack) => ack.seq)).size).toBe(acks.length);
         expect(transcript.map((m) => m.seq)).toEqual(Array.from({ length: transcript.length }, (_, i) => i + 1));
 
-        // A server that is not there cannot be reached: StoreUnavailableError (README, store.errors.ts).
+        // A server that is not there cannot be reached: StoreUnavailableError (docs/guide/errors.md, store.errors.ts).
         expect(probes.map((probe) => classOf(probe.error))).toEqual(probes.map(() => expect.stringMatching(/^StoreUnavailableError: /)));
       } finally {
         running = false;

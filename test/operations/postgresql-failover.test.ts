@@ -13,7 +13,7 @@ import { storeApp, type InternalStoreApp } from '../support/store-app.js';
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** How long after the promotion the store's first write on the new primary may come (README: PostgreSQL failover). */
+/** How long after the promotion the store's first write on the new primary may come (docs/databases/scaling.md: PostgreSQL failover). */
 const RESUME_BOUND_MS = 5_000;
 const WRITERS = 4;
 /** The url of the fake servers' (their host and port replaced). */

@@ -112,7 +112,7 @@ export function rawRequest(server: Server, method: string, path: string, headers
 // A stack frame ("    at fn (file.ts:1:2)", "at async …", "at node:internal…") or a source position.
 const STACK = /(^|\n)\s*at\s|\bat (async )?[\w$.<>[\]]+ \(|\.(ts|js|mjs|cjs):\d+(:\d+)?|node:internal|Invalid `/;
 
-/** An error answer as the README promises it: JSON `{ statusCode, error, message }`, that status, no stack trace. */
+/** An error answer as the docs promise it: JSON `{ statusCode, error, message }`, that status, no stack trace. */
 export function expectError(answer: { status: number; headers: IncomingHttpHeaders; text: string }, status: number, message?: RegExp | string): void {
   expect({ status: answer.status, text: answer.text }).toEqual({ status, text: expect.any(String) });
   expect(answer.headers['content-type']).toMatch(/^application\/json/);

@@ -77,7 +77,7 @@ function urlOpener(database: TestDatabase): Opener {
   };
 }
 
-/** The driver adapter an application builds its own PrismaClient with, per database, as the README shows. */
+/** The driver adapter an application builds its own PrismaClient with, per database, as docs/databases/own-prisma-client.md shows. */
 export const OWN_ADAPTERS: Record<TestDatabase['provider'], (url: string) => SqlDriverAdapterFactory> = {
   sqlite: (url) => new SerializedSqliteAdapterFactory(url),
   postgresql: (url) => new PrismaPg({ connectionString: url }),
@@ -164,7 +164,7 @@ function galeraOpener(): Opener {
 
 /**
  * PostgreSQL behind PgBouncer in transaction mode, as most hosted PostgreSQL offers it: the store on the
- * pooler's url only, migrating at boot through it too (the migration is one transaction, see the README).
+ * pooler's url only, migrating at boot through it too (the migration is one transaction, see docs/databases/scaling.md).
  */
 function pgbouncerOpener(): Opener {
   const label = `${PGBOUNCER.label} (transaction mode)`;

@@ -1,5 +1,5 @@
-// Compiled by `tsc` (npm test), never run: the README's LangGraph example, under strict. The
-// checkpointer is what StateGraph's compile() takes, and the Nest wiring is the README's.
+// Compiled by `tsc` (npm test), never run: the LangGraph example of docs/frameworks/langgraph.md, under strict. The
+// checkpointer is what StateGraph's compile() takes, and the Nest wiring is the page's.
 import { Injectable, Module } from '@nestjs/common';
 import { Command, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { StoreModule } from '../../src/index.js';

@@ -1,4 +1,4 @@
-// Compiled by `tsc` (npm test), never run: the README's example of forks, pruning and purge, as written there.
+// Compiled by `tsc` (npm test), never run: the example of forks, pruning and purge of docs/guide/conversation-life.md, as written there.
 import { Inject, Injectable } from '@nestjs/common';
 import { MessageStore, SessionStore, StoreMaintenance } from '../../src/index.js';
 

@@ -1,6 +1,6 @@
-// Compiled by `tsc` (npm test), never run: the README's OpenAI Agents run-context example, under
+// Compiled by `tsc` (npm test), never run: the OpenAI Agents run-context example of docs/frameworks/openai-agents.md, under
 // strict. run() takes the session forRunContext gives for the agent's context type, and the Nest
-// wiring is the README's.
+// wiring is the page's.
 import { Injectable, Module } from '@nestjs/common';
 import { Agent, run } from '@openai/agents-core';
 import { StoreModule } from '../../src/index.js';

@@ -7,6 +7,7 @@ import { boundaryCount } from '../footprint.js';
 import type { Suite } from '../kit.js';
 import { tenantViews, type View } from './tenant-views.js';
 
+/** `TenantStores`: a tenant's stores see its own sessions only; lists, imports, ids and deletes never reach another tenant's. */
 export const tenantStores: Suite = ({ store, describe, test, expect }) => {
   const { unique, user, texts, tenantPair, jsonlOf, outcomeOf, rowsOf, expectNoRows, stateOf, expectCountersUntouched, seed, CALL, INTERRUPTED } = tenantViews(
     store,
