@@ -187,6 +187,21 @@ const [
   HISTORY_ALONE_COLUMN,
 ] = RATIO_COLUMNS.map((column) => column.label);
 
+/**
+ * Each database's rows as narrow tables (eight columns at most, as the docs print them): a table per group of
+ * columns, holding the rows with a cell in it. A column no group names gets a table of its own.
+ */
+const TABLE_GROUPS: { title: string; columns: string[] }[] = [
+  {
+    title: 'The store against the raw driver',
+    columns: ['ours', 'oursClient', 'oursReplica', 'raw', 'rawPlain', 'scopedRatio', 'ownClientRatio', 'replicaRatio'],
+  },
+  { title: "In the app's transaction", columns: ['oursClientTx', 'oursClientTxCall', 'inTransactionRatio', 'inTransactionUrlRatio', 'callUrlRatio'] },
+  { title: 'Prisma and Mastra on the same work', columns: ['prismaCreate', 'prismaTx', 'mastra'] },
+  { title: 'LangGraph', columns: ['langgraph', 'langgraphOurs', 'langgraphRatio'] },
+  { title: 'Against other runs of the store', columns: ['singleServerRatio', 'historyAloneRatio'] },
+];
+
 /** The store's throughput relative to the plain INSERT's (the floor) on each write row that has both. */
 function floorOf(rows: RowResult[]): { key: string; workload: string; ratio: number }[] {
   return rows.flatMap((row) => {
@@ -307,17 +322,31 @@ export function renderMarkdown(report: Report): string {
     '',
   );
   for (const database of report.databases) {
-    const used = COLUMNS.filter((kind) => database.rows.some((row) => row.cells[kind.key]));
-    const ratios = RATIO_COLUMNS.filter((column) => database.rows.some((row) => row[column.field] !== undefined));
-    const headers = [...used.map((kind) => kind.label), ...ratios.map((column) => column.label)];
     lines.push(`## ${database.label}`, '', `${database.version}; ${database.settings}.`, '');
-    lines.push(`| workload | unit | ${headers.join(' | ')} |`, `|---|---|${headers.map(() => '---:').join('|')}|`);
-    for (const row of database.rows) {
-      const cells = used.map((kind) => cellText(row.cells[kind.key], row.unit));
-      for (const { field } of ratios) cells.push(row[field] === undefined ? '' : `${row[field].toFixed(2)}x`);
-      lines.push(`| ${escape(row.label)} | ${row.unit} | ${cells.join(' | ')} |`);
+    type Row = (typeof database.rows)[number];
+    const columns = [
+      ...COLUMNS.map((kind) => ({ key: kind.key as string, label: kind.label, text: (row: Row) => cellText(row.cells[kind.key], row.unit) })),
+      ...RATIO_COLUMNS.map(({ field, label }) => ({
+        key: field as string,
+        label,
+        text: (row: Row) => (row[field] === undefined ? '' : `${row[field].toFixed(2)}x`),
+      })),
+    ];
+    const grouped = new Set(TABLE_GROUPS.flatMap((group) => group.columns));
+    const groups = [...TABLE_GROUPS, ...columns.filter((column) => !grouped.has(column.key)).map((column) => ({ title: column.label, columns: [column.key] }))];
+    for (const group of groups) {
+      const shown = columns.filter((column) => group.columns.includes(column.key) && database.rows.some((row) => column.text(row) !== ''));
+      const rows = database.rows.filter((row) => shown.some((column) => column.text(row) !== ''));
+      if (shown.length === 0) continue;
+      lines.push(
+        `**${group.title}**`,
+        '',
+        `| workload | unit | ${shown.map((column) => column.label).join(' | ')} |`,
+        `|---|---|${shown.map(() => '---:').join('|')}|`,
+      );
+      for (const row of rows) lines.push(`| ${escape(row.label)} | ${row.unit} | ${shown.map((column) => column.text(row)).join(' | ')} |`);
+      lines.push('');
     }
-    lines.push('');
     if (database.floor.length > 0) {
       lines.push(`**${FLOOR_LINE}**: ${database.floor.map((floor) => `${floor.workload} ${floor.ratio.toFixed(2)}x`).join(' · ')}.`, '');
     }

@@ -218,6 +218,12 @@ test(
         const section = stdout.slice(stdout.indexOf(`## ${database.label}\n`));
         for (const row of database.rows) expect(section).toContain(`| ${row.label.replaceAll('|', '\\|')} |`);
       }
+      // Tables as narrow as the docs print them: eight columns at most.
+      const widths = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('|'))
+        .map((line) => line.replaceAll('\\|', '').split('|').length - 2);
+      expect(widths.filter((width) => width > 8)).toEqual([]);
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
