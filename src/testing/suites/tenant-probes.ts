@@ -5,6 +5,7 @@ import { StoreNotFoundError, type ScopedStores, type SessionMeta } from '../../i
 import type { Suite } from '../kit.js';
 import { tenantViews, type View } from './tenant-views.js';
 
+/** Each method of the three stores, called on another tenant's session or on one of no tenant, answers as on a missing session and changes nothing. */
 export const tenantProbes: Suite = ({ store, describe, test, expect }) => {
   const { unique, user, tenantPair, jsonlOf, outcomeOf, expectNoRows, stateOf, expectCountersUntouched, seed } = tenantViews(store, expect);
 
