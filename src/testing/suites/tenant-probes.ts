@@ -89,8 +89,7 @@ export const tenantProbes: Suite = ({ store, describe, test, expect }) => {
       await b.messages.append(mine, user('mine'));
       const missing = unique('missing');
       const [freshForTheirs, freshForMissing] = [unique('fresh'), unique('fresh')];
-      const before = await stateOf(owner, ids);
-      const mineBefore = await stateOf(b, [mine]);
+      const [before, mineBefore] = await Promise.all([stateOf(owner, ids), stateOf(b, [mine])]);
 
       const onTheirs = await outcomeOf(() => probe(b, id, { fresh: freshForTheirs, mine }), { [id]: '<session>', [freshForTheirs]: '<fresh>' });
       const onMissing = await outcomeOf(() => probe(b, missing, { fresh: freshForMissing, mine }), { [missing]: '<session>', [freshForMissing]: '<fresh>' });
@@ -100,9 +99,10 @@ export const tenantProbes: Suite = ({ store, describe, test, expect }) => {
       if ('value' in onTheirs && onTheirs.value && typeof onTheirs.value === 'object' && 'sessions' in onTheirs.value) {
         expect((onTheirs.value as { sessions: SessionMeta[] }).sessions.filter((s) => ids.includes(s.id))).toEqual([]);
       }
-      expect(await stateOf(owner, ids)).toEqual(before);
-      expect(await stateOf(b, [mine])).toEqual(mineBefore);
-      for (const absent of [missing, freshForTheirs, freshForMissing]) await expectNoRows(absent);
+      const [after, mineAfter] = await Promise.all([stateOf(owner, ids), stateOf(b, [mine])]);
+      expect(after).toEqual(before);
+      expect(mineAfter).toEqual(mineBefore);
+      await expectNoRows(missing, freshForTheirs, freshForMissing);
       await expectCountersUntouched(owner, before);
       await expectCountersUntouched(b, mineBefore);
     });

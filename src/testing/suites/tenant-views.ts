@@ -2,8 +2,8 @@
 // tenants' stores, a seeded tree of sessions, and everything a view can read of
 // it, to prove a call by another tenant answered as for a missing session and
 // changed nothing.
-import type { MessageInput, MessageStore, SessionStore, TranscriptStore } from '../../index.js';
-import { exportedLines } from '../footprint.js';
+import type { MessageInput, MessageStore, SessionMeta, SessionStore, TranscriptStore } from '../../index.js';
+import type { ExportedLine } from '../footprint.js';
 import type { KitStore, SuiteContext } from '../kit.js';
 
 /** What reads a session: a tenant's stores, or the unscoped ones. */
@@ -27,6 +27,13 @@ export function tenantViews(store: KitStore, expect: SuiteContext['expect']) {
     return text;
   }
 
+  /** The session's export, the lines as exportJsonl yields them: one read gives its text (jsonlOf's) and its parsed lines (exportedLines'). */
+  async function exportOf(view: View, id: string): Promise<string[]> {
+    const lines: string[] = [];
+    for await (const line of view.sessions.exportJsonl(id)) lines.push(line);
+    return lines;
+  }
+
   async function outcomeOf(call: () => Promise<unknown>, placeholders: Record<string, string>): Promise<Outcome> {
     const anonymous = (text: string) => Object.entries(placeholders).reduce((result, [id, name]) => result.split(id).join(name), text);
     try {
@@ -41,50 +48,79 @@ export function tenantViews(store: KitStore, expect: SuiteContext['expect']) {
    * Everything the unscoped stores hold for the session: its header, its log
    * (read through getTranscript when there is no header, which reads a
    * thread's messages either way), its export (the log with its boundaries,
-   * and its children), its repair evidence and its edges.
+   * and its children; none without a header), its repair evidence and its edges.
    */
   async function rowsOf(id: string) {
     const thread = await store.sessions.get(id);
+    const [log, lines, repairs, children] = await Promise.all([
+      thread ? store.sessions.load(id) : store.messages.getTranscript(id),
+      thread ? exportOf(store, id) : [],
+      store.messages.getRepairs(id),
+      store.transcripts.getSubsessions(id),
+    ]);
+    return rowsFrom(thread, log, lines, repairs, children);
+  }
+
+  /** rowsOf's value from its reads: the export as exportOf's lines, parsed (exportedLines'). */
+  function rowsFrom<Log>(thread: SessionMeta | null, log: Log, lines: string[], repairs: unknown[], children: string[]) {
     return {
       thread,
-      log: thread ? await store.sessions.load(id) : await store.messages.getTranscript(id),
-      exported: await exportedLines(store, id),
-      repairs: await store.messages.getRepairs(id),
-      edges: { parent: thread?.parentId ?? null, children: await store.transcripts.getSubsessions(id) },
+      log,
+      exported: lines.map((line) => JSON.parse(line) as ExportedLine),
+      repairs,
+      edges: { parent: thread?.parentId ?? null, children },
     };
   }
 
   const NO_ROWS = { thread: null, log: [], exported: [], repairs: [], edges: { parent: null, children: [] } };
 
   /**
-   * The id holds nothing: no session, log, boundary, repair or edge, and no
+   * The ids hold nothing: no session, log, boundary, repair or edge, and no
    * tombstone. A tombstone shows only as the id being taken, so the proof
-   * creates the session: it comes after every other check of the id.
+   * creates the sessions: it comes after every other check of every id.
    */
-  async function expectNoRows(id: string) {
-    expect(await rowsOf(id)).toEqual(NO_ROWS);
-    await expect(store.sessions.create({ id })).resolves.toBe(id);
+  async function expectNoRows(...ids: string[]) {
+    const rows = await Promise.all(ids.map(rowsOf));
+    for (const row of rows) expect(row).toEqual(NO_ROWS);
+    for (const id of ids) await expect(store.sessions.create({ id })).resolves.toBe(id);
   }
 
-  /** Everything the owner can read of its sessions, and their rows. */
+  /**
+   * Everything the owner can read of its sessions, and their rows. Through the
+   * unscoped stores the rows are the very calls the view makes (its header, log,
+   * export, repairs and subsessions), so they are taken from those reads rather
+   * than made twice.
+   */
   async function stateOf(view: View, ids: string[]) {
-    const state = [];
-    for (const id of ids) {
-      state.push({
-        id,
-        meta: await view.sessions.get(id),
-        entries: await view.sessions.load(id),
-        jsonl: await jsonlOf(view, id),
-        history: await view.messages.getHistory(id),
-        transcript: await view.messages.getTranscript(id),
-        count: await view.messages.count(id),
-        repairs: await view.messages.getRepairs(id),
-        stored: await view.transcripts.getTranscript(id),
-        subsessions: await view.transcripts.getSubsessions(id),
-        rows: await rowsOf(id),
-      });
-    }
-    return state;
+    return Promise.all(
+      ids.map(async (id) => {
+        const [meta, entries, lines, history, transcript, count, repairs, stored, subsessions, rows] = await Promise.all([
+          view.sessions.get(id),
+          view.sessions.load(id),
+          exportOf(view, id),
+          view.messages.getHistory(id),
+          view.messages.getTranscript(id),
+          view.messages.count(id),
+          view.messages.getRepairs(id),
+          view.transcripts.getTranscript(id),
+          view.transcripts.getSubsessions(id),
+          view === store ? undefined : rowsOf(id),
+        ]);
+        return {
+          id,
+          meta,
+          entries,
+          jsonl: lines.join(''),
+          history,
+          transcript,
+          count,
+          repairs,
+          stored,
+          subsessions,
+          rows: rows ?? rowsFrom(meta, meta ? entries : transcript, meta ? lines : [], repairs, subsessions),
+        };
+      }),
+    );
   }
 
   /**
