@@ -1,21 +1,13 @@
 // The docs' HTTP walkthrough (docs/guide/http-api.md), run as written against the demo
 // app (`npm start`'s entry point) on a fresh embedded SQLite file: if the page drifts, this fails.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/processes.js';
+import { bashBlockUnder, runBash } from '../support/walkthroughs.js';
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-
-/** The bash block under the HTTP API page's "## Walkthrough" heading. */
-function walkthrough(): string {
-  const page = readFileSync(join(ROOT, 'docs', 'guide', 'http-api.md'), 'utf8');
-  const section = page.slice(page.indexOf('\n## Walkthrough\n'));
-  const block = /```bash\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('docs/guide/http-api.md has no bash block under "## Walkthrough"');
-  return block[1];
-}
 
 /** Starts the demo on a free port in `cwd`; resolves with its base url once it listens. */
 function startDemo(cwd: string): Promise<{ child: ChildProcess; base: string; output: () => string }> {
@@ -46,16 +38,6 @@ function withoutKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-function run(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let [stdout, stderr] = ['', ''];
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 test('npm start serves /docs and the session viewer, prints its development key, and the HTTP walkthrough of the docs succeeds against it as written', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'agent-store-demo-'));
   const demo = await startDemo(cwd);
@@ -68,8 +50,8 @@ test('npm start serves /docs and the session viewer, prints its development key,
     const viewer = await fetch(`${demo.base}/agent-store/viewer/`);
     expect(viewer.status).toBe(200);
     expect(viewer.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
-    const script = walkthrough().replaceAll('http://localhost:3000', demo.base);
-    const result = await run(script, cwd);
+    const script = bashBlockUnder('docs/guide/http-api.md', '## Walkthrough').replaceAll('http://localhost:3000', demo.base);
+    const result = await runBash(script, cwd);
     expect({ code: result.code, stderr: result.stderr, stdout: result.code === 0 ? '' : result.stdout }).toEqual({ code: 0, stderr: '', stdout: '' });
     const lines = result.stdout.split('\n');
     // Every step answered, each on its line: the agent's session, the count the page announces, the statuses.

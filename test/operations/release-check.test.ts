@@ -4,20 +4,11 @@
 // run on SQLite, the bin run, the optional drivers left out. It runs in a copy of
 // the package's sources, so that packing (which rebuilds dist/) leaves this
 // checkout alone; node_modules is the checkout's, linked.
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../support/processes.js';
-
-/** The bash block under the development page's "## Release check" heading. */
-function releaseCheck(): string {
-  const page = readFileSync(join(ROOT, 'docs', 'contributing', 'development.md'), 'utf8');
-  const section = page.slice(page.indexOf('\n## Release check\n'));
-  const block = /```bash\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('docs/contributing/development.md has no bash block under "## Release check"');
-  return block[1];
-}
+import { bashBlockUnder, runBash } from '../support/walkthroughs.js';
 
 /** What `npm pack` reads: the manifest, what its prepare (the Prisma clients) and prepack (the build) steps run, the files it ships. */
 const PACKAGE_SOURCES = ['package.json', 'README.md', 'tsconfig.json', 'tsconfig.build.json', 'prisma.config.ts', 'scripts', 'src', 'prisma', 'viewer'];
@@ -31,26 +22,13 @@ function nodeDir(): Record<string, string> {
   return existsSync(join(prefix, 'include', 'node', 'common.gypi')) ? { npm_config_nodedir: prefix } : {};
 }
 
-function run(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
-      cwd,
-      env: { ...process.env, ...nodeDir(), PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let [stdout, stderr] = ['', ''];
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 test('the release check packs the package, installs it into a fresh Nest app, compiles that app with skipLibCheck off and runs it on SQLite, runs the bin, and leaves the optional drivers out', async () => {
   const sources = mkdtempSync(join(tmpdir(), 'agent-store-release-'));
   try {
     for (const path of PACKAGE_SOURCES) cpSync(join(ROOT, path), join(sources, path), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules'), join(sources, 'node_modules'));
-    const result = await run(releaseCheck(), sources);
+    const env = { ...process.env, ...nodeDir(), PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
+    const result = await runBash(bashBlockUnder('docs/contributing/development.md', '## Release check'), sources, env);
     expect({ code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ code: 0, stderr: '' });
     const lines = result.stdout.trim().split('\n');
     // The app's one line: the message appended at seq 1 and the history that holds it.
