@@ -16,6 +16,9 @@ const VALUES = '^src/values/';
 const CONTRACT = '^src/contract/';
 const GENERATED = '^src/generated/';
 const STORE_SURFACE = '^src/stores/[^/]+/index\\.ts$';
+/** What the root entry may import of src/http: the options, the tenant helper, the loader of the rest. */
+const HTTP_LIGHT = '^src/http/(store-http\\.options|request-tenant|store-http\\.loader)\\.ts$';
+const HTTP_PEERS = 'node_modules/(@nestjs/swagger|@nestjs/throttler|class-validator|class-transformer)/';
 
 /** A rule that `from` imports nothing of src/ but `allowed`. */
 const only = (name, comment, from, allowed) => ({ name, comment, severity: 'error', from: { path: from }, to: { path: '^src/', pathNot: allowed } });
@@ -75,6 +78,21 @@ module.exports = {
       LEAVES,
     ]),
     only('cli-on-the-engine', 'The CLI imports its own folder, the engine and the values.', '^src/cli/', ['^src/cli/', ENGINE, VALUES, LEAVES]),
+    {
+      name: 'http-loads-when-on',
+      comment:
+        "The HTTP API's optional peers (Swagger, class-validator, class-transformer, the throttler) load only when `http` is on: outside src/http only its light files are imported, and they load the rest with a dynamic import.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/http/' },
+      to: { path: '^src/http/', pathNot: HTTP_LIGHT },
+    },
+    {
+      name: 'http-light-files-stay-light',
+      comment: "The HTTP API's light files import no other file of it but dynamically, and none of its optional peers.",
+      severity: 'error',
+      from: { path: HTTP_LIGHT },
+      to: { pathNot: HTTP_LIGHT, path: ['^src/http/', HTTP_PEERS], dependencyTypesNot: ['dynamic-import'] },
+    },
     {
       name: 'testing-is-a-subpath',
       comment: 'Nothing outside the conformance kit imports it: it is a subpath export of its own, and the package never loads a test runner.',

@@ -25,6 +25,7 @@ const project = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^nestjs-agent-store$': '<rootDir>/src/index.ts',
     '^nestjs-agent-store/integration$': '<rootDir>/src/contract/index.ts',
+    '^nestjs-agent-store/http$': '<rootDir>/src/http/index.ts',
     '^nestjs-agent-store/testing$': '<rootDir>/src/testing/index.ts',
   },
   ...(newestMajors && { resolver: '<rootDir>/test/support/newest-majors-resolver.js' }),

@@ -20,6 +20,7 @@ const EXCEPTIONS = 'docs/samples-exceptions.txt';
 const PACKAGE_PATHS: Record<string, string[]> = {
   'nestjs-agent-store': ['./src/index.ts'],
   'nestjs-agent-store/integration': ['./src/contract/index.ts'],
+  'nestjs-agent-store/http': ['./src/http/index.ts'],
   'nestjs-agent-store/langgraph': ['./src/integrations/langgraph/index.ts'],
   'nestjs-agent-store/openai-agents': ['./src/integrations/openai-agents/index.ts'],
   'nestjs-agent-store/claude-agent-sdk': ['./src/integrations/claude-agent-sdk/index.ts'],

@@ -14,7 +14,6 @@ export { TenantStores, type ScopedStores } from './stores/tenants/tenant-stores.
 export { StoreMaintenance } from './stores/maintenance/store-maintenance.js';
 export type { StoreHttpOptions } from './http/store-http.options.js';
 export { setRequestTenant } from './http/request-tenant.js';
-export { setupStoreDocs } from './http/store-docs.js';
 export { StoreHealthIndicator, type StoreHealth } from './stores/health/store-health.indicator.js';
 export { HistoryProvider, HistoryProviders, type RunContext } from './stores/messages/history-provider.js';
 export * from './message.types.js';
@@ -22,7 +21,7 @@ export * from './session.types.js';
 export * from './lifecycle.types.js';
 export * from './store.errors.js';
 export { FailedMigrationError } from './engine/migrator.js';
-export { SerializedSqliteAdapterFactory, type SqliteOptions } from './databases/sqlite/sqlite-adapter.js';
+export { SerializedSqliteAdapterFactory, type SqliteOptions } from './databases/sqlite/sqlite-adapter-factory.js';
 export { MAX_ID_LENGTH, MAX_JSON_DEPTH } from './values/validation.js';
 export {
   balanceToolCalls,

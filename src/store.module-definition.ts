@@ -1,7 +1,7 @@
 // forRoot / forRootAsync and their extras (isGlobal, http) come from Nest's ConfigurableModuleBuilder.
 import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
-import { StoreHttpModule } from './http/store-http.module.js';
-import type { StoreHttpOptions } from './http/store-http.options.js';
+import { loadStoreHttpModule } from './http/store-http.loader.js';
+import { resolveHttpOptions, type StoreHttpOptions } from './http/store-http.options.js';
 import { STORE_MODULE_OPTIONS, StoreCoreModule } from './store-core.module.js';
 import type { StoreModuleOptions } from './store.options.js';
 
@@ -25,10 +25,13 @@ export const {
     // The builder's options provider (and forRootAsync's imports) go to the core
     // module, one registration that StoreModule and the HTTP module both import.
     const core: DynamicModule = { module: StoreCoreModule, imports: definition.imports, providers: definition.providers };
+    // The HTTP options are checked here, when forRoot or forRootAsync is called, since the prefix and the guard
+    // shape the module; its packages are looked for when Nest boots.
+    const http = extras.http === undefined ? undefined : resolveHttpOptions(extras.http);
     return {
       module: definition.module,
       global: extras.isGlobal,
-      imports: extras.http === undefined ? [core] : [core, StoreHttpModule.register(core, extras.http)],
+      imports: http === undefined ? [core] : [core, loadStoreHttpModule(core, http)],
       exports: [core],
     };
   })

@@ -1,4 +1,5 @@
-// StoreHttpModule: the HTTP API over one registration of the store, mounted by StoreModule's `http` extra.
+// StoreHttpModule: the HTTP API over one registration of the store, mounted by StoreModule's `http` extra
+// (loaded by store-http.loader.ts once its optional peers are found).
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
 import { ApiKeyGuard } from './api-key.guard.js';
@@ -9,7 +10,7 @@ import { SessionController } from './session.controller.js';
 import { SessionsController } from './sessions.controller.js';
 import { STORE_AUTHENTICATOR } from './store-auth.guard.js';
 import { StoreBodyMiddleware } from './store-body.middleware.js';
-import { resolveHttpOptions, STORE_HTTP_OPTIONS, type StoreHttpOptions } from './store-http.options.js';
+import { STORE_HTTP_OPTIONS, type ResolvedHttpOptions } from './store-http.options.js';
 import { storeThrottlerProvider } from './store-throttle.guard.js';
 import { TranscriptController } from './transcript.controller.js';
 import { ViewerController } from './viewer.controller.js';
@@ -22,12 +23,9 @@ export class StoreHttpModule implements NestModule {
   /**
    * The controllers, their guards and the path prefix over `store`, the
    * registration of the store's core module whose TenantStores and
-   * StoreHealthIndicator the routes use. The options are checked here, when
-   * forRoot or forRootAsync is called, since the prefix and the guard shape
-   * the module itself.
+   * StoreHealthIndicator the routes use.
    */
-  static register(store: DynamicModule, options: StoreHttpOptions): DynamicModule {
-    const http = resolveHttpOptions(options);
+  static register(store: DynamicModule, http: ResolvedHttpOptions): DynamicModule {
     return {
       module: StoreHttpModule,
       // RouterModule sets the prefix on this module's class, so an app has one HTTP mount.

@@ -9,7 +9,8 @@ import request from 'supertest';
 import { toStoreError } from '../../src/engine/db-errors.js';
 import { KITS } from '../../src/databases/index.js';
 import { MAX_ARRAY_ITEMS } from '../../src/http/dto/message.dto.js';
-import { setupStoreDocs, StoreModule, TenantStores, type ScopedStores } from '../../src/index.js';
+import { setupStoreDocs } from '../../src/http/index.js';
+import { StoreModule, TenantStores, type ScopedStores } from '../../src/index.js';
 import { tempSqliteUrl } from '../support/databases.js';
 
 const KEY = 'hardening-key-tenant-a-0123456789';

@@ -8,12 +8,12 @@ import {
   MessageStore,
   SessionStore,
   setRequestTenant,
-  setupStoreDocs,
   StoreHealthIndicator,
   StoreModule,
   type StoreHttpOptions,
   type StoreModuleOptions,
 } from '../../src/index.js';
+import { setupStoreDocs } from '../../src/http/index.js';
 import { runFixture } from '../support/processes.js';
 import { tempSqliteUrl } from '../support/databases.js';
 

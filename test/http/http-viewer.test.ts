@@ -3,7 +3,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { setupStoreDocs, StoreConfigurationError, StoreModule, type StoreHttpOptions } from '../../src/index.js';
+import { setupStoreDocs } from '../../src/http/index.js';
+import { StoreConfigurationError, StoreModule, type StoreHttpOptions } from '../../src/index.js';
 import { tempSqliteUrl } from '../support/databases.js';
 
 const KEY = 'viewer-option-key-0123456789';

@@ -22,9 +22,9 @@ function startDemo(cwd: string): Promise<{ child: ChildProcess; base: string; ou
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk;
-      // Its last start-up line is the curl hint.
-      const listening = /API on (http:\/\/localhost:\d+)\/agent-store/.exec(output);
-      if (listening && output.includes('try: curl')) resolve({ child, base: listening[1], output: () => output });
+      // Its last start-up line says how to stop it.
+      const listening = /HTTP API +(http:\/\/localhost:\d+)\/agent-store/.exec(output);
+      if (listening && output.includes('Ctrl+C stops it.')) resolve({ child, base: listening[1], output: () => output });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
@@ -38,15 +38,24 @@ function withoutKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return rest;
 }
 
-test('npm start serves /docs and the session viewer, prints its development key, and the HTTP walkthrough of the docs succeeds against it as written', async () => {
+test("npm start prints where to go (the viewer, the agent's session, the API, its key, a curl, how to stop) and no route log, serves /docs and the session viewer, and the HTTP walkthrough of the docs succeeds against it as written", async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'agent-store-demo-'));
   const demo = await startDemo(cwd);
   try {
-    expect(demo.output()).toContain('development API key (tenant "demo"): demo-key-for-local-use-only');
+    const printed = demo.output().trim().split('\n');
+    expect(printed[0]).toMatch(/^nestjs-agent-store demo: the store on embedded SQLite/);
+    expect(printed.at(-1)).toBe('Ctrl+C stops it.');
+    expect(demo.output()).not.toMatch(/Mapped \{|RoutesResolver|InstanceLoader/);
+    expect(demo.output()).toContain(`  Session viewer   ${demo.base}/agent-store/viewer/\n`);
+    expect(demo.output()).toContain('  API key          demo-key-for-local-use-only   (tenant "demo"; paste it into the viewer)\n');
+    expect(demo.output()).toContain(`  Try: curl -H "Authorization: Bearer demo-key-for-local-use-only" ${demo.base}/agent-store/sessions\n`);
+    // The agent's session, linked in the viewer, is the one it stored.
+    const [, sessionId] = /Agent's session {2}.*#\/session\/(\S+)/.exec(demo.output()) ?? [];
+    const stored = await fetch(`${demo.base}/agent-store/sessions/${sessionId}`, { headers: { Authorization: 'Bearer demo-key-for-local-use-only' } });
+    expect({ status: stored.status, title: ((await stored.json()) as { title?: string }).title }).toEqual({ status: 200, title: 'A weekend in Lisbon' });
     const docs = await fetch(`${demo.base}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('swagger');
-    expect(demo.output()).toContain(`session viewer on ${demo.base}/agent-store/viewer/`);
     const viewer = await fetch(`${demo.base}/agent-store/viewer/`);
     expect(viewer.status).toBe(200);
     expect(viewer.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);

@@ -11,7 +11,7 @@ import { KITS, type ProviderKit } from '../../src/databases/index.js';
 import { migrate } from '../../src/engine/open-database.js';
 import { DEFAULT_RETRY, withRetries as withRetriesOn } from '../../src/engine/retry.js';
 import type { RetryPolicy } from '../../src/engine/provider-kit.js';
-import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
+import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter-factory.js';
 import { GALERA_RETRY } from '../../src/databases/mysql/galera.js';
 import {
   StoreBusyError,

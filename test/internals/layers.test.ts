@@ -128,3 +128,25 @@ test('a kit importing another kit, and anything importing an integration, fail t
     }),
   ).toEqual(['http-on-the-stores', 'integrations-are-subpaths', 'kits-import-the-engine']);
 }, 120_000);
+
+test("the root entry importing the HTTP API's heavy files, or its loader importing them statically, fails the check; a dynamic import passes", async () => {
+  const http = {
+    'http/store-http.module.ts': "import '@nestjs/swagger';\nexport class StoreHttpModule {}\n",
+    'http/store-http.options.ts': 'export const resolveHttpOptions = () => 1;\n',
+  };
+  expect(await brokenRules({ ...http, 'index.ts': "export { StoreHttpModule } from './http/store-http.module.js';\n" })).toEqual(['http-loads-when-on']);
+  expect(
+    await brokenRules({
+      ...http,
+      'http/store-http.loader.ts': "import { StoreHttpModule } from './store-http.module.js';\nexport const load = () => StoreHttpModule;\n",
+      'index.ts': "export { load } from './http/store-http.loader.js';\n",
+    }),
+  ).toEqual(['http-light-files-stay-light']);
+  expect(
+    await brokenRules({
+      ...http,
+      'http/store-http.loader.ts': "export const load = () => import('./store-http.module.js');\n",
+      'index.ts': "export { load } from './http/store-http.loader.js';\n",
+    }),
+  ).toEqual([]);
+}, 120_000);

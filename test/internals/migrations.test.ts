@@ -11,7 +11,7 @@ import { checksumOf, shippedMigrations, splitStatements, type MigrationFile } fr
 import { applyMigrations, FailedMigrationError } from '../../src/engine/migrator.js';
 import { migrate } from '../../src/engine/open-database.js';
 import { KITS } from '../../src/databases/index.js';
-import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
+import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter-factory.js';
 
 const AGENT_TABLES = ['agent_boundary', 'agent_message', 'agent_repair', 'agent_subsession', 'agent_thread', 'agent_tombstone'];
 const SQLITE_DIR = migrationsDir('sqlite');

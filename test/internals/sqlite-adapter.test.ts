@@ -7,7 +7,7 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaClient } from '../../src/generated/sqlite/client.js';
 import { migrate } from '../../src/engine/open-database.js';
 import { KITS } from '../../src/databases/index.js';
-import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter.js';
+import { SerializedSqliteAdapterFactory } from '../../src/databases/sqlite/sqlite-adapter-factory.js';
 
 let dir: string;
 beforeAll(() => {

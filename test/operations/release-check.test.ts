@@ -1,16 +1,21 @@
 // The release check of docs/contributing/development.md, run as written: the
-// package packed, its tarball installed from the registry into a fresh ESM Nest
-// app with its peers, a tiny app compiled against it with skipLibCheck off and
-// run on SQLite, the bin run, the optional drivers left out. It runs in a copy of
+// package packed with a manifest stripped of the repository's scripts, its
+// tarball installed from the registry into a fresh ESM Nest app (timed and
+// measured), a tiny app compiled against it with skipLibCheck off and run on
+// SQLite, the HTTP API's boot failing without its optional peers, the bin run,
+// the optional drivers, the HTTP-only packages and a second copy of any Prisma
+// package left out. It runs in a copy of
 // the package's sources, so that packing (which rebuilds dist/) leaves this
 // checkout alone; node_modules is the checkout's, linked.
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../support/processes.js';
 import { bashBlockUnder, runBash } from '../support/walkthroughs.js';
 
 /** What `npm pack` reads: the manifest, what its prepare (the Prisma clients) and prepack (the build) steps run, the files it ships. */
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+
 const PACKAGE_SOURCES = ['package.json', 'README.md', 'tsconfig.json', 'tsconfig.build.json', 'prisma.config.ts', 'scripts', 'src', 'prisma', 'viewer'];
 
 /**
@@ -22,7 +27,10 @@ function nodeDir(): Record<string, string> {
   return existsSync(join(prefix, 'include', 'node', 'common.gypi')) ? { npm_config_nodedir: prefix } : {};
 }
 
-test('the release check packs the package, installs it into a fresh Nest app, compiles that app with skipLibCheck off and runs it on SQLite, runs the bin, and leaves the optional drivers out', async () => {
+/** A SQLite-only app grows by this much at most: the library, its Prisma client and better-sqlite3 (about 106 MB), with room for their updates. */
+const MAX_INSTALL_MB = 130;
+
+test("the release check packs the package without its scripts, installs it into a fresh Nest app with none of the HTTP-only packages and each Prisma package once, compiles that app with skipLibCheck off and no @types/better-sqlite3 and runs it on SQLite, fails the HTTP API's boot with what to install, runs the bin, and leaves the optional drivers out", async () => {
   const sources = mkdtempSync(join(tmpdir(), 'agent-store-release-'));
   try {
     for (const path of PACKAGE_SOURCES) cpSync(join(ROOT, path), join(sources, path), { recursive: true });
@@ -31,10 +39,26 @@ test('the release check packs the package, installs it into a fresh Nest app, co
     const result = await runBash(bashBlockUnder('docs/contributing/development.md', '## Release check'), sources, env);
     expect({ code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ code: 0, stderr: '' });
     const lines = result.stdout.trim().split('\n');
-    // The app's one line: the message appended at seq 1 and the history that holds it.
-    expect(lines).toContainEqual(expect.stringMatching(/^1 \[\{"seq":1,"role":"user","content":"hello","createdAt":"\d{4}-\d\d-\d\dT[^"]+Z"\}\]$/));
-    // The bin prints the store's 9 models; neither pg nor mariadb was installed.
-    expect(lines.slice(-2)).toEqual(['9', 'no pg, no mariadb']);
+    expect(lines).toContain('packed manifest: no scripts');
+    // What installing the tarball took and added, printed for the record.
+    const install = lines.find((line) => line.startsWith('install: '));
+    const [, seconds, megabytes] = /^install: (\d+) s, node_modules \+(\d+) MB$/.exec(install ?? '') ?? [];
+    expect({ install, seconds: Number(seconds) >= 0, megabytes: Number(megabytes) <= MAX_INSTALL_MB }).toEqual({ install, seconds: true, megabytes: true });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'release-check.txt'), `${install}\n`);
+    process.stdout.write(`release check, the tarball into a fresh SQLite-only Nest app: ${install}\n`);
+    expect(lines.slice(-7)).toEqual([
+      // The app's line: the message appended at seq 1 and the history that holds it.
+      expect.stringMatching(/^1 \[\{"seq":1,"role":"user","content":"hello","createdAt":"\d{4}-\d\d-\d\dT[^"]+Z"\}\]$/),
+      // `http` on without its peers: the boot fails with what to install.
+      'StoreConfigurationError: StoreModule option "http" serves the HTTP API, which needs @nestjs/swagger, class-validator, class-transformer and @nestjs/throttler (optional peer dependencies of nestjs-agent-store): npm install @nestjs/swagger class-validator class-transformer @nestjs/throttler',
+      // The bin prints the store's 9 models.
+      '9',
+      'no pg, no mariadb',
+      'no HTTP-only packages',
+      'no Prisma package twice',
+      'no @types/better-sqlite3',
+    ]);
   } finally {
     rmSync(sources, { recursive: true, force: true });
   }

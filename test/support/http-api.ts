@@ -7,7 +7,8 @@ import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Test } from '@nestjs/testing';
 import supertest from 'supertest';
-import { setupStoreDocs, StoreModule, type StoreHttpOptions, type StoreModuleOptions } from '../../src/index.js';
+import { setupStoreDocs } from '../../src/http/index.js';
+import { StoreModule, type StoreHttpOptions, type StoreModuleOptions } from '../../src/index.js';
 import { tempSqliteUrl } from './databases.js';
 
 export const KEY_A = 'e2e-key-tenant-a-0123456789abcdef';

@@ -9,7 +9,8 @@ import { classifySqlite } from './errors.js';
 import { sqliteMigrations } from './migrations.js';
 import { directStatements, sqliteFastPaths, sqliteHostFastPaths } from './fast-paths.js';
 import { placeholder } from './sql.js';
-import { SerializedSqliteAdapter, SerializedSqliteAdapterFactory, SqliteTransaction } from './sqlite-adapter.js';
+import { SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
+import { SerializedSqliteAdapterFactory } from './sqlite-adapter-factory.js';
 
 export const sqlite: ProviderKit = {
   provider: 'sqlite',
