@@ -3,10 +3,12 @@ const KEY = 'agent-store-viewer-key';
 const BASE = new URL('../', location.href);
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  /** `keySent`: the request carried a key, so a 401 refused that key rather than asked for one. */
+  constructor(status, message, keySent = false) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
+    this.keySent = keySent;
   }
 }
 
@@ -15,10 +17,7 @@ export const setKey = (key) => sessionStorage.setItem(KEY, key);
 export const forgetKey = () => sessionStorage.removeItem(KEY);
 
 /** Without a key the request goes out bare: the host's own guard may authenticate it (a cookie, a proxy). */
-function headers() {
-  const key = getKey();
-  return key ? { Authorization: `Bearer ${key}` } : {};
-}
+const headers = (key) => (key ? { Authorization: `Bearer ${key}` } : {});
 
 function url(path, query = {}) {
   const target = new URL(path, BASE);
@@ -29,9 +28,10 @@ function url(path, query = {}) {
 }
 
 async function request(path, query) {
+  const key = getKey();
   let response;
   try {
-    response = await fetch(url(path, query), { headers: headers(), credentials: 'same-origin' });
+    response = await fetch(url(path, query), { headers: headers(key), credentials: 'same-origin' });
   } catch (error) {
     throw new ApiError(0, `the API did not answer (${error.message})`);
   }
@@ -43,7 +43,7 @@ async function request(path, query) {
   } catch {
     // Not JSON: keep the status text.
   }
-  throw new ApiError(response.status, message);
+  throw new ApiError(response.status, message, Boolean(key));
 }
 
 export const getJson = async (path, query) => (await request(path, query)).json();

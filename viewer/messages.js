@@ -41,11 +41,12 @@ export function pairToolCalls(items, complete) {
 
 /**
  * A message. `options`: seq (null for a boundary's own messages), pairs and
- * index (from pairToolCalls), note (an element shown in its heading), dim,
+ * index (from pairToolCalls), origin (where a boundary's message came from,
+ * shown in its heading in place of a seq), dim (why it is dimmed: its title),
  * idPrefix (its element's id, so a paired call or result can be scrolled to),
  * goTo(seq) (to reach a seq that is not on the page).
  */
-export function messageView(message, { seq = null, pairs = new Map(), index = -1, note = null, dim = false, idPrefix = null, goTo = null } = {}) {
+export function messageView(message, { seq = null, pairs = new Map(), index = -1, origin = null, dim = null, idPrefix = null, goTo = null } = {}) {
   const other = (part) => pairs.get(`${index}:${text(part.toolCallId)}`);
   // Where the other side of a pair is: a link to its seq, or (a boundary's messages have none) this list.
   const jump = (target) =>
@@ -134,16 +135,14 @@ export function messageView(message, { seq = null, pairs = new Map(), index = -1
       'data-testid': 'message',
       id: idPrefix && seq != null ? `${idPrefix}-${seq}` : null,
       dataset: { seq: seq ?? 'boundary', role: message.role },
+      title: dim,
     },
     h(
       'header',
       {},
-      h('span', { class: 'seq' }, seq == null ? '—' : `seq ${seq}`),
-      ' ',
+      seq != null ? [h('span', { class: 'seq' }, `seq ${seq}`), ' '] : null,
+      origin ? [h('span', { class: 'seq origin', 'data-testid': 'origin' }, origin), ' '] : null,
       h('strong', {}, message.role),
-      ' ',
-      note,
-      dim ? h('span', { class: 'badge cut', 'data-testid': 'cut' }, 'not in the effective history') : null,
     ),
     partsOf(message).map(part),
     lazyDetails('details', () => details(message), { class: 'message-details', 'data-testid': 'message-details' }),

@@ -1,8 +1,9 @@
 // The effective history and the log, side by side, each a page at a time:
 // a 100,000-message session is never read whole.
 import { getJson, sessionPath } from './api.js';
-import { h, json, lazyDetails, replace } from './dom.js';
+import { h, json, lazyDetails, link, replace, sessionRoute } from './dom.js';
 import { messageList, messageView, pairToolCalls } from './messages.js';
+import { boundaryOrigins } from './origins.js';
 
 const PAGE = 100;
 // How far into the next page a call's results are looked for, when a page ends right after it.
@@ -50,6 +51,23 @@ function boundaryText(entry) {
     : `repair at seq ${entry.seq} ${replaced} (the balanced projection of ${entry.sourceMessageCount} of the history)`;
 }
 
+/** A link that opens the log at `seq`. */
+const seqLink = (id, seq) => link(sessionRoute(id, `?seq=${seq}`), `seq ${seq}`, { class: 'seq-link' });
+
+/** Where a boundary's message came from (see boundaryOrigins), said in its heading. */
+function originView(id, origin) {
+  const boundary = origin.madeBy ?? origin.carriedBy;
+  if (!boundary) return [origin.keptBy ? 'kept from ' : '', seqLink(id, origin.seq)];
+  const compaction = boundary.type === 'compaction';
+  const verb = origin.madeBy ? (compaction ? 'summary' : 'added') : compaction ? 'kept' : 'carried';
+  return h(
+    'span',
+    { title: origin.carriedBy ? 'it comes from further back in the log than the viewer reads' : null },
+    `${verb} by the ${boundary.type} at `,
+    seqLink(id, boundary.seq),
+  );
+}
+
 /**
  * The effective history, paged by its cursors. Resolves to the latest
  * boundary (the log entry at the history's startSeq), or null without one.
@@ -65,12 +83,15 @@ export async function historyPane(container, id) {
     return { items: page.messages.map((message) => ({ seq: message.seq, message })), more: page.nextCursor != null };
   };
 
+  const readLog = (query) => getJson(sessionPath(id, '/log'), query);
   const first = await read(null);
   let boundary = null;
   if (first.startSeq != null) {
-    const [entry] = (await getJson(sessionPath(id, '/log'), { fromSeq: first.startSeq, limit: 1 })).entries;
+    const [entry] = (await readLog({ fromSeq: first.startSeq, limit: 1 })).entries;
     if (entry && entry.seq === first.startSeq && (entry.type === 'compaction' || entry.type === 'repair')) boundary = entry;
   }
+  // The history starts with the boundary's messages, in order: the first ones have these origins.
+  const origins = boundary ? await boundaryOrigins(readLog, boundary) : [];
   replace(
     note,
     boundary
@@ -78,40 +99,41 @@ export async function historyPane(container, id) {
       : 'No compaction or repair: the history is the transcript.',
   );
 
-  const cursors = [null];
+  // The pages opened, each by its cursor (the first by none), with its first message's position in the history.
+  const opened = [{ cursor: null, offset: 0 }];
   const show = async (page, current = () => true) => {
     const items = page.messages.map((message) => ({ seq: message.seq, message }));
     const { pairs } = await pagePairs(items, page.nextCursor, readAhead);
     if (!current()) return;
-    const fromBoundary =
-      boundary && h('span', { class: 'badge boundary-badge', 'data-testid': 'from-boundary' }, `from the ${boundary.type} at seq ${boundary.seq}`);
+    const { offset } = opened.at(-1);
     replace(
       list,
-      items.map(({ seq, message }, index) =>
-        h(
+      items.map(({ seq, message }, index) => {
+        const origin = seq == null ? origins[offset + index] : undefined;
+        return h(
           'div',
           { 'data-testid': 'history-entry' },
-          messageView(message, { seq, pairs, index, idPrefix: 'history', note: seq == null && fromBoundary ? fromBoundary.cloneNode(true) : null }),
-        ),
-      ),
+          messageView(message, { seq, pairs, index, idPrefix: 'history', origin: origin && originView(id, origin) }),
+        );
+      }),
     );
-    nav.status.textContent = `page ${cursors.length}, ${items.length} message${items.length === 1 ? '' : 's'}`;
-    nav.previous.disabled = cursors.length === 1;
+    nav.status.textContent = `page ${opened.length}, ${items.length} message${items.length === 1 ? '' : 's'}`;
+    nav.previous.disabled = opened.length === 1;
     nav.next.disabled = !page.nextCursor;
-    nav.next.onclick = () => step(() => cursors.push(page.nextCursor));
+    nav.next.onclick = () => step(() => opened.push({ cursor: page.nextCursor, offset: offset + items.length }));
   };
   const step = (move) =>
     nav.load(async (current) => {
       move();
       try {
-        await show(await read(cursors.at(-1)), current);
+        await show(await read(opened.at(-1).cursor), current);
       } catch (error) {
         if (!current()) return;
         replace(list, h('p', { class: 'error', role: 'alert' }, error.message));
-        nav.previous.disabled = cursors.length === 1;
+        nav.previous.disabled = opened.length === 1;
       }
     });
-  nav.previous.onclick = () => step(() => cursors.pop());
+  nav.previous.onclick = () => step(() => opened.pop());
   await show(first);
   return boundary;
 }
@@ -119,7 +141,7 @@ export async function historyPane(container, id) {
 /**
  * The log: messages, events and boundaries at their seq, paged forward by its
  * cursors and back by the pages seen; `jump to seq` starts a page anywhere.
- * Messages the latest boundary cut away are dimmed.
+ * Messages the latest boundary cut away are dimmed, as a note above them says once.
  */
 export async function logPane(container, id, boundary, startAt) {
   const list = h('div', { class: 'entries', 'data-testid': 'log-entries' });
@@ -137,7 +159,16 @@ export async function logPane(container, id, boundary, startAt) {
     h('label', {}, 'jump to seq ', seqInput),
     h('button', { type: 'submit', 'data-testid': 'jump-go' }, 'Go'),
   );
-  replace(container, h('h2', {}, 'Log (transcript, events, boundaries)'), h('div', { class: 'controls' }, nav.element, jumpForm), list);
+  const replacedBy = boundary && `replaced by the ${boundary.type} at seq ${boundary.seq}`;
+  replace(
+    container,
+    h('h2', {}, 'Log (transcript, events, boundaries)'),
+    boundary
+      ? h('p', { class: 'cut-note', 'data-testid': 'log-cut-note' }, `Dimmed: seq ≤ ${boundary.cutSeq}, ${replacedBy}; not in the effective history.`)
+      : null,
+    h('div', { class: 'controls' }, nav.element, jumpForm),
+    list,
+  );
   const read = (request, limit = PAGE) => getJson(sessionPath(id, '/log'), { limit, cursor: request.cursor, fromSeq: request.fromSeq });
   const readAhead = async (request) => {
     const page = await read(request, LOOKAHEAD);
@@ -200,7 +231,7 @@ export async function logPane(container, id, boundary, startAt) {
     );
     function entryView(entry) {
       if (entry.type === 'message') {
-        const dim = boundary != null && entry.seq <= boundary.cutSeq;
+        const dim = boundary != null && entry.seq <= boundary.cutSeq ? `Not in the effective history: ${replacedBy}.` : null;
         return messageView(entry.message, { seq: entry.seq, pairs, index: indexOf.get(entry.seq), dim, idPrefix: 'log', goTo });
       }
       if (entry.type === 'event') {

@@ -6,8 +6,11 @@ import { idOf } from '../values/validation.js';
 /**
  * The HTTP API over the stores, mounted by `StoreModule.forRoot({ http })` or
  * `forRootAsync({ useFactory, http })`; off when absent. It is served by the
- * Express platform (@nestjs/platform-express). Give exactly one of `apiKeys`
- * and `guard`. Every route acts for the caller's tenant only, through
+ * Express platform (@nestjs/platform-express), and needs the optional peers
+ * @nestjs/swagger, class-validator, class-transformer and (unless `throttle`
+ * is false) @nestjs/throttler: without them the boot fails with a
+ * StoreConfigurationError naming them. Give exactly one of `apiKeys` and
+ * `guard`. Every route acts for the caller's tenant only, through
  * `TenantStores.forTenant(tenant)`.
  */
 export interface StoreHttpOptions {

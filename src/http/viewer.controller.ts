@@ -20,6 +20,8 @@ const ASSET_TYPES: Record<string, string> = {
   'tree.js': 'text/javascript; charset=utf-8',
   'messages.js': 'text/javascript; charset=utf-8',
   'panes.js': 'text/javascript; charset=utf-8',
+  'origins.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
 const VIEWER_ROOT = new URL('../../viewer/', import.meta.url);
 

@@ -3,10 +3,13 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { TenantStores } from '../../src/index.js';
 import {
   COOKIE_SESSION_ID,
   DEMO_KEY,
   EDGE_ID,
+  FAR_GAP,
+  FAR_ID,
   FILLER_SESSIONS,
   FORK_ID,
   LONG_HALF,
@@ -112,18 +115,40 @@ test('serves its files from a whitelist under a strict CSP, without a key, and r
   const script = await fetch(`${viewer.api}/viewer/app.js`);
   expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
   expect((await fetch(`${viewer.api}/viewer/viewer.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+  expect((await fetch(`${viewer.api}/viewer/origins.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  const icon = await fetch(`${viewer.api}/viewer/favicon.svg`);
+  expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+  expect(icon.headers.get('content-security-policy')).toBe(index.headers.get('content-security-policy'));
   for (const path of ['nope.js', '..%2Fpackage.json', '%2E%2E%2F%2E%2E%2Fpackage.json', 'toString', '__proto__']) {
     expect((await fetch(`${viewer.api}/viewer/${path}`)).status).toBe(404);
   }
 });
 
-test('asks for a key on 401, then lists the demo session; search narrows the list', async () => {
+test('asks for a key with a prompt, not an error, says when a key is refused, then lists the demo session; search narrows the list', async () => {
   await page.goto(`${viewer.api}/viewer`);
+  const prompt = page.getByTestId('key-prompt');
   await page.getByTestId('key-form').waitFor();
-  await hasText(page.getByTestId('error'), '401');
+  // The prompt is the page: what to enter and where the key is kept, no error, no list.
+  await hasText(prompt, 'API key');
+  await hasText(prompt, 'this tab only (sessionStorage)');
+  expect(await page.getByTestId('error').isVisible()).toBe(false);
+  expect(await page.getByTestId('key-refused').isVisible()).toBe(false);
+  expect(await page.locator('main').isVisible()).toBe(false);
+  expect(await page.evaluate("document.activeElement.getAttribute('data-testid')")).toBe('key-input');
+
+  // A key the API refuses: the prompt says so, still without the error banner, and the key is not kept.
+  await useKey('not-a-key-of-this-store');
+  await hasText(page.getByTestId('key-refused'), 'That key was not accepted');
+  expect(await prompt.isVisible()).toBe(true);
+  expect(await page.getByTestId('error').isVisible()).toBe(false);
+  expect(await page.getByTestId('key-forget').isVisible()).toBe(false);
+  expect(await page.evaluate('sessionStorage.length')).toBe(0);
+
   await useKey(DEMO_KEY);
   const items = page.getByTestId('session-item');
   await items.filter({ hasText: 'filler-20' }).waitFor();
+  expect(await prompt.isVisible()).toBe(false);
+  expect(await page.getByTestId('key-forget').isVisible()).toBe(true);
 
   await page.getByTestId('search-input').fill('lisbon');
   await page.getByTestId('search-button').click();
@@ -139,7 +164,7 @@ test('asks for a key on 401, then lists the demo session; search narrows the lis
 });
 
 test('pages through the sessions list and back', async () => {
-  const total = FILLER_SESSIONS + 6;
+  const total = FILLER_SESSIONS + 7;
   await page.goto(`${viewer.api}/viewer/#/`);
   const items = page.getByTestId('session-item');
   await until(async () => (await items.count()) === 20, 'the first page holds 20 sessions');
@@ -206,15 +231,40 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
   await hasText(repair.getByTestId('repair-evidence'), 'book_hotel');
   await hasText(repair.getByTestId('repair-evidence').getByTestId('tool-result'), 'error-text');
 
-  // What the latest boundary cut away is dimmed; the history's own messages come from it.
+  // What the latest boundary cut away is dimmed, and said once, above the log: not on each row.
   const cutSeq = Number(await repair.getAttribute('data-cut-seq'));
+  const repairSeq = Number(await repair.getAttribute('data-seq'));
+  const compactionSeq = Number(await compaction.getAttribute('data-seq'));
   const dimmed = await log
-    .locator('[data-testid=log-entry]:has([data-testid=cut])')
+    .locator('[data-testid=log-entry]:has(.message.dim)')
     .evaluateAll((entries) => entries.map((entry) => Number(entry.getAttribute('data-seq'))));
-  expect(dimmed.length).toBeGreaterThan(0);
-  expect(dimmed.every((seq) => seq <= cutSeq)).toBe(true);
-  expect(await page.getByTestId('history-pane').getByTestId('from-boundary').count()).toBe(5);
+  const messageSeqs = await log
+    .locator('[data-testid=log-entry][data-type=message]')
+    .evaluateAll((entries) => entries.map((entry) => Number(entry.getAttribute('data-seq'))));
+  expect(dimmed).toEqual(messageSeqs.filter((seq) => seq <= cutSeq));
+  expect(dimmed.length).toBe(7);
+  await hasText(log.getByTestId('log-cut-note'), `Dimmed: seq ≤ ${cutSeq}, replaced by the repair at seq ${repairSeq}; not in the effective history.`, true);
+  expect((await log.textContent())!.split('not in the effective history').length - 1).toBe(1);
+  const dimmedRow = log.locator(`[data-testid=log-entry][data-seq="${dimmed[0]}"] [data-testid=message]`);
+  const opacity = (locator: Locator) => locator.evaluate((element) => Number(element.ownerDocument.defaultView!.getComputedStyle(element).opacity));
+  expect(await opacity(dimmedRow)).toBeLessThan(1);
+  expect(await dimmedRow.getAttribute('title')).toBe(`Not in the effective history: replaced by the repair at seq ${repairSeq}.`);
+  expect(await opacity(log.locator(`[data-testid=log-entry][data-seq="${repairSeq}"] > *`))).toBe(1);
+
+  // Each of the history's boundary messages says which boundary made it, or which seq of the log it was,
+  // in its heading, where a seq would be (no stray dash).
   await hasText(page.getByTestId('history-start'), 'repair at seq');
+  const historyPane = page.getByTestId('history-pane');
+  await until(async () => (await historyPane.getByTestId('origin').count()) === 5, 'the five boundary messages are attributed');
+  expect(await historyPane.getByTestId('origin').allTextContents()).toEqual([
+    `summary by the compaction at seq ${compactionSeq}`,
+    'kept from seq 5',
+    'kept from seq 6',
+    'seq 8',
+    `added by the repair at seq ${repairSeq}`,
+  ]);
+  for (const heading of await historyPane.locator('[data-testid=message] > header').allTextContents()) expect(heading).not.toContain('—');
+  expect(await historyPane.locator('[data-testid=message] > header').first().textContent()).toBe(`summary by the compaction at seq ${compactionSeq} system`);
 
   // Tool calls: flights-1 answered by the message after it; hotel-1 never answered in the transcript.
   const flights = log.locator('[data-testid=tool-call][data-tool-call-id=flights-1]');
@@ -238,6 +288,11 @@ test("opens the demo session: its tree, its boundaries, paired and orphaned tool
   mkdirSync(join(process.cwd(), 'test-artifacts'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   process.stdout.write(`session viewer screenshot: ${SCREENSHOT}\n`);
+
+  // An origin's seq opens the log there.
+  await history.getByTestId('origin').filter({ hasText: 'kept from seq 5' }).getByRole('link', { name: 'seq 5' }).click();
+  await logStartsAt(5);
+  expect(new URL(page.url()).hash).toBe(`#/session/${encodeURIComponent(viewer.demoSessionId)}?seq=5`);
 });
 
 test('exports the session as JSONL, equal to the API export', async () => {
@@ -249,6 +304,12 @@ test('exports the session as JSONL, equal to the API export', async () => {
 });
 
 test('pages through a 100,000-message transcript, a page in the DOM at a time, and jumps to a seq', async () => {
+  const logReads: URL[] = [];
+  const onRequest = (request: { url(): string }) => {
+    const url = new URL(request.url());
+    if (url.pathname.endsWith('/log')) logReads.push(url);
+  };
+  page.on('request', onRequest);
   await session(LONG_ID);
   await hasText(page.getByTestId('session-id'), LONG_ID, true);
   await page
@@ -257,8 +318,11 @@ test('pages through a 100,000-message transcript, a page in the DOM at a time, a
     .waitFor();
   expect(await logEntries().count()).toBe(PAGE_SIZE);
   expect(await page.getByTestId('history-entry').count()).toBe(PAGE_SIZE);
-  // The history starts with the compaction's summary.
+  // The history starts with the compaction's summary, said to be the compaction's without reading the log behind it.
   await hasText(page.getByTestId('history-entry').first(), `Summary of the first ${LONG_HALF} messages.`);
+  await hasText(page.getByTestId('history-entry').first().getByTestId('origin'), `summary by the compaction at seq ${LONG_HALF + 2}`, true);
+  page.off('request', onRequest);
+  expect(logReads.map((url) => Number(url.searchParams.get('limit'))).every((limit) => limit <= PAGE_SIZE)).toBe(true);
 
   await page.getByTestId('log-next').click();
   await logStartsAt(101);
@@ -280,9 +344,10 @@ test('pages through a 100,000-message transcript, a page in the DOM at a time, a
   await hasText(page.getByTestId('log-pane').locator('[data-testid=boundary][data-kind=compaction]'), `replaces seq ≤ ${LONG_HALF}`);
   expect(
     await logEntries()
-      .filter({ has: page.getByTestId('cut') })
+      .filter({ has: page.locator('.message.dim') })
       .count(),
   ).toBe(11);
+  await hasText(page.getByTestId('log-cut-note'), `Dimmed: seq ≤ ${LONG_HALF}, replaced by the compaction at seq ${LONG_HALF + 2};`);
   // Back from a jumped-to page: the entries just before it.
   await page.getByTestId('log-previous').click();
   await until(async () => Number(await logEntries().last().getAttribute('data-seq')) === LONG_HALF - 11, 'the page before ends just before the jump');
@@ -323,6 +388,20 @@ test('pairs a call that ends a page with its result at the head of the next, and
     'call at seq 100',
     true,
   );
+});
+
+test('attributes each boundary message to the boundary or log seq it came from, and only to the boundary that carried it when it lies further back than the viewer reads', async () => {
+  await session(FAR_ID);
+  const history = page.getByTestId('history-pane');
+  await until(async () => (await history.getByTestId('origin').count()) === 4, 'the four boundary messages are attributed');
+  expect(await history.getByTestId('origin').allTextContents()).toEqual([
+    `summary by the compaction at seq ${FAR_GAP + 2}`,
+    // It was seq 1: more than a few pages behind the boundaries.
+    `kept by the compaction at seq ${FAR_GAP + 2}`,
+    `seq ${FAR_GAP + 3}`,
+    `added by the repair at seq ${FAR_GAP + 4}`,
+  ]);
+  expect(await history.getByTestId('origin').nth(1).locator('[title]').getAttribute('title')).toContain('further back in the log');
 });
 
 test('renders hostile titles and messages as text, and loads no URL found in a message', async () => {
@@ -372,8 +451,10 @@ test("behind a host's own guard (a cookie here) it works without a key, and asks
     const hostPage = await context.newPage();
     hostPage.setDefaultTimeout(15_000);
     await hostPage.goto(`${guarded.api}/viewer/`);
-    await hasText(hostPage.getByTestId('error'), '401');
     await hostPage.getByTestId('key-form').waitFor();
+    // No key was sent: the prompt asks for one, without calling it refused and without an error.
+    expect(await hostPage.getByTestId('key-refused').isVisible()).toBe(false);
+    expect(await hostPage.getByTestId('error').isVisible()).toBe(false);
     await context.addCookies([{ name: 'host-session', value: 'cookie-tenant', url: guarded.api }]);
     await hostPage.reload();
     await hostPage.getByTestId('session-item').filter({ hasText: COOKIE_SESSION_ID }).waitFor();
@@ -382,5 +463,98 @@ test("behind a host's own guard (a cookie here) it works without a key, and asks
   } finally {
     await context.close();
     await guarded.app.close();
+  }
+});
+
+test('lists a subsession under its parent when both are on the page, a grandchild deeper; a search hit without its parent keeps its place and badge', async () => {
+  const guarded = await startGuardedApp();
+  const context = await browser.newContext();
+  try {
+    const stores = guarded.app.get<TenantStores>(TenantStores).forTenant('cookie-tenant');
+    // Newest first, the API lists each subsession before its parent.
+    for (const [id, parentId] of [
+      ['family', undefined],
+      ['family/a', 'family'],
+      ['family/b', 'family'],
+      ['family/a/x', 'family/a'],
+      ['loner', undefined],
+    ]) {
+      await stores.sessions.create({ id: id!, parentId });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await context.addCookies([{ name: 'host-session', value: 'cookie-tenant', url: guarded.api }]);
+    const hostPage = await context.newPage();
+    hostPage.setDefaultTimeout(15_000);
+    const items = hostPage.getByTestId('session-item');
+    const rows = () =>
+      items.evaluateAll((elements) =>
+        elements.map((element) => ({
+          id: element.getAttribute('data-session-id'),
+          depth: Number(element.getAttribute('data-depth')),
+          left: Math.round(element.querySelector('.session-link')!.getBoundingClientRect().left),
+          badge: element.querySelector('[data-testid=badge-subsession]')?.textContent ?? null,
+        })),
+      );
+    await hostPage.goto(`${guarded.api}/viewer/#/`);
+    await until(async () => (await items.count()) === 6, 'the six sessions are listed');
+    const listed = await rows();
+    expect(listed.map(({ id, depth, badge }) => ({ id, depth, badge }))).toEqual([
+      { id: 'loner', depth: 0, badge: null },
+      { id: 'family', depth: 0, badge: null },
+      { id: 'family/b', depth: 1, badge: null },
+      { id: 'family/a', depth: 1, badge: null },
+      { id: 'family/a/x', depth: 2, badge: null },
+      { id: COOKIE_SESSION_ID, depth: 0, badge: null },
+    ]);
+    // Indented by depth.
+    const left = (id: string) => listed.find((row) => row.id === id)!.left;
+    expect(left('family/b')).toBe(left('family/a'));
+    expect(left('family')).toBeLessThan(left('family/a'));
+    expect(left('family/a')).toBeLessThan(left('family/a/x'));
+    expect(left('loner')).toBe(left('family'));
+
+    // A search: family/a's parent does not match, family/a/x's does.
+    await hostPage.getByTestId('search-input').fill('family/a');
+    await hostPage.getByTestId('search-button').click();
+    await until(async () => (await items.count()) === 2, 'two sessions match');
+    expect((await rows()).map(({ id, depth, badge }) => ({ id, depth, badge }))).toEqual([
+      { id: 'family/a', depth: 0, badge: 'subsession of family' },
+      { id: 'family/a/x', depth: 1, badge: null },
+    ]);
+  } finally {
+    await context.close();
+    await guarded.app.close();
+  }
+});
+
+test('links an SVG favicon that loads under the CSP, and asks for no file that is not there', async () => {
+  const context = await browser.newContext();
+  try {
+    const fresh = await context.newPage();
+    fresh.setDefaultTimeout(15_000);
+    const missing: string[] = [];
+    fresh.on('response', (response) => {
+      if (response.status() === 404) missing.push(response.url());
+    });
+    await fresh.goto(`${viewer.api}/viewer/`);
+    await fresh.getByTestId('key-prompt').waitFor();
+    const href = await fresh.locator('link[rel=icon]').evaluate((link) => new URL(link.getAttribute('href')!, link.baseURI).href);
+    expect(href).toBe(`${viewer.api}/viewer/favicon.svg`);
+    // Headless Chromium fetches no favicon of its own: the page loads it as an image, as a tab would.
+    const width = await fresh.evaluate(
+      `(async () => {
+        const image = new Image();
+        image.src = ${JSON.stringify(href)};
+        await image.decode();
+        return image.naturalWidth;
+      })()`,
+    );
+    expect(width).toBeGreaterThan(0);
+    const icon = await fetch(href);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(missing).toEqual([]);
+  } finally {
+    await context.close();
   }
 });

@@ -1,7 +1,8 @@
 // The demo's pieces with the viewer on, for the browser tests: the scripted
 // agent's session in the demo tenant (under the demo's key), a second tenant
 // with a key and no sessions, a fork of the demo's session, a long compacted
-// transcript, a hostile one, one whose first page ends on a tool call, and enough others for the sessions list to have a second page.
+// transcript, a hostile one, one whose first page ends on a tool call, one whose
+// latest boundary carries a message from far back, and enough others for the sessions list to have a second page.
 import type { AddressInfo } from 'node:net';
 import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -16,7 +17,10 @@ export const LONG_ID = 'long-transcript';
 export const XSS_ID = 'hostile-session';
 export const FORK_ID = 'variant-1';
 export const EDGE_ID = 'page-edge';
-/** Sessions of no interest but their number: with the demo's two, its fork and the four seeded here, 26. */
+export const FAR_ID = 'far-origin';
+/** The messages after FAR_ID's first, before its compaction. */
+export const FAR_GAP = 1100;
+/** Sessions of no interest but their number: with the demo's two, its fork and the four seeded here, 27. */
 export const FILLER_SESSIONS = 20;
 /** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
 export const LONG_HALF = 50_000;
@@ -48,6 +52,7 @@ export async function startViewerApp(): Promise<ViewerApp> {
     await seedLong(stores);
     await seedHostile(stores);
     await seedPageEdge(stores);
+    await seedFarOrigin(stores);
     // Enough sessions for a second page of the list (20 a page).
     for (let i = 1; i <= FILLER_SESSIONS; i++) await stores.sessions.create({ id: `filler-${String(i).padStart(2, '0')}` });
     const { sessions } = await stores.sessions.list();
@@ -114,6 +119,19 @@ async function seedPageEdge(stores: ScopedStores): Promise<void> {
     { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'edge-1', toolName: 'lookup', output: { type: 'text', value: 'found' } }] },
     { role: 'assistant', content: 'done' },
   ]);
+}
+
+/**
+ * A compaction at seq FAR_GAP + 2 keeps the first message (seq 1) verbatim after a summary of all FAR_GAP + 1;
+ * a call at FAR_GAP + 3 is left unanswered, and the repair at FAR_GAP + 4 answers it.
+ */
+async function seedFarOrigin(stores: ScopedStores): Promise<void> {
+  await stores.sessions.create({ id: FAR_ID, title: 'An origin far back' });
+  await stores.messages.appendMany(FAR_ID, [{ role: 'user', content: 'the first message' }, ...Array.from({ length: FAR_GAP }, (_, i) => turn(i + 1))]);
+  const seen = await stores.messages.getHistory(FAR_ID);
+  await stores.messages.appendCompaction(FAR_ID, [{ role: 'system', content: 'Summary of everything.' }, seen[0]], seen.length, 1);
+  await stores.messages.append(FAR_ID, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'far-1', toolName: 'lookup', input: {} }] });
+  await stores.messages.repairToolCalls(FAR_ID);
 }
 
 /**
