@@ -18,7 +18,8 @@ const GENERATED = '^src/generated/';
 const STORE_SURFACE = '^src/stores/[^/]+/index\\.ts$';
 /** What the root entry may import of src/http: the options, the tenant helper, the loader of the rest. */
 const HTTP_LIGHT = '^src/http/(store-http\\.options|request-tenant|store-http\\.loader)\\.ts$';
-const HTTP_PEERS = 'node_modules/(@nestjs/swagger|@nestjs/throttler|class-validator|class-transformer)/';
+/** The HTTP API's optional peers, installed (under node_modules/) or not (a bare name that did not resolve). */
+const HTTP_PEERS = '(^|node_modules/)(@nestjs/swagger|@nestjs/throttler|class-validator|class-transformer)(/|$)';
 
 /** A rule that `from` imports nothing of src/ but `allowed`. */
 const only = (name, comment, from, allowed) => ({ name, comment, severity: 'error', from: { path: from }, to: { path: '^src/', pathNot: allowed } });
@@ -85,6 +86,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/http/' },
       to: { path: '^src/http/', pathNot: HTTP_LIGHT },
+    },
+    {
+      name: 'http-peers-in-http-only',
+      comment: "Only the HTTP API's own files import its optional peers: an app without it does not install them.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/http/' },
+      to: { path: HTTP_PEERS },
     },
     {
       name: 'http-light-files-stay-light',

@@ -1,23 +1,26 @@
 // Where each message of the latest boundary came from. A boundary's messages are
 // what it made (a compaction's summary, a repair's results) and messages of the
 // history it replaced, kept with their createdAt and exact JSON. So matching
-// them in order against that history (the previous boundary's messages, then
-// the log's messages after its cut, up to this boundary's cut) finds what each
-// carries; what matches nothing, the boundary made.
+// them against that history (the previous boundary's messages, then the log's
+// messages after its cut, up to this boundary's cut) finds what each carries.
 
 // The log is read back from the latest boundary a page at a time, and only so far:
 // a 100,000-message session must not be read whole for a label.
 const PAGE = 250;
 const MAX_PAGES = 4;
+// Matching costs some microseconds a message: a boundary larger than this is left unlabelled, not traced.
+const MAX_TRACED = 5000;
 
 /**
  * The origin of each of `latest.messages`, in order: `{ seq, keptBy }` for a log
  * message (keptBy: the seq of the compaction that kept it verbatim, or null),
- * `{ madeBy }` for one a boundary made, `{ carriedBy }` when it came from
- * before what was read (madeBy and carriedBy are log entries).
+ * `{ madeBy }` for one a boundary made, `{ seq, keptBy, completedBy }` for a log
+ * message a repair added results to, `{ carriedBy }` when it came from before
+ * what was read (madeBy, completedBy and carriedBy are log entries).
  * `readLog({ fromSeq, limit })` reads a page of the log.
  */
 export async function boundaryOrigins(readLog, latest) {
+  if (!isBoundary(latest) || latest.messages.length > MAX_TRACED) return [];
   let entries = [];
   // The lowest seq read: everything from it up to the boundary is in `entries`.
   let from = latest.seq;
@@ -37,7 +40,7 @@ export async function boundaryOrigins(readLog, latest) {
 function attribute(latest, entries, from) {
   let previous = null;
   for (const entry of [...entries, latest]) {
-    if (entry.type === 'compaction' || entry.type === 'repair') previous = { entry, origins: originsOf(entry, previous, entries, from) };
+    if (isBoundary(entry)) previous = { entry, origins: originsOf(entry, previous, entries, from) };
   }
   return previous.origins;
 }
@@ -45,36 +48,83 @@ function attribute(latest, entries, from) {
 function originsOf(boundary, previous, entries, from) {
   const cut = previous?.entry.cutSeq ?? 0;
   const candidates = [
-    ...(previous?.entry.messages.map((message, i) => ({ message, origin: previous.origins[i] })) ?? []),
+    ...(previous?.entry.messages.map((message, i) => ({ key: canonical(message), origin: previous.origins[i] })) ?? []),
     ...entries
       .filter((entry) => entry.type === 'message' && entry.seq > cut && entry.seq <= boundary.cutSeq)
-      .map((entry) => ({ message: entry.message, origin: { seq: entry.seq, keptBy: null } })),
+      .map((entry) => ({ key: canonical(entry.message), origin: { seq: entry.seq, keptBy: null } })),
   ];
-  const positions = new Map();
-  candidates.forEach(({ message }, index) => {
-    const key = canonical(message);
-    if (positions.has(key)) positions.get(key).push(index);
-    else positions.set(key, [index]);
-  });
   // All of the history it replaced was read: back to the previous boundary's cut, or to the log's start.
   const complete = from <= cut + 1;
-  // Without all of it, only these are known to be its own: a compaction's summary comes first, a repair's evidence is its result.
-  const summaries = boundary.type === 'compaction' ? boundary.messages.length - boundary.retainedMessageCount : 0;
-  const evidence = boundary.type === 'repair' ? canonical(boundary.repairMessage) : null;
+  return boundary.type === 'compaction' ? compactionOrigins(boundary, candidates) : repairOrigins(boundary, candidates, complete);
+}
+
+/**
+ * A compaction's first messages are its summary; the rest it kept verbatim from the end of the history, so they
+ * are matched from the end (of two equal messages, the later one was kept). One not matched came from further back.
+ */
+function compactionOrigins(boundary, candidates) {
+  const summaries = Math.max(0, boundary.messages.length - boundary.retainedMessageCount);
+  const origins = boundary.messages.map((_message, i) => (i < summaries ? { madeBy: boundary } : { carriedBy: boundary }));
+  let before = candidates.length;
+  for (let i = boundary.messages.length - 1; i >= summaries; i--) {
+    const key = canonical(boundary.messages[i]);
+    let at = before - 1;
+    while (at >= 0 && candidates[at].key !== key) at--;
+    if (at < 0) continue;
+    before = at;
+    const { origin } = candidates[at];
+    origins[i] = origin.seq !== undefined && origin.keptBy === null ? { ...origin, keptBy: boundary.seq } : origin;
+  }
+  return origins;
+}
+
+/**
+ * A repair's messages are the history in order, with tool results added: whole messages of its evidence, or
+ * results merged into a tool message the history held. A message matched as it is keeps its origin; one matched
+ * once the evidence's results are taken out was completed by the repair; one of evidence only, the repair made.
+ */
+function repairOrigins(boundary, candidates, complete) {
+  const evidence = new Set(partsOf(boundary.repairMessage).map(canonical));
   let next = 0;
-  return boundary.messages.map((message, i) => {
-    const key = canonical(message);
-    const at = positions.get(key)?.find((index) => index >= next);
-    if (at === undefined) return complete || i < summaries || key === evidence ? { madeBy: boundary } : { carriedBy: boundary };
+  const find = (key) => {
+    for (let at = next; at < candidates.length; at++) if (candidates[at].key === key) return at;
+    return -1;
+  };
+  return boundary.messages.map((message) => {
+    let at = find(canonical(message));
+    const parts = partsOf(message);
+    const added = parts.filter((part) => evidence.has(canonical(part)));
+    let completed = false;
+    if (at < 0 && added.length > 0 && added.length < parts.length) {
+      at = find(canonical({ ...message, content: parts.filter((part) => !evidence.has(canonical(part))) }));
+      completed = at >= 0;
+    }
+    if (at < 0) return complete || (added.length > 0 && added.length === parts.length) ? { madeBy: boundary } : { carriedBy: boundary };
     next = at + 1;
     const { origin } = candidates[at];
-    return boundary.type === 'compaction' && origin.seq !== undefined && origin.keptBy === null ? { ...origin, keptBy: boundary.seq } : origin;
+    return completed ? { ...origin, completedBy: boundary } : origin;
   });
 }
 
+/** A compaction or repair with its messages: stored values are read defensively. */
+const isBoundary = (entry) => (entry?.type === 'compaction' || entry?.type === 'repair') && Array.isArray(entry.messages);
+
+const partsOf = (message) => (Array.isArray(message?.content) ? message.content : []);
+
+// Each stored value is read once per page load, but matched many times: its key is kept.
+const keys = new WeakMap();
+
 /** JSON with every object's keys sorted: a database may store a boundary's messages with their keys reordered. */
 function canonical(value) {
-  return JSON.stringify(value, (_key, item) =>
-    item && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
-  );
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  let key = keys.get(value);
+  if (key === undefined) {
+    key = JSON.stringify(value, (_key, item) =>
+      item && typeof item === 'object' && !Array.isArray(item)
+        ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : item,
+    );
+    keys.set(value, key);
+  }
+  return key;
 }

@@ -57,12 +57,15 @@ const seqLink = (id, seq) => link(sessionRoute(id, `?seq=${seq}`), `seq ${seq}`,
 /** Where a boundary's message came from (see boundaryOrigins), said in its heading. */
 function originView(id, origin) {
   const boundary = origin.madeBy ?? origin.carriedBy;
-  if (!boundary) return [origin.keptBy ? 'kept from ' : '', seqLink(id, origin.seq)];
+  if (!boundary) {
+    const completed = origin.completedBy ? [', completed by the repair at ', seqLink(id, origin.completedBy.seq)] : [];
+    return [origin.keptBy ? 'kept from ' : '', seqLink(id, origin.seq), ...completed];
+  }
   const compaction = boundary.type === 'compaction';
   const verb = origin.madeBy ? (compaction ? 'summary' : 'added') : compaction ? 'kept' : 'carried';
   return h(
     'span',
-    { title: origin.carriedBy ? 'it comes from further back in the log than the viewer reads' : null },
+    { title: origin.carriedBy ? 'its origin is not in what the viewer read of the log: further back, or pruned' : null },
     `${verb} by the ${boundary.type} at `,
     seqLink(id, boundary.seq),
   );
@@ -90,8 +93,8 @@ export async function historyPane(container, id) {
     const [entry] = (await readLog({ fromSeq: first.startSeq, limit: 1 })).entries;
     if (entry && entry.seq === first.startSeq && (entry.type === 'compaction' || entry.type === 'repair')) boundary = entry;
   }
-  // The history starts with the boundary's messages, in order: the first ones have these origins.
-  const origins = boundary ? await boundaryOrigins(readLog, boundary) : [];
+  // The history starts with the boundary's messages, in order: the first ones have these origins, once traced.
+  let origins = [];
   replace(
     note,
     boundary
@@ -101,11 +104,9 @@ export async function historyPane(container, id) {
 
   // The pages opened, each by its cursor (the first by none), with its first message's position in the history.
   const opened = [{ cursor: null, offset: 0 }];
-  const show = async (page, current = () => true) => {
-    const items = page.messages.map((message) => ({ seq: message.seq, message }));
-    const { pairs } = await pagePairs(items, page.nextCursor, readAhead);
-    if (!current()) return;
-    const { offset } = opened.at(-1);
+  // What the list shows, drawn again once the origins are traced.
+  let drawn = null;
+  const draw = ({ items, pairs, offset }) =>
     replace(
       list,
       items.map(({ seq, message }, index) => {
@@ -117,6 +118,13 @@ export async function historyPane(container, id) {
         );
       }),
     );
+  const show = async (page, current = () => true) => {
+    const items = page.messages.map((message) => ({ seq: message.seq, message }));
+    const { pairs } = await pagePairs(items, page.nextCursor, readAhead);
+    if (!current()) return;
+    const { offset } = opened.at(-1);
+    drawn = { items, pairs, offset };
+    draw(drawn);
     nav.status.textContent = `page ${opened.length}, ${items.length} message${items.length === 1 ? '' : 's'}`;
     nav.previous.disabled = opened.length === 1;
     nav.next.disabled = !page.nextCursor;
@@ -135,6 +143,16 @@ export async function historyPane(container, id) {
     });
   nav.previous.onclick = () => step(() => opened.pop());
   await show(first);
+  // Traced once the page is drawn: a label must not hold the history back, and a failed read only leaves the labels out.
+  if (boundary) {
+    boundaryOrigins(readLog, boundary).then(
+      (traced) => {
+        origins = traced;
+        if (drawn) draw(drawn);
+      },
+      () => {},
+    );
+  }
   return boundary;
 }
 

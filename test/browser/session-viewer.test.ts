@@ -15,6 +15,8 @@ import {
   LONG_HALF,
   LONG_ID,
   OTHER_KEY,
+  PRUNED_ID,
+  REPAIRED_TWICE_ID,
   REMOTE_URL,
   startGuardedApp,
   startViewerApp,
@@ -164,7 +166,7 @@ test('asks for a key with a prompt, not an error, says when a key is refused, th
 });
 
 test('pages through the sessions list and back', async () => {
-  const total = FILLER_SESSIONS + 7;
+  const total = FILLER_SESSIONS + 9;
   await page.goto(`${viewer.api}/viewer/#/`);
   const items = page.getByTestId('session-item');
   await until(async () => (await items.count()) === 20, 'the first page holds 20 sessions');
@@ -401,7 +403,29 @@ test('attributes each boundary message to the boundary or log seq it came from, 
     `seq ${FAR_GAP + 3}`,
     `added by the repair at seq ${FAR_GAP + 4}`,
   ]);
-  expect(await history.getByTestId('origin').nth(1).locator('[title]').getAttribute('title')).toContain('further back in the log');
+  expect(await history.getByTestId('origin').nth(1).locator('[title]').getAttribute('title')).toContain('further back');
+});
+
+test("attributes a repair's results merged into a tool message, and its added message, to the repair; a pruned compaction's kept messages to the compaction", async () => {
+  await session(REPAIRED_TWICE_ID);
+  const history = page.getByTestId('history-pane');
+  await until(async () => (await history.getByTestId('origin').count()) === 6, 'the six boundary messages are attributed');
+  expect(await history.getByTestId('origin').allTextContents()).toEqual([
+    'seq 1',
+    'seq 2',
+    'seq 3, completed by the repair at seq 6',
+    'seq 4',
+    'seq 5',
+    'added by the repair at seq 6',
+  ]);
+  await session(PRUNED_ID);
+  await until(async () => (await history.getByTestId('origin').count()) === 3, 'the three boundary messages are attributed');
+  expect(await history.getByTestId('origin').allTextContents()).toEqual([
+    'summary by the compaction at seq 5',
+    'kept by the compaction at seq 5',
+    'kept by the compaction at seq 5',
+  ]);
+  expect(await history.getByTestId('origin').nth(1).locator('[title]').getAttribute('title')).toContain('pruned');
 });
 
 test('renders hostile titles and messages as text, and loads no URL found in a message', async () => {

@@ -20,7 +20,9 @@ export const EDGE_ID = 'page-edge';
 export const FAR_ID = 'far-origin';
 /** The messages after FAR_ID's first, before its compaction. */
 export const FAR_GAP = 1100;
-/** Sessions of no interest but their number: with the demo's two, its fork and the four seeded here, 27. */
+export const REPAIRED_TWICE_ID = 'repaired-twice';
+export const PRUNED_ID = 'pruned-compaction';
+/** Sessions of no interest but their number: with the demo's two, its fork and the six seeded here, 29. */
 export const FILLER_SESSIONS = 20;
 /** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
 export const LONG_HALF = 50_000;
@@ -53,6 +55,8 @@ export async function startViewerApp(): Promise<ViewerApp> {
     await seedHostile(stores);
     await seedPageEdge(stores);
     await seedFarOrigin(stores);
+    await seedRepairedTwice(stores);
+    await seedPrunedCompaction(stores);
     // Enough sessions for a second page of the list (20 a page).
     for (let i = 1; i <= FILLER_SESSIONS; i++) await stores.sessions.create({ id: `filler-${String(i).padStart(2, '0')}` });
     const { sessions } = await stores.sessions.list();
@@ -132,6 +136,32 @@ async function seedFarOrigin(stores: ScopedStores): Promise<void> {
   await stores.messages.appendCompaction(FAR_ID, [{ role: 'system', content: 'Summary of everything.' }, seen[0]], seen.length, 1);
   await stores.messages.append(FAR_ID, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'far-1', toolName: 'lookup', input: {} }] });
   await stores.messages.repairToolCalls(FAR_ID);
+}
+
+/**
+ * Two orphans at two places: call b of the assistant at seq 2 (whose call a seq 3 answers) and call c at seq 5.
+ * The repair at seq 6 merges b's result into the tool message of seq 3 and adds a tool message for c.
+ */
+async function seedRepairedTwice(stores: ScopedStores): Promise<void> {
+  await stores.sessions.create({ id: REPAIRED_TWICE_ID });
+  const call = (toolCallId: string) => ({ type: 'tool-call' as const, toolCallId, toolName: 'lookup', input: {} });
+  await stores.messages.appendMany(REPAIRED_TWICE_ID, [
+    { role: 'user', content: 'look up a and b, then c' },
+    { role: 'assistant', content: [call('a'), call('b')] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'lookup', output: { type: 'text', value: 'found a' } }] },
+    { role: 'user', content: 'and c?' },
+    { role: 'assistant', content: [call('c')] },
+  ]);
+  await stores.messages.repairToolCalls(REPAIRED_TWICE_ID);
+}
+
+/** A compaction at seq 5 keeps seq 3 and 4 verbatim; then the transcript is pruned, so the log no longer holds them. */
+async function seedPrunedCompaction(stores: ScopedStores): Promise<void> {
+  await stores.sessions.create({ id: PRUNED_ID });
+  await stores.messages.appendMany(PRUNED_ID, [turn(1), turn(2), turn(3), turn(4)]);
+  const seen = await stores.messages.getHistory(PRUNED_ID);
+  await stores.messages.appendCompaction(PRUNED_ID, [{ role: 'system', content: 'Summary of four turns.' }, ...seen.slice(2)], seen.length, 2);
+  await stores.messages.pruneTranscript(PRUNED_ID);
 }
 
 /**

@@ -129,12 +129,16 @@ test('a kit importing another kit, and anything importing an integration, fail t
   ).toEqual(['http-on-the-stores', 'integrations-are-subpaths', 'kits-import-the-engine']);
 }, 120_000);
 
-test("the root entry importing the HTTP API's heavy files, or its loader importing them statically, fails the check; a dynamic import passes", async () => {
+test("the root entry importing the HTTP API's heavy files or its peers, or a light file of it importing them, fails the check; a dynamic import passes", async () => {
   const http = {
     'http/store-http.module.ts': "import '@nestjs/swagger';\nexport class StoreHttpModule {}\n",
     'http/store-http.options.ts': 'export const resolveHttpOptions = () => 1;\n',
   };
   expect(await brokenRules({ ...http, 'index.ts': "export { StoreHttpModule } from './http/store-http.module.js';\n" })).toEqual(['http-loads-when-on']);
+  expect(await brokenRules({ ...http, 'values/validation.ts': "import 'class-validator';\nexport const v = 1;\n" })).toEqual(['http-peers-in-http-only']);
+  expect(
+    await brokenRules({ ...http, 'http/store-http.options.ts': "import type { ThrottlerGuard } from '@nestjs/throttler';\nexport type T = ThrottlerGuard;\n" }),
+  ).toEqual(['http-light-files-stay-light']);
   expect(
     await brokenRules({
       ...http,
