@@ -17,7 +17,8 @@ const REPOSITORY_ONLY = ['scripts', 'devDependencies', 'allowScripts'];
 
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 
-const destination = resolve(process.argv[2] ?? ROOT);
+// npm runs a script in the package's root: a relative destination is the caller's, whose folder npm passes as INIT_CWD.
+const destination = resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2] ?? ROOT);
 const listed = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'], ROOT)) as [{ files: { path: string }[] }];
 const staging = mkdtempSync(join(tmpdir(), 'agent-store-tarball-'));
 try {

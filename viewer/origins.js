@@ -24,55 +24,80 @@ export async function boundaryOrigins(readLog, latest) {
   let entries = [];
   // The lowest seq read: everything from it up to the boundary is in `entries`.
   let from = latest.seq;
-  let origins = attribute(latest, entries, from);
+  let origins = attribute(latest, entries);
   for (let pages = 0; pages < MAX_PAGES && from > 1 && origins.some((origin) => origin.carriedBy); pages++) {
     const start = Math.max(1, from - PAGE);
     // Seqs are unique, so the page holds every entry from `start` up to `from`.
     const page = await readLog({ fromSeq: start, limit: PAGE });
     entries = [...page.entries.filter((entry) => entry.seq < from), ...entries];
     from = start;
-    origins = attribute(latest, entries, from);
+    origins = attribute(latest, entries);
   }
   return origins;
 }
 
 /** Attributes each boundary read, oldest first, from the one before it: the latest's origins. */
-function attribute(latest, entries, from) {
+function attribute(latest, entries) {
   let previous = null;
   for (const entry of [...entries, latest]) {
-    if (isBoundary(entry)) previous = { entry, origins: originsOf(entry, previous, entries, from) };
+    if (!isBoundary(entry)) continue;
+    // A boundary too large to match (or emptied by a prune) says only that it carried its messages.
+    const origins = entry.messages.length > MAX_TRACED ? entry.messages.map(() => ({ carriedBy: entry })) : originsOf(entry, usable(previous), entries);
+    previous = { entry, messages: entry.messages, origins };
   }
   return previous.origins;
 }
 
-function originsOf(boundary, previous, entries, from) {
+/** The boundary before, if its messages can be matched against: not emptied by a prune, not too large. */
+const usable = (previous) => (previous && previous.messages.length > 0 && previous.messages.length <= MAX_TRACED ? previous : null);
+
+function originsOf(boundary, previous, entries) {
   const cut = previous?.entry.cutSeq ?? 0;
-  const candidates = [
-    ...(previous?.entry.messages.map((message, i) => ({ key: canonical(message), origin: previous.origins[i] })) ?? []),
+  const candidates = new Candidates([
+    ...(previous?.messages.map((message, i) => ({ key: canonical(message), origin: previous.origins[i] })) ?? []),
     ...entries
       .filter((entry) => entry.type === 'message' && entry.seq > cut && entry.seq <= boundary.cutSeq)
       .map((entry) => ({ key: canonical(entry.message), origin: { seq: entry.seq, keptBy: null } })),
-  ];
-  // All of the history it replaced was read: back to the previous boundary's cut, or to the log's start.
-  const complete = from <= cut + 1;
-  return boundary.type === 'compaction' ? compactionOrigins(boundary, candidates) : repairOrigins(boundary, candidates, complete);
+  ]);
+  return boundary.type === 'compaction' ? compactionOrigins(boundary, candidates) : repairOrigins(boundary, candidates);
+}
+
+/** The history a boundary replaced, in order, with each message's position found by its key. */
+class Candidates {
+  constructor(list) {
+    this.list = list;
+    this.positions = new Map();
+    list.forEach(({ key }, index) => {
+      if (this.positions.has(key)) this.positions.get(key).push(index);
+      else this.positions.set(key, [index]);
+    });
+  }
+
+  /** The first position of `key` at or after `from`, or -1. */
+  firstFrom(key, from) {
+    return this.positions.get(key)?.find((index) => index >= from) ?? -1;
+  }
+
+  /** The last position of `key` before `before`, or -1. */
+  lastBefore(key, before) {
+    return this.positions.get(key)?.findLast((index) => index < before) ?? -1;
+  }
 }
 
 /**
  * A compaction's first messages are its summary; the rest it kept verbatim from the end of the history, so they
- * are matched from the end (of two equal messages, the later one was kept). One not matched came from further back.
+ * are matched from the end (of two equal messages, the later one was kept), and the first one not matched, with
+ * all before it, came from further back (or was pruned).
  */
 function compactionOrigins(boundary, candidates) {
   const summaries = Math.max(0, boundary.messages.length - boundary.retainedMessageCount);
   const origins = boundary.messages.map((_message, i) => (i < summaries ? { madeBy: boundary } : { carriedBy: boundary }));
-  let before = candidates.length;
+  let before = candidates.list.length;
   for (let i = boundary.messages.length - 1; i >= summaries; i--) {
-    const key = canonical(boundary.messages[i]);
-    let at = before - 1;
-    while (at >= 0 && candidates[at].key !== key) at--;
-    if (at < 0) continue;
+    const at = candidates.lastBefore(canonical(boundary.messages[i]), before);
+    if (at < 0) break;
     before = at;
-    const { origin } = candidates[at];
+    const { origin } = candidates.list[at];
     origins[i] = origin.seq !== undefined && origin.keptBy === null ? { ...origin, keptBy: boundary.seq } : origin;
   }
   return origins;
@@ -81,27 +106,24 @@ function compactionOrigins(boundary, candidates) {
 /**
  * A repair's messages are the history in order, with tool results added: whole messages of its evidence, or
  * results merged into a tool message the history held. A message matched as it is keeps its origin; one matched
- * once the evidence's results are taken out was completed by the repair; one of evidence only, the repair made.
+ * once the evidence's results are taken out was completed by the repair; one of evidence only, the repair made;
+ * any other came from further back (or was pruned).
  */
-function repairOrigins(boundary, candidates, complete) {
+function repairOrigins(boundary, candidates) {
   const evidence = new Set(partsOf(boundary.repairMessage).map(canonical));
   let next = 0;
-  const find = (key) => {
-    for (let at = next; at < candidates.length; at++) if (candidates[at].key === key) return at;
-    return -1;
-  };
   return boundary.messages.map((message) => {
-    let at = find(canonical(message));
+    let at = candidates.firstFrom(canonical(message), next);
     const parts = partsOf(message);
     const added = parts.filter((part) => evidence.has(canonical(part)));
     let completed = false;
     if (at < 0 && added.length > 0 && added.length < parts.length) {
-      at = find(canonical({ ...message, content: parts.filter((part) => !evidence.has(canonical(part))) }));
+      at = candidates.firstFrom(canonical({ ...message, content: parts.filter((part) => !evidence.has(canonical(part))) }), next);
       completed = at >= 0;
     }
-    if (at < 0) return complete || (added.length > 0 && added.length === parts.length) ? { madeBy: boundary } : { carriedBy: boundary };
+    if (at < 0) return added.length > 0 && added.length === parts.length ? { madeBy: boundary } : { carriedBy: boundary };
     next = at + 1;
-    const { origin } = candidates[at];
+    const { origin } = candidates.list[at];
     return completed ? { ...origin, completedBy: boundary } : origin;
   });
 }

@@ -133,6 +133,8 @@ export async function historyPane(container, id) {
   const step = (move) =>
     nav.load(async (current) => {
       move();
+      // Until the next page is shown (or its error), nothing is redrawn with the origins.
+      drawn = null;
       try {
         await show(await read(opened.at(-1).cursor), current);
       } catch (error) {
@@ -148,7 +150,8 @@ export async function historyPane(container, id) {
     boundaryOrigins(readLog, boundary).then(
       (traced) => {
         origins = traced;
-        if (drawn) draw(drawn);
+        // Only a page that holds a boundary's messages changes (redrawing closes the details opened on it).
+        if (drawn && drawn.items.some(({ seq }) => seq == null)) draw(drawn);
       },
       () => {},
     );

@@ -16,6 +16,7 @@ import {
   LONG_ID,
   OTHER_KEY,
   PRUNED_ID,
+  PRUNED_REPAIR_ID,
   REPAIRED_TWICE_ID,
   REMOTE_URL,
   startGuardedApp,
@@ -166,7 +167,7 @@ test('asks for a key with a prompt, not an error, says when a key is refused, th
 });
 
 test('pages through the sessions list and back', async () => {
-  const total = FILLER_SESSIONS + 9;
+  const total = FILLER_SESSIONS + 10;
   await page.goto(`${viewer.api}/viewer/#/`);
   const items = page.getByTestId('session-item');
   await until(async () => (await items.count()) === 20, 'the first page holds 20 sessions');
@@ -406,7 +407,7 @@ test('attributes each boundary message to the boundary or log seq it came from, 
   expect(await history.getByTestId('origin').nth(1).locator('[title]').getAttribute('title')).toContain('further back');
 });
 
-test("attributes a repair's results merged into a tool message, and its added message, to the repair; a pruned compaction's kept messages to the compaction", async () => {
+test("attributes a repair's results merged into a tool message, and its added message, to the repair; a pruned compaction's kept messages to the compaction, and a pruned repair's carried messages to the repair", async () => {
   await session(REPAIRED_TWICE_ID);
   const history = page.getByTestId('history-pane');
   await until(async () => (await history.getByTestId('origin').count()) === 6, 'the six boundary messages are attributed');
@@ -426,6 +427,14 @@ test("attributes a repair's results merged into a tool message, and its added me
     'kept by the compaction at seq 5',
   ]);
   expect(await history.getByTestId('origin').nth(1).locator('[title]').getAttribute('title')).toContain('pruned');
+  // A pruned repair: what it carried is gone from the log, what it added is its own.
+  await session(PRUNED_REPAIR_ID);
+  await until(async () => (await history.getByTestId('origin').count()) === 3, 'the three boundary messages are attributed');
+  expect(await history.getByTestId('origin').allTextContents()).toEqual([
+    'carried by the repair at seq 3',
+    'carried by the repair at seq 3',
+    'added by the repair at seq 3',
+  ]);
 });
 
 test('renders hostile titles and messages as text, and loads no URL found in a message', async () => {

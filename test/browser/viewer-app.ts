@@ -22,7 +22,8 @@ export const FAR_ID = 'far-origin';
 export const FAR_GAP = 1100;
 export const REPAIRED_TWICE_ID = 'repaired-twice';
 export const PRUNED_ID = 'pruned-compaction';
-/** Sessions of no interest but their number: with the demo's two, its fork and the six seeded here, 29. */
+export const PRUNED_REPAIR_ID = 'pruned-repair';
+/** Sessions of no interest but their number: with the demo's two, its fork and the seven seeded here, 30. */
 export const FILLER_SESSIONS = 20;
 /** Two runs of this many messages, a checkpoint event and a compaction of the first run between them. */
 export const LONG_HALF = 50_000;
@@ -57,6 +58,7 @@ export async function startViewerApp(): Promise<ViewerApp> {
     await seedFarOrigin(stores);
     await seedRepairedTwice(stores);
     await seedPrunedCompaction(stores);
+    await seedPrunedRepair(stores);
     // Enough sessions for a second page of the list (20 a page).
     for (let i = 1; i <= FILLER_SESSIONS; i++) await stores.sessions.create({ id: `filler-${String(i).padStart(2, '0')}` });
     const { sessions } = await stores.sessions.list();
@@ -162,6 +164,17 @@ async function seedPrunedCompaction(stores: ScopedStores): Promise<void> {
   const seen = await stores.messages.getHistory(PRUNED_ID);
   await stores.messages.appendCompaction(PRUNED_ID, [{ role: 'system', content: 'Summary of four turns.' }, ...seen.slice(2)], seen.length, 2);
   await stores.messages.pruneTranscript(PRUNED_ID);
+}
+
+/** A call at seq 2 left unanswered, the repair at seq 3 answers it, then the transcript is pruned: the log holds the repair only. */
+async function seedPrunedRepair(stores: ScopedStores): Promise<void> {
+  await stores.sessions.create({ id: PRUNED_REPAIR_ID });
+  await stores.messages.appendMany(PRUNED_REPAIR_ID, [
+    { role: 'user', content: 'look it up' },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'p-1', toolName: 'lookup', input: {} }] },
+  ]);
+  await stores.messages.repairToolCalls(PRUNED_REPAIR_ID);
+  await stores.messages.pruneTranscript(PRUNED_REPAIR_ID);
 }
 
 /**
