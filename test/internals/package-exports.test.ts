@@ -1,6 +1,6 @@
 // The package's entry points as a consumer resolves them: the root, the
-// integration contract (`nestjs-agent-store/integration`) and one subpath per
-// framework integration, each named in package.json's exports map, for Node and
+// integration contract (`nestjs-agent-store/integration`), the HTTP API's docs
+// (`nestjs-agent-store/http`) and one subpath per framework integration, each named in package.json's exports map, for Node and
 // for TypeScript's NodeNext resolution. The modules here are throwaway stand-ins
 // in a temporary directory, not the package's.
 import { execFileSync } from 'node:child_process';
@@ -52,11 +52,12 @@ function typeErrors(dir: string, source: string): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-test('the manifest names each subpath: the integration contract, the conformance kit and the three framework integrations', () => {
-  expect(SUBPATHS.map(({ name }) => name).sort()).toEqual(['claude-agent-sdk', 'integration', 'langgraph', 'openai-agents', 'testing']);
+test("the manifest names each subpath: the integration contract, the conformance kit, the HTTP API's docs and the three framework integrations", () => {
+  expect(SUBPATHS.map(({ name }) => name).sort()).toEqual(['claude-agent-sdk', 'http', 'integration', 'langgraph', 'openai-agents', 'testing']);
   for (const { module } of SUBPATHS) expect(existsSync(join(ROOT, module.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')))).toBe(true);
   expect(SUBPATHS.find(({ name }) => name === 'integration')?.module).toBe('./dist/contract/index.js');
   expect(SUBPATHS.find(({ name }) => name === 'testing')?.module).toBe('./dist/testing/index.js');
+  expect(SUBPATHS.find(({ name }) => name === 'http')?.module).toBe('./dist/http/index.js');
 });
 
 test.each(SUBPATHS.map(({ name }) => name))('a consumer imports the root and %s by its subpath, in Node and in TypeScript (NodeNext)', (name) => {
