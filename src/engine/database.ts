@@ -49,6 +49,7 @@ const wrappedFastPaths = (wrap: <T>(call: (paths: FastPaths) => Promise<T>, writ
   history: (...args) => wrap((paths) => paths.history(...args), false),
   count: (...args) => wrap((paths) => paths.count(...args), false),
   listSessions: (...args) => wrap((paths) => paths.listSessions(...args), false),
+  ...(wrapped.updateHeader && { updateHeader: (...args) => wrap((paths) => paths.updateHeader!(...args), true) }),
   ...(wrapped.transaction && { transaction: (write, work) => wrap((paths) => paths.transaction!(write, work), write) }),
   ...(wrapped.writeAll && { writeAll: (statements) => wrap((paths) => paths.writeAll!(statements), true) }),
   ...(wrapped.readAll && { readAll: (plan) => wrap((paths) => paths.readAll!(plan), false) }),

@@ -5,6 +5,7 @@ import type { SessionListQuery } from './tables/session-list.js';
 import type { Message } from '../message.types.js';
 import type { PrismaTx } from './store-client.js';
 import type { Arg } from './adapter-statement.js';
+import type { HeaderChanges } from './provider-kit.js';
 
 /** PostgreSQL and SQLite: an INSERT's clause for a taken key (see Dialect.onConflict). */
 export const onConflictDo = (keys: string[], update: string[]): string =>
@@ -80,6 +81,30 @@ export function listSessionsSql(query: SessionListQuery, placeholder: (i: number
     (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
     ` ORDER BY t.created_at DESC, t.id DESC LIMIT ${param(query.limit + 1)}`;
   return { text, args };
+}
+
+/**
+ * SessionStore.update's statement: the fields given set and updated_at bumped on the thread `id` (scoped:
+ * if it is the tenant's). `returning` (PostgreSQL and SQLite 3.35+, whose UPDATE returns rows): its header
+ * returned as SESSION_COLUMNS, the parent by a subquery, no row when none matched; else it returns nothing.
+ */
+export function updateHeaderSql(
+  id: string,
+  changes: HeaderChanges,
+  now: Date,
+  tenantId: string | undefined,
+  placeholder: (i: number) => string,
+  returning = true,
+): { text: string; args: Arg[] } {
+  const args: Arg[] = [];
+  const param = (value: Arg) => placeholder(args.push(value) - 1);
+  const set = [`updated_at = ${param(now)}`];
+  if (changes.title !== undefined) set.push(`title = ${param(changes.title)}`);
+  if (changes.metadata !== undefined) set.push(`metadata = ${param(changes.metadata === null ? null : JSON.stringify(changes.metadata))}`);
+  const where = `id = ${param(id)}${tenantId === undefined ? '' : ` AND tenant_id = ${param(tenantId)}`}`;
+  const parent = '(SELECT e.parent_id FROM agent_subsession e WHERE e.child_id = agent_thread.id)';
+  const update = `UPDATE agent_thread SET ${set.join(', ')} WHERE ${where}`;
+  return { text: returning ? `${update} RETURNING id, tenant_id, title, metadata, created_at, updated_at, ${parent}, forked_from, fork_seq` : update, args };
 }
 
 const INSERTS = new Map<number, string>();

@@ -4,7 +4,7 @@
 // A new database is a new kit, its migrations and a test opener.
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
-import type { HistoryMessage, Message } from '../message.types.js';
+import type { HistoryMessage, JsonObject, Message } from '../message.types.js';
 import type { SessionListQuery } from './tables/session-list.js';
 import type { SessionMeta } from '../session.types.js';
 import type { Dialect } from './dialect.js';
@@ -73,12 +73,24 @@ export interface FastPaths {
   count(threadId: string, tenantId: string | undefined): Promise<number | null>;
   /** The headers of a page of sessions, newest first, and of one more when another page follows. */
   listSessions(query: SessionListQuery): Promise<SessionMeta[]>;
+  /**
+   * Sets the session's title and metadata as given (undefined: kept, null: cleared) and its
+   * updatedAt to `now`, in one statement, and returns its header; null when it does not exist
+   * or (scoped) is not the tenant's. Absent where the kit has no such statement.
+   */
+  updateHeader?(id: string, changes: HeaderChanges, now: Date, tenantId: string | undefined): Promise<SessionMeta | null>;
   /** Statements of the store's own in one transaction on the same driver (see adapter-transactions.ts); absent where they cannot run. */
   transaction?: InTransaction;
   /** Statements that read nothing back, run all or nothing (a kit may run them faster than `transaction` would); absent as `transaction` is. */
   writeAll?: WriteAll;
   /** A read plan in one snapshot (a kit may run it faster than `transaction` would); absent as `transaction` is. */
   readAll?: ReadAll;
+}
+
+/** A session header's fields to set: undefined keeps one, null clears it. */
+export interface HeaderChanges {
+  title?: string | null;
+  metadata?: JsonObject | null;
 }
 
 /** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */

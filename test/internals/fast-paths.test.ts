@@ -177,6 +177,35 @@ eachDatabase((database) => {
     }
   });
 
+  test("SessionStore.update where the kit has it in one statement equals the full path's, scoped and not, parents and forks included", async () => {
+    const full = new PrismaSessionStore(fullPath());
+    const parent = await store.sessions.create({ id: unique('update-parent'), tenantId: 'updater' });
+    const child = await store.sessions.create({ id: unique('update-child'), tenantId: 'updater', parentId: parent, title: 't', metadata: { a: 1 } });
+    await store.messages.append(child, { role: 'user', content: 'x' });
+    const forked = (await store.sessions.fork(child, { id: unique('update-fork') })).id;
+    const changes = [{ title: 'new' }, { metadata: { b: [1, 'two', null] } }, { title: null, metadata: null }, {}, { title: '✈️', metadata: {} }];
+    for (const id of [child, forked]) {
+      for (const change of changes) {
+        const viaFast = await store.sessions.update(id, change);
+        const viaFull = await full.update(id, change);
+        expect(viaFast).toEqual({ ...viaFull, updatedAt: viaFast.updatedAt });
+        expect(viaFast.updatedAt.getTime()).toBeLessThanOrEqual(viaFull.updatedAt.getTime());
+      }
+    }
+    const scoped = store.tenants.forTenant('other-updater').sessions;
+    await expect(scoped.update(child, { title: 'theirs' })).rejects.toThrow(StoreNotFoundError);
+    expect((await store.sessions.get(child))!.title).toBe('✈️');
+    await expect(store.sessions.update(unique('update-missing'), { title: 'x' })).rejects.toThrow(StoreNotFoundError);
+    // One statement on PostgreSQL and SQLite; on MariaDB, whose UPDATE returns no rows, the UPDATE and a read of the header.
+    const spy = jest.spyOn(fast(), 'updateHeader');
+    try {
+      expect((await store.tenants.forTenant('updater').sessions.update(child, { title: 'scoped' })).title).toBe('scoped');
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   test('dates read back to the millisecond across the whole range the store takes, before 1970 included', async () => {
     const id = unique();
     const dates = ['1000-01-01T00:00:00.000Z', '1969-07-20T20:17:40.001Z', '1970-01-01T00:00:00.000Z', '2026-11-30T01:02:03.999Z', '9999-12-31T23:59:59.999Z'];
@@ -276,7 +305,7 @@ eachDatabase((database) => {
       expect((await run(reads.scopedCount, 'globex')).map(([owned, count]) => [Number(owned), Number(count)])).toEqual([[0, 0]]);
     });
   } else {
-    test('a scoped read finds the latest boundary by its key, with no temporary table or sort whatever the number of boundaries', async () => {
+    test('a scoped read finds the latest boundary by its key, with no temporary table or sort whatever the number of boundaries; a history reads a range of the log, and nothing of another tenant', async () => {
       const id = await store.sessions.create({ id: unique('many-boundaries'), tenantId: 'acme' });
       await store.messages.appendMany(
         id,
@@ -290,6 +319,15 @@ eachDatabase((database) => {
         const [row] = (await connection.query(`SELECT b.seq ${MYSQL.ownedLatest}`, [id, id, 'acme'])) as { seq: number }[];
         expect(row.seq).toBe(20);
         expect(await connection.query(`SELECT b.seq ${MYSQL.ownedLatest}`, [id, id, 'globex'])).toHaveLength(0);
+        // The history's one statement reads the log by a range of its key after the cut, not the thread's every row.
+        const history = (await connection.query(`EXPLAIN ${MYSQL.history}`, Array(5).fill(id))) as { table: string; type: string }[];
+        expect(history.find((step) => step.table === 'm')?.type).toBe('range');
+        const scoped = (owner: string) => [id, owner, id, id, id, owner, id, id, id, id, owner];
+        const rows = async (sql: string, args: string[]) => (await connection.query({ sql, rowsAsArray: true }, args)) as unknown[][];
+        expect(await rows(MYSQL.scopedHistory, scoped('globex'))).toHaveLength(0);
+        const unscoped = await rows(MYSQL.history, Array(5).fill(id));
+        expect(unscoped.length).toBeGreaterThan(1);
+        expect(await rows(MYSQL.scopedHistory, scoped('acme'))).toEqual([[-1, null, null, null, null, null, null, null, null], ...unscoped]);
       } finally {
         await connection.end();
       }

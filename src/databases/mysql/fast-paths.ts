@@ -1,13 +1,14 @@
 // MySQL's and MariaDB's fast paths, in transactions on the connector pool under
-// Prisma's adapter (see mariadb-pool.ts). MySQL bounds the log's index range
-// with a cut it reads first, not with a subquery: a read is two statements in
-// one repeatable-read transaction (MySQL's default level), one snapshot.
+// Prisma's adapter (see mariadb-pool.ts). The history is one statement (one
+// snapshot), which bounds the log's index range with a cut read from a one-row
+// derived table; a count is two statements in one repeatable-read transaction
+// (MySQL's default level), one snapshot.
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import { assertSeqInRange } from '../../engine/tables/message-rows.js';
 import { historyOf } from '../../engine/row-codec.js';
 import { sessionOf } from '../../engine/tables/session-list.js';
 import { StoreNotFoundError } from '../../store.errors.js';
-import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
+import { listSessionsSql, messageInserts, updateHeaderSql } from '../../engine/portable-sql.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import { appendInHost } from './host-append.js';
 import { placeholder, SQL } from './sql.js';
@@ -77,13 +78,13 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
     return row.at(-1) === null ? [] : row;
   };
   return {
-    history: (threadId, tenantId) =>
-      connection.read(async (query) => {
-        const boundary = await latest(query, '0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL, cut_seq', threadId, tenantId);
-        if (boundary === null) return null;
-        const log = await query(SQL.logAfterCut, [threadId, boundary.length > 0 ? Number(boundary.at(-1)) : 0]);
-        return historyOf(boundary.length > 0 ? [boundary, ...log] : log);
-      }),
+    // One statement: one snapshot, one round trip.
+    async history(threadId, tenantId) {
+      if (tenantId === undefined) return historyOf(await connection.query(SQL.history, Array(5).fill(threadId)));
+      const t = threadId;
+      const rows = await connection.query(SQL.scopedHistory, [t, tenantId, t, t, t, tenantId, t, t, t, t, tenantId]);
+      return Number(rows[0]?.[0]) === -1 ? historyOf(rows.slice(1)) : null;
+    },
 
     count: (threadId, tenantId) =>
       connection.read(async (query) => {
@@ -92,6 +93,15 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
         const [[count]] = await query(SQL.countAfterCut, [threadId, boundary.length > 0 ? Number(boundary[1]) : 0]);
         return (boundary.length > 0 ? Number(boundary[0]) : 0) + Number(count);
       }),
+
+    // MariaDB's UPDATE returns no rows: the update, then the header as committed (two statements, no transaction).
+    async updateHeader(id, changes, now, tenantId) {
+      const { text, args } = updateHeaderSql(id, changes, now, tenantId, placeholder, false);
+      // The pools count the rows matched, not those changed (the connector's foundRows).
+      if (!(await connection.query(text, args)).affectedRows) return null;
+      const [row] = await connection.query(SQL.header, [id]);
+      return row ? sessionOf(row) : null;
+    },
 
     async listSessions(query) {
       const { text, args } = listSessionsSql(query, placeholder);

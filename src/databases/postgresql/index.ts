@@ -6,6 +6,7 @@ import { requireHost } from '../../engine/server-url.js';
 import { insertIfMissing, onConflictDo, lockSubtreeForUpdate, selectForUpdate, tombstoneExists, upsertReturning } from '../../engine/portable-sql.js';
 import type { PrismaClientClass, ProviderKit } from '../../engine/provider-kit.js';
 import { failoverAdapterFactory } from './failover.js';
+import { statementNameGenerator } from './statement-names.js';
 import { postgresFastPaths, postgresHostFastPaths } from './fast-paths.js';
 import { placeholder, SQL } from './sql.js';
 import { classifyPostgres } from './errors.js';
@@ -38,7 +39,8 @@ export const postgresql: ProviderKit = {
     const { PrismaPg } = await optionalDriver('PostgreSQL', ['@prisma/adapter-pg', 'pg'], () => import('@prisma/adapter-pg'));
     const config = { max: options.pool.max, connectionTimeoutMillis: options.pool.connectionTimeoutMs };
     // An unhandled pool error would kill the process when the server restarts.
-    const adapterOptions = { onPoolError: (error: Error) => logger.warn(`PostgreSQL pool error: ${redactText(error.message)}`) };
+    // The fast paths' hot statements named, so that each connection plans them once (statement-names.ts).
+    const adapterOptions = { onPoolError: (error: Error) => logger.warn(`PostgreSQL pool error: ${redactText(error.message)}`), statementNameGenerator };
     if (options.failover.length === 0) return new PrismaPg({ connectionString: options.url, ...config }, adapterOptions);
     const { default: pg } = await optionalDriver('PostgreSQL', ['@prisma/adapter-pg', 'pg'], () => import('pg'));
     return failoverAdapterFactory(PrismaPg, pg.Pool, [options.url, ...options.failover], config, adapterOptions);

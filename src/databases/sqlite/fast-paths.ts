@@ -9,7 +9,7 @@ import { sessionOf } from '../../engine/tables/session-list.js';
 import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../../engine/adapter-statement.js';
-import { listSessionsSql, messageInserts } from '../../engine/portable-sql.js';
+import { listSessionsSql, messageInserts, updateHeaderSql } from '../../engine/portable-sql.js';
 import type { ReadPlan, Run, Statement, Value } from '../../engine/adapter-statement.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
@@ -124,6 +124,16 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
             : prepared(SQL.scopedCount).raw().get({ thread: threadId, tenant: tenantId })
         ) as Row;
         return Number(owned) === 0 ? null : Number(total);
+      }),
+
+    // One statement, autocommitted (or in the app's transaction).
+    updateHeader: (id, changes, now, tenantId) =>
+      run((prepared) => {
+        const { text, args } = updateHeaderSql(id, changes, now, tenantId, placeholder);
+        const row = prepared(text)
+          .raw()
+          .get(...args.map(sqliteValue)) as Row | undefined;
+        return row ? sessionOf(row) : null;
       }),
 
     listSessions: (query) =>

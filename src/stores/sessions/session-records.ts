@@ -70,7 +70,13 @@ export class SessionRecords {
     return this.db.readOne((tx) => sessions.metaOf(tx, id, this.tenantId));
   }
 
-  update(id: string, changes: SessionUpdate): Promise<SessionMeta> {
+  async update(id: string, changes: SessionUpdate): Promise<SessionMeta> {
+    const fast = await this.db.fastPaths();
+    if (fast?.updateHeader) {
+      const meta = await fast.updateHeader(id, changes, new Date(), this.tenantId);
+      if (!meta) throw notFound(id);
+      return meta;
+    }
     return this.db.write(async (tx) => {
       if (!(await messages.lockThread(tx, id, new Date(), this.tenantId))) throw notFound(id);
       await sessions.updateHeader(tx, id, changes);
