@@ -24,6 +24,8 @@ export interface Sizes {
   appendsPerWriter: number;
   /** LangGraph steps on one thread: each stores the whole message list, so their cost grows with it (a fixed count, not a time). */
   langgraphAppends: number;
+  /** Agent turns timed per target and round (and on until writeMinMs of them have passed): each the third turn of a conversation of its own. */
+  turns: number;
   /** Untimed calls before each timed write loop. */
   warmup: number;
   /** The long thread that getHistory reads whole. */
@@ -65,6 +67,7 @@ const DEFAULT: Sizes = {
   writers: 8,
   appendsPerWriter: 60,
   langgraphAppends: 300,
+  turns: 100,
   warmup: 50,
   historyMessages: 10_000,
   smallTranscript: 1_000,
@@ -95,6 +98,7 @@ const QUICK: Sizes = {
   writers: 8,
   appendsPerWriter: 3,
   langgraphAppends: 10,
+  turns: 3,
   warmup: 2,
   historyMessages: 300,
   smallTranscript: 100,

@@ -2,12 +2,13 @@
 // PostgreSQL and MariaDB (SQLite needs none), runs every workload on every
 // target per database, then the rows of a Galera cluster and of a hot standby
 // on servers of their own (issue #16), prints the tables and writes them with
-// their versions to bench/results/latest.md and latest.json (quick.*.tmp for
-// --quick). Exits non-zero when any target failed.
+// their versions to bench/results/latest.md and latest.json, with its charts
+// (ratios.svg, turn.svg; quick*.tmp for --quick). Exits non-zero when any target failed.
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLUSTER_LABELS, openGalera, openReplication, type Cluster } from './clusters.js';
+import { ratioChart, turnChart } from './charts.js';
 import { parseArgs, USAGE, type BenchOptions } from './config.js';
 import { LABELS, openDatabase, type BenchDatabase } from './databases.js';
 import { runGaleraSuite } from './galera-suite.js';
@@ -128,7 +129,9 @@ async function main(options: BenchOptions): Promise<number> {
   const suffix = options.quick ? '.tmp' : '';
   writeFileSync(join(options.outDir, `${base}.md${suffix}`), markdown);
   writeFileSync(join(options.outDir, `${base}.json${suffix}`), `${JSON.stringify(report, null, 2)}\n`);
-  log(`written to ${join(options.outDir, `${base}.md${suffix}`)} and ${base}.json${suffix}`);
+  const charts = { ratios: ratioChart(report), turn: turnChart(report) };
+  for (const [name, chart] of Object.entries(charts)) writeFileSync(join(options.outDir, `${options.quick ? 'quick-' : ''}${name}.svg${suffix}`), chart);
+  log(`written to ${join(options.outDir, `${base}.md${suffix}`)}, ${base}.json${suffix} and the charts (${Object.keys(charts).join(', ')}).svg${suffix}`);
   if (report.errors.length > 0) log(`\n${report.errors.length} failure(s):\n${report.errors.map((error) => `  ${error}`).join('\n')}`);
   return report.errors.length > 0 ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 // every statement executed through better-sqlite3 or node-postgres in this
 // process, and on MariaDB the server's general query log (its connector, of
 // which Prisma's adapter has a copy of its own, offers no single place to listen).
+import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
 import mariadb from 'mariadb';
 import pg from 'pg';
@@ -27,6 +28,21 @@ function wrap<T extends object>(owner: T, method: string): void {
   };
 }
 
+/** Statements of a driver the wrappers below do not reach (libsql's, in Mastra's target), told by its target; counted while a count() runs. */
+export function countStatements(n: number): void {
+  if (counting) counted += n;
+}
+
+/** node-postgres's Client, and the copy pg-promise (under Mastra's PostgreSQL storage) has of its own. */
+function postgresClients(): (typeof pg.Client)[] {
+  const require = createRequire(import.meta.url);
+  try {
+    return [pg.Client, (createRequire(require.resolve('pg-promise'))('pg') as typeof pg).Client].filter((client, i, all) => all.indexOf(client) === i);
+  } catch {
+    return [pg.Client];
+  }
+}
+
 let installed: Engine[] = [];
 
 /** Wraps the drivers' execute methods once per process; they only count while a count() runs. */
@@ -34,7 +50,7 @@ function install(engine: 'sqlite' | 'postgresql'): void {
   if (installed.includes(engine)) return;
   installed = [...installed, engine];
   if (engine === 'postgresql') {
-    wrap(pg.Client.prototype, 'query');
+    for (const client of postgresClients()) wrap(client.prototype, 'query');
     return;
   }
   const probe = new Database(':memory:');

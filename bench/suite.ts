@@ -79,7 +79,10 @@ export async function runSuite(db: BenchDatabase, sizes: Sizes, cellTimeoutMs: n
         );
       }
     }
-    const noData = {} as ReadData;
+    // The write phase's statement counter (MariaDB's reads the server's log through a database of its own).
+    const counter = await statementCounter(db.engine, await db.fresh('statements'));
+    open.push({ close: () => counter.close() });
+    const noData = { statements: counter } as ReadData;
     for (const workload of WORKLOADS.filter((w) => w.phase === 'write')) {
       log(`${db.label}: ${sizedLabel(workload.rows[0].key, workload.rows[0].label, sizes)}`);
       const keys = workload.rows.map((row) => row.key);

@@ -12,8 +12,9 @@ import { benchMessage } from './messages.js';
 import type { Storage } from './seed.js';
 import type { StatementCounter } from './statements.js';
 import type { BenchMessage, Target, TargetKey } from './targets/target.js';
+import { agentTurn, TURN_MESSAGES, TURNS_BEFORE } from './turn.js';
 
-export type Unit = 'msg/s' | 'ms' | 'statements' | 'bytes';
+export type Unit = 'msg/s' | 'ms' | 'statements' | 'round trips' | 'bytes';
 
 export interface RowSpec {
   key: string;
@@ -63,7 +64,7 @@ export interface RunContext {
   key: TargetKey;
   /** Write rounds use threads of their own. */
   round: number;
-  /** The seeded database, for the read phase. */
+  /** The seeded database, for the read phase; in the others, only its statement counter. */
   data: ReadData;
   /** The prune phase's thread. */
   prune?: PruneData;
@@ -82,6 +83,8 @@ export interface Workload {
 const WRITERS: TargetKey[] = ['ours', 'oursClient', 'oursClientTx', 'oursClientTxCall', 'raw', 'rawPlain', 'prismaCreate', 'prismaTx', 'mastra'];
 /** The reads of the store (on its url and on the app's own client) and of the raw driver. */
 const READERS: TargetKey[] = ['ours', 'oursClient', 'raw'];
+/** The agent turn's: the store three ways, the raw minimum, and the peers. */
+const TURNERS: TargetKey[] = ['ours', 'oursClient', 'oursClientTx', 'raw', 'mastra', 'langgraph', 'langgraphOurs'];
 const PAGE_WALK = 500;
 /** First appends counted one by one; the median is reported. */
 const FIRST_APPEND_COUNTS = 3;
@@ -157,6 +160,35 @@ async function concurrentRate(target: Target, threadOf: (writer: number) => stri
 }
 
 export const WORKLOADS: Workload[] = [
+  {
+    // Each timed turn is the third of a conversation of its own: two untimed turns first give it a history (and
+    // create it). Its round trips are counted on one more conversation's third turn, alone.
+    rows: [
+      { key: 'turn', label: 'agent turn: history loaded, user message, two tool steps, answer, header updated', unit: 'ms' },
+      { key: 'turnTrips', label: 'agent turn, round trips to the database (SQLite: statements run)', unit: 'round trips' },
+    ],
+    phase: 'write',
+    targets: TURNERS,
+    async run(target, { sizes, round, data }) {
+      const conversation = (i: number) => `turn-${round}-${i}`;
+      const before = async (threadId: string) => {
+        for (let n = 1; n <= TURNS_BEFORE; n++) await target.turn!(threadId, agentTurn(n));
+      };
+      const times: number[] = [];
+      let spent = 0;
+      for (let i = 0; times.length < sizes.turns || spent < sizes.writeMinMs; i++) {
+        await before(conversation(i));
+        const took = await elapsedMs(() => target.turn!(conversation(i), agentTurn(TURNS_BEFORE + 1)));
+        times.push(took);
+        spent += took;
+      }
+      const counted = conversation(times.length);
+      await before(counted);
+      const trips = await data.statements.count(() => target.turn!(counted, agentTurn(TURNS_BEFORE + 1)));
+      for (let i = 0; i <= times.length; i++) await expectStored(target, conversation(i), (TURNS_BEFORE + 1) * TURN_MESSAGES);
+      return [median(times), trips];
+    },
+  },
   {
     // A target that has a tenant's view runs both loops in its turn, back to back (which first alternates by round), so that
     // the scoped result is compared with an unscoped one measured moments apart: drift of the machine would swamp a 0.9x target.
@@ -452,6 +484,8 @@ export function sizedLabel(key: string, label: string, sizes: Sizes): string {
   const detail: Record<string, string> = {
     sequential: `≥ ${fmt(sizes.sequential)} × ~200 B`,
     langgraphStep: `${fmt(sizes.langgraphAppends)} steps of a message each, from an empty thread`,
+    turn: `the median of ≥ ${fmt(sizes.turns)} turns, each the third of a conversation, ${TURN_MESSAGES} messages a turn`,
+    turnTrips: 'one turn, the third of a conversation',
     sequentialScoped: `≥ ${fmt(sizes.sequential)} × ~200 B`,
     firstAppend: `≥ ${fmt(sizes.newThreads)} new threads, a message each`,
     batch: `≥ ${fmt(sizes.batches)} batches of ${sizes.batchSize}`,

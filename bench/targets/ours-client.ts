@@ -6,14 +6,14 @@
 // interactive transaction, which the store joins:
 // prisma.$transaction(async (tx) => messages.withTransaction(tx).append(…)).
 // "call": the same, its rates counting only the time of the store's calls in it.
-import { SerializedSqliteAdapterFactory, type MessageStore } from '../../src/index.js';
+import { SerializedSqliteAdapterFactory, type MessageStore, type SessionStore } from '../../src/index.js';
 import { bootOurs } from './ours.js';
 import { generatedClient, stockAdapter } from './prisma.js';
 import type { Engine, Target } from './target.js';
 
 export async function openOursClient(engine: Engine, url: string, mode: 'direct' | 'transaction' | 'call'): Promise<Target> {
   const prisma = await generatedClient(engine, engine === 'sqlite' ? new SerializedSqliteAdapterFactory(url) : stockAdapter(engine, url));
-  const { target, messages } = await bootOurs({ prisma }).catch(async (error: unknown) => {
+  const { target, messages, sessions } = await bootOurs({ prisma }).catch(async (error: unknown) => {
     await prisma.$disconnect();
     throw error;
   });
@@ -25,10 +25,10 @@ export async function openOursClient(engine: Engine, url: string, mode: 'direct'
   if (mode === 'direct') return { ...target, close };
   // "call": the clock counts only the store's call, inside the transaction.
   let storeMs = 0;
-  const inTransaction = async (write: (joined: MessageStore) => Promise<unknown>) => {
+  const inTransaction = async (write: (joined: MessageStore, joinedSessions: SessionStore) => Promise<unknown>) => {
     await prisma.$transaction(async (tx) => {
       const start = performance.now();
-      await write(messages.withTransaction(tx));
+      await write(messages.withTransaction(tx), sessions.withTransaction(tx));
       storeMs += performance.now() - start;
     });
   };
@@ -37,6 +37,18 @@ export async function openOursClient(engine: Engine, url: string, mode: 'direct'
     append: (threadId, message) => inTransaction((joined) => joined.append(threadId, message)),
     appendFirst: (threadId, message) => inTransaction((joined) => joined.append(threadId, message)),
     appendMany: (threadId, batch) => inTransaction((joined) => joined.appendMany(threadId, batch)),
+    // Each write in a transaction of the app's (as it would store rows of its own with it), the answer with the header; the history read outside any.
+    ...(mode === 'transaction' && {
+      async turn(threadId, turn) {
+        await messages.getHistory(threadId);
+        await inTransaction((joined) => joined.append(threadId, turn.user));
+        for (const step of turn.steps) await inTransaction((joined) => joined.appendMany(threadId, step));
+        await inTransaction(async (joined, joinedSessions) => {
+          await joined.append(threadId, turn.answer);
+          await joinedSessions.update(threadId, turn.header);
+        });
+      },
+    }),
     stored: target.stored,
     close,
   };

@@ -3,6 +3,7 @@
 // forTenant gives the stores of TenantStores.forTenant(tenant) instead.
 import { NestFactory } from '@nestjs/core';
 import { MessageStore, SessionStore, StoreModule, TenantStores, TranscriptStore, type StoreModuleOptions } from '../../src/index.js';
+import type { AgentTurn } from '../turn.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 interface Stores {
@@ -16,12 +17,13 @@ export async function openOurs(url: string): Promise<Target> {
 }
 
 /** The store booted from `options` as the target, and its MessageStore (for calls the target does not make). */
-export async function bootOurs(options: StoreModuleOptions): Promise<{ target: Target; messages: MessageStore }> {
+export async function bootOurs(options: StoreModuleOptions): Promise<{ target: Target; messages: MessageStore; sessions: SessionStore }> {
   // abortOnError: false, so that a failed boot is an error the harness reports, not a silent exit.
   const app = await NestFactory.createApplicationContext(StoreModule.forRoot(options), { logger: false, abortOnError: false });
   const tenants = app.get<TenantStores>(TenantStores);
   const messages = app.get<MessageStore>(MessageStore);
-  const unscoped = targetOf({ messages, transcripts: app.get<TranscriptStore>(TranscriptStore), sessions: app.get<SessionStore>(SessionStore) });
+  const sessions = app.get<SessionStore>(SessionStore);
+  const unscoped = targetOf({ messages, transcripts: app.get<TranscriptStore>(TranscriptStore), sessions });
   const target: Target = {
     ...unscoped,
     forTenant(tenantId: string): Target {
@@ -39,7 +41,7 @@ export async function bootOurs(options: StoreModuleOptions): Promise<{ target: T
     },
     close: () => app.close(),
   };
-  return { target, messages };
+  return { target, messages, sessions };
 }
 
 function targetOf({ messages, transcripts, sessions }: Stores): Omit<Target, 'close'> {
@@ -53,6 +55,13 @@ function targetOf({ messages, transcripts, sessions }: Stores): Omit<Target, 'cl
     },
     async appendMany(threadId: string, batch: BenchMessage[]) {
       await messages.appendMany(threadId, batch);
+    },
+    async turn(threadId: string, turn: AgentTurn) {
+      await messages.getHistory(threadId);
+      await messages.append(threadId, turn.user);
+      for (const step of turn.steps) await messages.appendMany(threadId, step);
+      await messages.append(threadId, turn.answer);
+      await sessions.update(threadId, turn.header);
     },
     stored: (threadId) => messages.count(threadId),
     getHistory: (threadId) => messages.getHistory(threadId),

@@ -27,6 +27,8 @@ import {
   type MessageRow,
   type SessionRow,
 } from './rows.js';
+import type { AgentTurn } from '../turn.js';
+import { mariadbTurn } from './raw-turns.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -94,6 +96,11 @@ export class RawMariaDb implements Target {
   }
 
   /** The latest boundary and the messages after it in one repeatable-read snapshot, as the store reads them. */
+  /** The raw minimum of a turn (raw-turns.ts). */
+  turn(threadId: string, turn: AgentTurn): Promise<void> {
+    return mariadbTurn(this.#pool, threadId, turn, timestamp(new Date()));
+  }
+
   getHistory(threadId: string): Promise<unknown[]> {
     return this.#transaction(async (connection) => {
       const boundary = await this.#boundary<{ cut_seq: number; messages: unknown }>(connection, 'cut_seq, messages', threadId);

@@ -28,6 +28,8 @@ import {
   type MessageRow,
   type SessionRow,
 } from './rows.js';
+import type { AgentTurn } from '../turn.js';
+import { postgresTurn } from './raw-turns.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -83,6 +85,11 @@ export class RawPostgres implements Target {
 
   appendMany(threadId: string, messages: BenchMessage[]): Promise<void> {
     return this.#write(threadId, messages);
+  }
+
+  /** The raw minimum of a turn (raw-turns.ts). */
+  turn(threadId: string, turn: AgentTurn): Promise<void> {
+    return postgresTurn(this.#pool, threadId, turn, timestamp(new Date()));
   }
 
   async stored(threadId: string): Promise<number> {

@@ -26,6 +26,8 @@ import {
   type MessageRow,
   type SessionRow,
 } from './rows.js';
+import type { AgentTurn } from '../turn.js';
+import { sqliteTurn } from './raw-turns.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -92,6 +94,11 @@ export class RawSqlite implements Target {
 
   async stored(threadId: string): Promise<number> {
     return (this.#sql('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ?').get(threadId) as { n: number }).n;
+  }
+
+  /** The raw minimum of a turn (raw-turns.ts). */
+  async turn(threadId: string, turn: AgentTurn): Promise<void> {
+    sqliteTurn(this.#db, (text) => this.#sql(text), threadId, turn, timestamp(new Date()));
   }
 
   /** The latest boundary and the messages after it, in one read transaction, parsed like the store's. */

@@ -1,6 +1,8 @@
 // What every implementation under test offers the workloads. A target leaves
 // out what it cannot do comparably; the table shows those cells as empty.
 
+import type { AgentTurn } from '../turn.js';
+
 export type Engine = 'sqlite' | 'postgresql' | 'mysql';
 
 /** A message as an agent appends it: about 200 bytes of JSON once stored. */
@@ -22,6 +24,12 @@ export interface Target {
   /** Appends the first message of a thread that does not exist yet (the references insert the thread row with it). */
   appendFirst?(threadId: string, message: BenchMessage): Promise<void>;
   appendMany?(threadId: string, messages: BenchMessage[]): Promise<void>;
+  /**
+   * An agent turn on the conversation `threadId` (bench/turn.ts): its history loaded, the user's message, each
+   * tool step's call and result, the answer and the session's header stored, as the target's users store them.
+   * The first turn of a conversation creates it.
+   */
+  turn?(threadId: string, turn: AgentTurn): Promise<void>;
   /** A LangGraph checkpointer's step: the thread's latest checkpoint read, a new one stored whose message list holds `message` too. */
   step?(threadId: string, message: BenchMessage): Promise<void>;
   /** How many messages the thread holds, so that every acknowledged append is checked to be there. */

@@ -35,7 +35,11 @@ const FORK_ROWS = ['forkCompacted', 'forkShort'];
 const SCOPED_ROWS = ['sequentialScoped', 'historyScoped', 'compactedScoped', 'countScoped'];
 /** LangGraph's step, after the sequential rows: the store's checkpointer everywhere, LangGraph's own saver where it has one. */
 const LANGGRAPH_ROW = 'langgraphStep';
-const ROWS = [...WRITE_ROWS.slice(0, 2), LANGGRAPH_ROW, ...WRITE_ROWS.slice(2), ...READ_ROWS, ...PRUNE_ROWS, ...FORK_ROWS];
+/** An agent turn, first: its time and its round trips, by the store three ways, the raw minimum and the peers. */
+const TURN_ROWS = ['turn', 'turnTrips'];
+const ROWS = [...TURN_ROWS, ...WRITE_ROWS.slice(0, 2), LANGGRAPH_ROW, ...WRITE_ROWS.slice(2), ...READ_ROWS, ...PRUNE_ROWS, ...FORK_ROWS];
+/** Round trips of a turn the store may send beyond the raw minimum's (docs/performance.md: MariaDB's UPDATE returns no rows). */
+const EXTRA_TRIPS: Record<string, number> = { SQLite: 1, PostgreSQL: 1, MariaDB: 2 };
 /** The section of the reads a hot standby can serve: the store with it and without it, and the raw driver on the standby. */
 const REPLICA = 'PostgreSQL, primary and hot standby';
 const REPLICA_ROWS = ['replicaList', 'replicaExport', 'replicaPage'];
@@ -120,6 +124,19 @@ test(
             );
           }
         }
+        // The turn on every system that runs on the database; in round trips, the store within EXTRA_TRIPS of the raw minimum.
+        for (const key of TURN_ROWS) {
+          for (const target of ['ours', 'oursClient', 'oursClientTx', 'raw', 'langgraphOurs', ...(peers.length > 0 ? ['mastra', 'langgraph'] : [])]) {
+            expect({ database: database.label, key, target, value: rows.get(key)!.cells[target]?.value }).toEqual(
+              expect.objectContaining({ value: expect.any(Number) }),
+            );
+          }
+        }
+        const trips = rows.get('turnTrips')!.cells;
+        expect({ database: database.label, ours: trips.ours.value! - trips.raw.value! <= EXTRA_TRIPS[database.label] }).toEqual({
+          database: database.label,
+          ours: true,
+        });
         const langgraph = rows.get(LANGGRAPH_ROW)!;
         expect({
           database: database.label,
@@ -143,7 +160,7 @@ test(
         // in the app's transaction, every write row but the scoped one, compared with Prisma's interactive tx where it has one.
         for (const row of database.rows.filter((row) => row.key !== LANGGRAPH_ROW)) {
           const { value } = row.cells.oursClient ?? {};
-          const counted = row.unit === 'statements' || row.unit === 'bytes';
+          const counted = row.unit === 'statements' || row.unit === 'round trips' || row.unit === 'bytes';
           const ratio = counted ? 'none' : row.ownClientRatio;
           expect({ database: database.label, key: row.key, value, ratio }).toEqual({
             database: database.label,
@@ -213,6 +230,14 @@ test(
           });
         }
       }
+      // The charts: every database's ratios, and the turn's round trips on each.
+      const ratios = readFileSync(join(outDir, 'quick-ratios.svg.tmp'), 'utf8');
+      const turn = readFileSync(join(outDir, 'quick-turn.svg.tmp'), 'utf8');
+      for (const chart of [ratios, turn]) expect(chart).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^]*<\/svg>\n$/);
+      for (const label of expected.filter((label) => label !== REPLICA)) {
+        expect({ label, ratios: ratios.includes(`>${label}</text>`), turn: turn.includes(`>${label}</text>`) }).toEqual({ label, ratios: true, turn: true });
+      }
+      expect(turn).toContain('raw minimum + 1');
       for (const database of report.databases) {
         // The printed table has a line per workload.
         const section = stdout.slice(stdout.indexOf(`## ${database.label}\n`));
