@@ -5,7 +5,7 @@ import type { SessionListQuery } from './tables/session-list.js';
 import type { Message } from '../message.types.js';
 import type { PrismaTx } from './store-client.js';
 import type { Arg } from './adapter-statement.js';
-import type { HeaderChanges } from './provider-kit.js';
+import type { SessionUpdate } from '../session.types.js';
 
 /** PostgreSQL and SQLite: an INSERT's clause for a taken key (see Dialect.onConflict). */
 export const onConflictDo = (keys: string[], update: string[]): string =>
@@ -83,18 +83,13 @@ export function listSessionsSql(query: SessionListQuery, placeholder: (i: number
   return { text, args };
 }
 
-/**
- * SessionStore.update's statement: the fields given set and updated_at bumped on the thread `id` (scoped:
- * if it is the tenant's). `returning` (PostgreSQL and SQLite 3.35+, whose UPDATE returns rows): its header
- * returned as SESSION_COLUMNS, the parent by a subquery, no row when none matched; else it returns nothing.
- */
+/** SessionStore.update's UPDATE: the fields given set and updated_at bumped on the thread `id` (scoped: if it is the tenant's). */
 export function updateHeaderSql(
   id: string,
-  changes: HeaderChanges,
+  changes: SessionUpdate,
   now: Date,
   tenantId: string | undefined,
   placeholder: (i: number) => string,
-  returning = true,
 ): { text: string; args: Arg[] } {
   const args: Arg[] = [];
   const param = (value: Arg) => placeholder(args.push(value) - 1);
@@ -102,9 +97,21 @@ export function updateHeaderSql(
   if (changes.title !== undefined) set.push(`title = ${param(changes.title)}`);
   if (changes.metadata !== undefined) set.push(`metadata = ${param(changes.metadata === null ? null : JSON.stringify(changes.metadata))}`);
   const where = `id = ${param(id)}${tenantId === undefined ? '' : ` AND tenant_id = ${param(tenantId)}`}`;
-  const parent = '(SELECT e.parent_id FROM agent_subsession e WHERE e.child_id = agent_thread.id)';
-  const update = `UPDATE agent_thread SET ${set.join(', ')} WHERE ${where}`;
-  return { text: returning ? `${update} RETURNING id, tenant_id, title, metadata, created_at, updated_at, ${parent}, forked_from, fork_seq` : update, args };
+  return { text: `UPDATE agent_thread SET ${set.join(', ')} WHERE ${where}`, args };
+}
+
+/** SESSION_COLUMNS as an UPDATE of agent_thread returns them: the parent by a subquery. */
+const RETURNED_HEADER = SESSION_COLUMNS.split(', ')
+  .map((column) => (column === 'e.parent_id' ? '(SELECT e.parent_id FROM agent_subsession e WHERE e.child_id = agent_thread.id)' : column.slice('t.'.length)))
+  .join(', ');
+
+/**
+ * SessionStore.update in one statement (PostgreSQL and SQLite 3.35+, whose UPDATE returns rows): updateHeaderSql
+ * returning the header as SESSION_COLUMNS; no row when none matched.
+ */
+export function updateHeaderReturningSql(...args: Parameters<typeof updateHeaderSql>): { text: string; args: Arg[] } {
+  const update = updateHeaderSql(...args);
+  return { text: `${update.text} RETURNING ${RETURNED_HEADER}`, args: update.args };
 }
 
 const INSERTS = new Map<number, string>();

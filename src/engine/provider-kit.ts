@@ -4,9 +4,9 @@
 // A new database is a new kit, its migrations and a test opener.
 import type { Logger } from '@nestjs/common';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
-import type { HistoryMessage, JsonObject, Message } from '../message.types.js';
+import type { HistoryMessage, Message } from '../message.types.js';
 import type { SessionListQuery } from './tables/session-list.js';
-import type { SessionMeta } from '../session.types.js';
+import type { SessionMeta, SessionUpdate } from '../session.types.js';
 import type { Dialect } from './dialect.js';
 import type { InTransaction, ReadAll, Run, WriteAll } from './adapter-statement.js';
 
@@ -78,19 +78,13 @@ export interface FastPaths {
    * updatedAt to `now`, in one statement, and returns its header; null when it does not exist
    * or (scoped) is not the tenant's. Absent where the kit has no such statement.
    */
-  updateHeader?(id: string, changes: HeaderChanges, now: Date, tenantId: string | undefined): Promise<SessionMeta | null>;
+  updateHeader?(id: string, changes: SessionUpdate, now: Date, tenantId: string | undefined): Promise<SessionMeta | null>;
   /** Statements of the store's own in one transaction on the same driver (see adapter-transactions.ts); absent where they cannot run. */
   transaction?: InTransaction;
   /** Statements that read nothing back, run all or nothing (a kit may run them faster than `transaction` would); absent as `transaction` is. */
   writeAll?: WriteAll;
   /** A read plan in one snapshot (a kit may run it faster than `transaction` would); absent as `transaction` is. */
   readAll?: ReadAll;
-}
-
-/** A session header's fields to set: undefined keeps one, null clears it. */
-export interface HeaderChanges {
-  title?: string | null;
-  metadata?: JsonObject | null;
 }
 
 /** How the migration runner records and locks on this database, as `prisma migrate deploy` does. */

@@ -27,7 +27,7 @@ describeWith(POSTGRESQL.available, 'PostgreSQL binaries missing')('[PostgreSQL] 
   let store: InternalStoreApp;
   afterEach(async () => store?.close());
 
-  test('on its url, the store names its hot statements and nothing in a transaction; one text, one name', async () => {
+  test('on its url, the store names its hot statements, in its own transactions too, never BEGIN or COMMIT; one text, one name', async () => {
     store = await storeApp({ url: await POSTGRESQL.freshUrl(), migrate: true });
     await store.messages.append('named', { role: 'user', content: 'creates the thread in a transaction' });
     const sent = await namesSent(async () => {

@@ -9,17 +9,29 @@ import { historyOf } from '../../engine/row-codec.js';
 import { sessionOf } from '../../engine/tables/session-list.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import { listSessionsSql, messageInserts, updateHeaderSql } from '../../engine/portable-sql.js';
+import type { Row } from '../../engine/adapter-statement.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import { appendInHost } from './host-append.js';
 import { placeholder, SQL } from './sql.js';
-import { inMariaDbTransaction, mariadbConnectionOf, mariadbPoolOf, queryOn, queryPool, type Query } from './mariadb-pool.js';
+import {
+  inMariaDbTransaction,
+  mariadbConnectionOf,
+  mariadbPoolOf,
+  pipelinedTransaction,
+  queryOn,
+  queryPool,
+  type Query,
+  type Statement,
+} from './mariadb-pool.js';
 
-/** Where the reads run: on the pool, each call a transaction of its own, or in an application's transaction. */
+/** Where the reads and the header's update run: on the pool, each call a transaction of its own, or in an application's transaction. */
 interface Connection {
   /** Runs reads of several statements in one snapshot. */
   read<T>(work: (query: Query) => Promise<T>): Promise<T>;
   /** One statement. */
   query: Query;
+  /** A write, then a read that sees it, all or nothing: the read's rows. */
+  writeThenRead(write: Statement, read: Statement): Promise<Row[]>;
 }
 
 /**
@@ -45,7 +57,11 @@ export function mysqlFastPaths(adapter: SqlDriverAdapter, ownPool: boolean): Fas
         for (const { text, args } of messageInserts(threadId, last - messages.length + 1, messages)) await query(text, args);
         return last;
       }),
-    ...readsOn({ read: inTransaction as Connection['read'], query: queryPool(pool) }),
+    ...readsOn({
+      read: inTransaction as Connection['read'],
+      query: queryPool(pool),
+      writeThenRead: (write, read) => pipelinedTransaction(pool, write, read),
+    }),
   };
 }
 
@@ -63,7 +79,28 @@ export function mysqlHostFastPaths(tx: Transaction, assertOpen: () => void): Fas
   const query: Query = async (text, args) => (assertOpen(), onConnection(text, args));
   return {
     append: (threadId, messages, now, tenantId) => appendInHost(query, threadId, messages, now, tenantId),
-    ...readsOn({ read: (work) => work(query), query }),
+    ...readsOn({
+      read: (work) => work(query),
+      query,
+      async writeThenRead(write, read) {
+        await query(write.text, write.args);
+        return query(read.text, read.args);
+      },
+    }),
+  };
+}
+
+/**
+ * SessionStore.update: MariaDB's UPDATE returns no rows, so the header is read after it in the same
+ * transaction; whether the session is there (and the tenant's) is that read's answer, not a count of rows.
+ */
+function headerUpdate(connection: Connection): FastPaths['updateHeader'] {
+  return async (id, changes, now, tenantId) => {
+    const [row] = await connection.writeThenRead(updateHeaderSql(id, changes, now, tenantId, placeholder), {
+      text: SQL.header(tenantId !== undefined),
+      args: tenantId === undefined ? [id] : [id, tenantId],
+    });
+    return row ? sessionOf(row) : null;
   };
 }
 
@@ -78,11 +115,12 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
     return row.at(-1) === null ? [] : row;
   };
   return {
-    // One statement: one snapshot, one round trip.
+    updateHeader: headerUpdate(connection),
+    // One statement: one snapshot, one round trip; its parts in order here (see SQL.history).
     async history(threadId, tenantId) {
-      if (tenantId === undefined) return historyOf(await connection.query(SQL.history, Array(5).fill(threadId)));
-      const t = threadId;
-      const rows = await connection.query(SQL.scopedHistory, [t, tenantId, t, t, t, tenantId, t, t, t, t, tenantId]);
+      const { text, args } = SQL.history(threadId, tenantId);
+      const rows = (await connection.query(text, args)).sort((a, b) => Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1]));
+      if (tenantId === undefined) return historyOf(rows);
       return Number(rows[0]?.[0]) === -1 ? historyOf(rows.slice(1)) : null;
     },
 
@@ -93,15 +131,6 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
         const [[count]] = await query(SQL.countAfterCut, [threadId, boundary.length > 0 ? Number(boundary[1]) : 0]);
         return (boundary.length > 0 ? Number(boundary[0]) : 0) + Number(count);
       }),
-
-    // MariaDB's UPDATE returns no rows: the update, then the header as committed (two statements, no transaction).
-    async updateHeader(id, changes, now, tenantId) {
-      const { text, args } = updateHeaderSql(id, changes, now, tenantId, placeholder, false);
-      // The pools count the rows matched, not those changed (the connector's foundRows).
-      if (!(await connection.query(text, args)).affectedRows) return null;
-      const [row] = await connection.query(SQL.header, [id]);
-      return row ? sessionOf(row) : null;
-    },
 
     async listSessions(query) {
       const { text, args } = listSessionsSql(query, placeholder);

@@ -145,6 +145,38 @@ export const queryOn =
   (sql, args) =>
     connection.query({ sql, ...OPTIONS }, args.map(valueOf));
 
+/**
+ * Two statements in one transaction on one connection of `pool`, each sent without waiting for the
+ * replies before it (the connector pipelines them: about one round trip in all): the second's rows.
+ * A failure rolls back what a later COMMIT did not commit, and is the one reported.
+ */
+export async function pipelinedTransaction(pool: Pool, first: Statement, second: Statement): Promise<Row[]> {
+  const connection = await pool.getConnection();
+  try {
+    const query = queryOn(connection);
+    const replies = await Promise.allSettled([
+      connection.beginTransaction(),
+      query(first.text, first.args),
+      query(second.text, second.args),
+      connection.commit(),
+    ]);
+    const failed = replies.find((reply): reply is PromiseRejectedResult => reply.status === 'rejected');
+    if (failed) {
+      await connection.rollback().catch(() => undefined);
+      throw failed.reason;
+    }
+    return (replies[2] as PromiseFulfilledResult<Row[]>).value;
+  } finally {
+    await connection.release();
+  }
+}
+
+/** A statement with its `?` arguments. */
+export interface Statement {
+  text: string;
+  args: Arg[];
+}
+
 /** One statement on any connection of `pool`, outside a transaction. */
 export const queryPool =
   (pool: Pool): Query =>

@@ -12,28 +12,38 @@ export const placeholder = () => '?';
 /** The rows of the thread ? after the cut ? (messages, not events). */
 const AFTER_CUT = 'FROM agent_message WHERE thread_id = ? AND event_type IS NULL AND seq > ?';
 
-/** The history's log rows (part 1) after the latest cut, which a one-row derived table holds: MariaDB reads it first, as a constant, and bounds the index range with it (a subquery's value in the WHERE clause it would not). */
-const LOG_AFTER_LATEST_CUT = `SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.provider_options, m.value_types, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', m.created_at) DIV 1000
-  FROM (SELECT COALESCE(MAX(cut_seq), 0) AS cut FROM agent_boundary WHERE thread_id = ? AND seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?)) c
-  JOIN agent_message m ON m.thread_id = ? AND m.seq > c.cut AND m.event_type IS NULL`;
-/** The latest boundary's messages as the history's first row (part 0), found by its key. */
-const LATEST_BOUNDARY_ROW =
-  'SELECT 0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL FROM agent_boundary WHERE thread_id = ? AND seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?)';
+/** The latest boundary of the thread ?, found by its key ((thread_id, MAX(seq)): one index lookup, no sort). */
+const LATEST_KEY = 'thread_id = ? AND seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?)';
 /** Whether the thread ? is the tenant ?'s. */
 const OWNED = 'EXISTS (SELECT 1 FROM agent_thread WHERE id = ? AND tenant_id = ?)';
+
+/**
+ * The effective history in one statement, one snapshot: the latest boundary's messages (part 0), then the
+ * log after its cut (part 1), the cut read from a one-row derived table, which MariaDB reads first, as a
+ * constant, and bounds the log's index range with (a subquery's value in the WHERE clause it would not).
+ * Scoped, a row of part -1 first when the thread is the tenant's, and every other part gated on it, so that
+ * nothing of another tenant's session is read. No ORDER BY: sorting the union would put its rows in a
+ * temporary table; each part comes in key order, and the caller puts them in order.
+ */
+function history(threadId: string, tenantId: string | undefined): { text: string; args: string[] } {
+  const scoped = tenantId !== undefined;
+  const gate = scoped ? ` AND ${OWNED}` : '';
+  const owned = scoped ? [threadId, tenantId] : [];
+  const text =
+    (scoped ? 'SELECT -1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM agent_thread WHERE id = ? AND tenant_id = ? UNION ALL ' : '') +
+    `SELECT 0, NULL, NULL, messages, NULL, NULL, NULL, NULL, NULL FROM agent_boundary WHERE ${LATEST_KEY}${gate}
+     UNION ALL
+     SELECT 1, m.seq, m.role, m.content, m.message_id, m.metadata, m.provider_options, m.value_types, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', m.created_at) DIV 1000
+     FROM (SELECT COALESCE(MAX(cut_seq), 0) AS cut FROM agent_boundary WHERE ${LATEST_KEY}${gate}) c
+     JOIN agent_message m ON m.thread_id = ? AND m.seq > c.cut AND m.event_type IS NULL${scoped ? ` WHERE ${OWNED}` : ''}`;
+  return { text, args: [...owned, threadId, threadId, ...owned, threadId, threadId, ...owned, threadId, ...owned] };
+}
 
 /** The savepoint of an append in an application's transaction (see host-append.ts). */
 const SAVEPOINT = 'nestjs_agent_store_append';
 
 export const SQL = {
-  /** The effective history in one statement, one snapshot (the thread ? five times): the latest boundary's messages, then the log after its cut. */
-  history: `${LATEST_BOUNDARY_ROW} UNION ALL ${LOG_AFTER_LATEST_CUT} ORDER BY 1, 2`,
-  /**
-   * Scoped (thread, tenant, then thread, thread, thread, tenant, thread, thread, thread, thread, tenant): first a row
-   * of part -1 when the thread is the tenant's, and the other parts only then, so that another tenant's log is never read.
-   */
-  scopedHistory: `SELECT -1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM agent_thread WHERE id = ? AND tenant_id = ?
-    UNION ALL ${LATEST_BOUNDARY_ROW} AND ${OWNED} UNION ALL ${LOG_AFTER_LATEST_CUT} WHERE ${OWNED} ORDER BY 1, 2`,
+  history,
   /** The latest boundary of the thread ?, after a SELECT of its columns. */
   latest: 'FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1',
   /**
@@ -43,8 +53,9 @@ export const SQL = {
    */
   ownedLatest:
     'FROM agent_thread t LEFT JOIN agent_boundary b ON b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = ?) WHERE t.id = ? AND t.tenant_id = ?',
-  /** A session's header (the thread ?) as SESSION_COLUMNS, its parent joined. */
-  header: `SELECT ${SESSION_COLUMNS} FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id WHERE t.id = ?`,
+  /** A session's header (the thread ?; scoped, if it is the tenant ?'s) as SESSION_COLUMNS, its parent joined. */
+  header: (scoped: boolean) =>
+    `SELECT ${SESSION_COLUMNS} FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id WHERE t.id = ?${scoped ? ' AND t.tenant_id = ?' : ''}`,
   /** How many messages the log holds after the cut. */
   countAfterCut: `SELECT COUNT(*) ${AFTER_CUT}`,
 

@@ -7,9 +7,9 @@ import { historyOf, messageColumns } from '../../engine/row-codec.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import { sessionOf } from '../../engine/tables/session-list.js';
 import { BrokenHostTransaction, inSavepoint, sql, type Arg, type Row } from '../../engine/adapter-statement.js';
-import { listSessionsSql, updateHeaderSql } from '../../engine/portable-sql.js';
-import type { FastPaths, HeaderChanges } from '../../engine/provider-kit.js';
-import type { SessionMeta } from '../../session.types.js';
+import { listSessionsSql, updateHeaderReturningSql } from '../../engine/portable-sql.js';
+import type { FastPaths } from '../../engine/provider-kit.js';
+import type { SessionMeta, SessionUpdate } from '../../session.types.js';
 import { inOwnTransaction } from '../../engine/adapter-transactions.js';
 import { placeholder, SQL } from './sql.js';
 import { named, queryNamed, withNames } from './statement-names.js';
@@ -92,7 +92,7 @@ const namedRows =
   async (text, args, hot) =>
     (hot ? await queryNamed(adapter, sql(text, args)) : await adapter.queryRaw(sql(text, args))).rows;
 
-/** In a transaction: nothing named (a statement refused for its name would end the transaction). */
+/** In the application's transaction: nothing named (a statement refused for its name would end its transaction). */
 const plainRows =
   (db: SqlQueryable): Rows =>
   async (text, args) =>
@@ -181,9 +181,9 @@ export function postgresHostFastPaths(transaction: Transaction, assertOpen: () =
   };
 }
 
-/** SessionStore.update in one statement (updateHeaderSql); null when no thread (of the tenant) matched. */
-async function headerUpdate(rows: Rows, id: string, changes: HeaderChanges, now: Date, tenantId: string | undefined): Promise<SessionMeta | null> {
-  const { text, args } = updateHeaderSql(id, changes, now, tenantId, placeholder);
+/** SessionStore.update in one statement (updateHeaderReturningSql); null when no thread (of the tenant) matched. */
+async function headerUpdate(rows: Rows, id: string, changes: SessionUpdate, now: Date, tenantId: string | undefined): Promise<SessionMeta | null> {
+  const { text, args } = updateHeaderReturningSql(id, changes, now, tenantId, placeholder);
   const [row] = await rows(text, args, true);
   return row ? sessionOf(row) : null;
 }

@@ -21,7 +21,10 @@ const NAMES = new WeakMap<SqlQuery, string>();
 const UNNAMED = new WeakSet<SqlDriverAdapter>();
 const NAME_OF = new Map<string, string>();
 
-/** Prisma's pg adapter option: the name of a query the fast paths marked, else none (an unnamed statement). */
+/**
+ * Prisma's pg adapter option: the name of a query the fast paths marked, else undefined, which the adapter
+ * sends as an unnamed statement (its type says string; node-postgres takes undefined for no name).
+ */
 export const statementNameGenerator = (query: SqlQuery): string => NAMES.get(query) as string;
 
 function nameOf(text: string): string {

@@ -9,7 +9,7 @@ import { sessionOf } from '../../engine/tables/session-list.js';
 import type { Message } from '../../message.types.js';
 import { StoreNotFoundError } from '../../store.errors.js';
 import type { Arg, Row } from '../../engine/adapter-statement.js';
-import { listSessionsSql, messageInserts, updateHeaderSql } from '../../engine/portable-sql.js';
+import { listSessionsSql, messageInserts, updateHeaderReturningSql } from '../../engine/portable-sql.js';
 import type { ReadPlan, Run, Statement, Value } from '../../engine/adapter-statement.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import type { DirectWork, SerializedSqliteAdapter, SqliteTransaction } from './sqlite-adapter.js';
@@ -129,7 +129,7 @@ function fastPathsOn(direct: <T>(work: DirectWork<T>) => Promise<T>): FastPaths 
     // One statement, autocommitted (or in the app's transaction).
     updateHeader: (id, changes, now, tenantId) =>
       run((prepared) => {
-        const { text, args } = updateHeaderSql(id, changes, now, tenantId, placeholder);
+        const { text, args } = updateHeaderReturningSql(id, changes, now, tenantId, placeholder);
         const row = prepared(text)
           .raw()
           .get(...args.map(sqliteValue)) as Row | undefined;
