@@ -1,5 +1,5 @@
 // The results as pictures (SVG, no dependencies): each workload's speed
-// relative to the raw driver per database, and an agent turn's round trips
+// relative to the raw driver per database, and an agent turn's statements
 // per system. `npm run bench` writes them beside latest.md; the docs'
 // performance page shows them.
 import { LABELS } from './databases.js';
@@ -30,7 +30,10 @@ const svg = (width: number, height: number, body: string[], title: string) =>
 /** The three lone databases' tables (the clusters' rows compare other things). */
 const lone = (report: Report) => report.databases.filter((database) => database.label === LABELS[database.engine]);
 
-const SHORT_LABELS = new Map(WORKLOADS.flatMap((workload) => workload.rows.map((row) => [row.key, row.label])));
+/** Each row's label without its sizes; the turn's in short. */
+const SHORT_LABELS = new Map(
+  WORKLOADS.flatMap((workload) => workload.rows.map((row) => [row.key, row.key === 'turn' ? 'agent turn (the whole turn)' : row.label])),
+);
 
 function legend(y: number, names: string[]): string[] {
   return names.flatMap((name, i) => [
@@ -65,8 +68,8 @@ export function ratioChart(report: Report): string {
     body.push(text(10, y + rowHeight / 2, SHORT_LABELS.get(key)!));
     databases.forEach((database, d) => {
       const ratio = database.rows.find((row) => row.key === key)?.cells.ours?.ratio;
-      if (ratio === undefined) return;
       const barY = y + d * (BAR + 2);
+      if (ratio === undefined) return void body.push(text(LABEL_WIDTH + 4, barY + BAR - 1, `${database.label}: n/a`, 'font-size="10" fill="#888"'));
       body.push(`<rect x="${LABEL_WIDTH}" y="${barY}" width="${(x(ratio) - LABEL_WIDTH).toFixed(1)}" height="${BAR}" fill="${COLORS[database.label]}"/>`);
       body.push(text(x(ratio) + 4, barY + BAR - 1, `${ratio.toFixed(2)}x${ratio > max ? ' →' : ''}`, 'font-size="10"'));
     });
@@ -83,20 +86,26 @@ export function ratioChart(report: Report): string {
 const TURN_SYSTEMS: TargetKey[] = ['ours', 'oursClient', 'oursClientTx', 'raw', 'mastra', 'langgraph', 'langgraphOurs'];
 const SYSTEM_LABELS: Partial<Record<TargetKey, string>> = { raw: 'raw driver, the minimum written by hand' };
 
-/** An agent turn's round trips (SQLite: statements) per system and database, a dashed line at the raw minimum plus one. */
+/** An agent turn's statements per system and database, a dashed line at the raw minimum plus one. */
 export function turnChart(report: Report): string {
-  const databases = lone(report).filter((database) => database.rows.some((row) => row.key === 'turnTrips'));
+  const databases = lone(report).filter((database) => database.rows.some((row) => row.key === 'turnStatements'));
   const trips = (database: Database, key: TargetKey) => {
-    const cell = database.rows.find((row) => row.key === 'turnTrips')?.cells[key];
+    const cell = database.rows.find((row) => row.key === 'turnStatements')?.cells[key];
     return cell && 'value' in cell ? cell.value : undefined;
   };
-  const max = Math.max(1, ...databases.flatMap((database) => TURN_SYSTEMS.map((key) => trips(database, key) ?? 0)));
+  const max = Math.max(
+    1,
+    ...databases.flatMap((database) => TURN_SYSTEMS.map((key) => trips(database, key) ?? 0)),
+    ...databases.map((database) => (trips(database, 'raw') ?? 0) + 1),
+  );
   const x = (value: number) => LABEL_WIDTH + (value / max) * BAR_WIDTH;
-  const body: string[] = [text(10, 20, 'An agent turn: round trips to the database (SQLite: statements run in process)', 'font-weight="600"')];
+  const body: string[] = [
+    text(10, 20, 'An agent turn: statements sent to the database (on PostgreSQL each is a round trip; SQLite runs them in process)', 'font-weight="600"'),
+  ];
   let y = 44;
   for (const database of databases) {
     body.push(text(10, y, database.label, 'font-weight="600"'));
-    y += 8;
+    y += 14;
     const start = y;
     for (const key of TURN_SYSTEMS) {
       const value = trips(database, key);
@@ -109,10 +118,10 @@ export function turnChart(report: Report): string {
     }
     const raw = trips(database, 'raw');
     if (raw !== undefined) {
-      body.push(`<line x1="${x(raw + 1)}" y1="${start - 4}" x2="${x(raw + 1)}" y2="${y - 4}" stroke="#444" stroke-dasharray="4 2"/>`);
-      body.push(text(x(raw + 1) + 4, start + 2, 'raw minimum + 1', 'font-size="10" fill="#444"'));
+      body.push(`<line x1="${x(raw + 1)}" y1="${start - 12}" x2="${x(raw + 1)}" y2="${y - 4}" stroke="#444" stroke-dasharray="4 2"/>`);
+      body.push(text(x(raw + 1) + 4, start - 4, 'raw minimum + 1', 'font-size="10" fill="#444"'));
     }
     y += 16;
   }
-  return svg(LABEL_WIDTH + BAR_WIDTH + 60, y + 4, body, "An agent turn's round trips per system and database");
+  return svg(LABEL_WIDTH + BAR_WIDTH + 60, y + 4, body, "An agent turn's statements per system and database");
 }

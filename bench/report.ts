@@ -101,8 +101,7 @@ function packageVersion(folder: string): string {
 
 /** Speed of `cell` relative to `reference`, both of a row in `unit`: above 1 is faster. Throughput divides by it, durations divide it. */
 function speedRatio(unit: RowResult['unit'], cell: Cell | undefined, reference: Cell | undefined): number | undefined {
-  if (unit === 'statements' || unit === 'round trips' || unit === 'bytes' || !cell || !('value' in cell) || !reference || !('value' in reference))
-    return undefined;
+  if (unit === 'statements' || unit === 'bytes' || !cell || !('value' in cell) || !reference || !('value' in reference)) return undefined;
   return unit === 'msg/s' ? cell.value / reference.value : reference.value / cell.value;
 }
 

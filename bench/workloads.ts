@@ -14,7 +14,7 @@ import type { StatementCounter } from './statements.js';
 import type { BenchMessage, Target, TargetKey } from './targets/target.js';
 import { agentTurn, TURN_MESSAGES, TURNS_BEFORE } from './turn.js';
 
-export type Unit = 'msg/s' | 'ms' | 'statements' | 'round trips' | 'bytes';
+export type Unit = 'msg/s' | 'ms' | 'statements' | 'bytes';
 
 export interface RowSpec {
   key: string;
@@ -162,10 +162,10 @@ async function concurrentRate(target: Target, threadOf: (writer: number) => stri
 export const WORKLOADS: Workload[] = [
   {
     // Each timed turn is the third of a conversation of its own: two untimed turns first give it a history (and
-    // create it). Its round trips are counted on one more conversation's third turn, alone.
+    // create it). Its statements are counted on one more conversation's third turn, alone.
     rows: [
       { key: 'turn', label: 'agent turn: history loaded, user message, two tool steps, answer, header updated', unit: 'ms' },
-      { key: 'turnTrips', label: 'agent turn, round trips to the database (SQLite: statements run)', unit: 'round trips' },
+      { key: 'turnStatements', label: 'agent turn, statements sent (on PostgreSQL each a round trip)', unit: 'statements' },
     ],
     phase: 'write',
     targets: TURNERS,
@@ -184,9 +184,9 @@ export const WORKLOADS: Workload[] = [
       }
       const counted = conversation(times.length);
       await before(counted);
-      const trips = await data.statements.count(() => target.turn!(counted, agentTurn(TURNS_BEFORE + 1)));
+      const statements = await data.statements.count(() => target.turn!(counted, agentTurn(TURNS_BEFORE + 1)));
       for (let i = 0; i <= times.length; i++) await expectStored(target, conversation(i), (TURNS_BEFORE + 1) * TURN_MESSAGES);
-      return [median(times), trips];
+      return [median(times), statements];
     },
   },
   {
@@ -485,7 +485,7 @@ export function sizedLabel(key: string, label: string, sizes: Sizes): string {
     sequential: `≥ ${fmt(sizes.sequential)} × ~200 B`,
     langgraphStep: `${fmt(sizes.langgraphAppends)} steps of a message each, from an empty thread`,
     turn: `the median of ≥ ${fmt(sizes.turns)} turns, each the third of a conversation, ${TURN_MESSAGES} messages a turn`,
-    turnTrips: 'one turn, the third of a conversation',
+    turnStatements: 'one turn, the third of a conversation',
     sequentialScoped: `≥ ${fmt(sizes.sequential)} × ~200 B`,
     firstAppend: `≥ ${fmt(sizes.newThreads)} new threads, a message each`,
     batch: `≥ ${fmt(sizes.batches)} batches of ${sizes.batchSize}`,

@@ -7,7 +7,7 @@
 import mariadb, { type Pool, type PoolConnection } from 'mariadb';
 import { mariadbConnection } from '../../src/databases/mysql/index.js';
 import {
-  boundaryMessages,
+  historyFromRows,
   boundaryOf,
   contentJson,
   EMPTY_REPAIRS,
@@ -22,13 +22,12 @@ import {
   SESSION_SELECT,
   subtree,
   THREAD_INSERT,
-  toMessage,
   toSession,
-  type MessageRow,
   type SessionRow,
 } from './rows.js';
 import type { AgentTurn } from '../turn.js';
-import { mariadbTurn } from './raw-turns.js';
+import { mariadbTurnWrites } from './raw-turns.js';
+import { SQL as MYSQL_SQL } from '../../src/databases/mysql/sql.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -97,20 +96,18 @@ export class RawMariaDb implements Target {
 
   /** The latest boundary and the messages after it in one repeatable-read snapshot, as the store reads them. */
   /** The raw minimum of a turn (raw-turns.ts). */
-  turn(threadId: string, turn: AgentTurn): Promise<void> {
-    return mariadbTurn(this.#pool, threadId, turn, timestamp(new Date()));
+  async turn(threadId: string, turn: AgentTurn): Promise<void> {
+    await this.getHistory(threadId);
+    await mariadbTurnWrites(this.#pool, threadId, turn, timestamp(new Date()));
   }
 
-  getHistory(threadId: string): Promise<unknown[]> {
-    return this.#transaction(async (connection) => {
-      const boundary = await this.#boundary<{ cut_seq: number; messages: unknown }>(connection, 'cut_seq, messages', threadId);
-      const rows = (await connection.query(
-        'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq',
-        [threadId, boundary?.cut_seq ?? 0],
-      )) as Row<MessageRow>[];
-      const messages = rows.map((row) => toMessage({ ...row, created_at: dateOf(row.created_at) }, parseJson));
-      return boundary ? [...boundaryMessages(boundary.messages, parseJson), ...messages] : messages;
-    });
+  /** The store's history statement (one: the latest boundary's messages and the log after its cut), its parts put in order here. */
+  async getHistory(threadId: string): Promise<unknown[]> {
+    const { text, args } = MYSQL_SQL.history(threadId, this.#tenant);
+    const rows = ((await this.#pool.query({ sql: text, rowsAsArray: true }, args)) as unknown[][]).sort(
+      (a, b) => Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1]),
+    );
+    return historyFromRows(rows, threadId, this.#tenant, (value) => new Date(Number(value)));
   }
 
   count(threadId: string): Promise<number> {

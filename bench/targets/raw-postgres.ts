@@ -3,10 +3,10 @@
 // INSERT; COMMIT on one connection; "plain" is the floor: a bare INSERT with a
 // sequence counted in memory. forTenant gives the same statements with the
 // tenant condition, on the same pool.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import {
-  boundaryMessages,
-  boundaryOf,
+  historyFromRows,
   contentJson,
   EMPTY_REPAIRS,
   FORK_BOUNDARY,
@@ -14,7 +14,6 @@ import {
   FORK_THREAD,
   jsonlLines,
   LATEST_CUT,
-  latestBoundary,
   parseJson,
   PRUNE_BOUNDARIES,
   PRUNE_MESSAGES,
@@ -29,7 +28,8 @@ import {
   type SessionRow,
 } from './rows.js';
 import type { AgentTurn } from '../turn.js';
-import { postgresTurn } from './raw-turns.js';
+import { postgresTurnWrites } from './raw-turns.js';
+import { SQL as PG_SQL } from '../../src/databases/postgresql/sql.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -44,6 +44,9 @@ const types = {
       ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`)
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
+
+/** A statement named by its text, so that each connection parses and plans it once (as the store names its hot statements). */
+export const named = (text: string) => ({ name: `raw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text });
 
 export class RawPostgres implements Target {
   readonly #pool: pg.Pool;
@@ -72,7 +75,7 @@ export class RawPostgres implements Target {
   async appendFirst(threadId: string, message: BenchMessage): Promise<void> {
     const now = timestamp(new Date());
     const work = async (client: pg.Pool | pg.PoolClient) => {
-      await client.query(THREAD_INSERT('$1, $2, 1, $3, $4'), [threadId, this.#tenant ?? null, now, now]);
+      await client.query(named(THREAD_INSERT('$1, $2, 1, $3, $4')), [threadId, this.#tenant ?? null, now, now]);
       await client.query(...insert(threadId, 1, [message], now));
     };
     if (this.#mode === 'plain') await work(this.#pool);
@@ -88,8 +91,9 @@ export class RawPostgres implements Target {
   }
 
   /** The raw minimum of a turn (raw-turns.ts). */
-  turn(threadId: string, turn: AgentTurn): Promise<void> {
-    return postgresTurn(this.#pool, threadId, turn, timestamp(new Date()));
+  async turn(threadId: string, turn: AgentTurn): Promise<void> {
+    await this.getHistory(threadId);
+    await postgresTurnWrites(this.#pool, threadId, turn, timestamp(new Date()), named);
   }
 
   async stored(threadId: string): Promise<number> {
@@ -97,28 +101,28 @@ export class RawPostgres implements Target {
     return rows[0].n;
   }
 
-  /** The latest boundary and the messages after it in one repeatable-read snapshot, as the store reads them. */
-  getHistory(threadId: string): Promise<unknown[]> {
-    return this.#snapshot(async (client) => {
-      const boundary = await this.#boundary<{ cut_seq: number; messages: unknown }>(client, 'cut_seq, messages', threadId);
-      const { rows } = await client.query<MessageRow>(
-        'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL ORDER BY seq',
-        [threadId, boundary?.cut_seq ?? 0],
-      );
-      const messages = rows.map((row) => toMessage(row, parseJson));
-      return boundary ? [...boundaryMessages(boundary.messages, parseJson), ...messages] : messages;
+  /** The store's history statement (one: the latest boundary's messages and the log after its cut), named. */
+  async getHistory(threadId: string): Promise<unknown[]> {
+    const scoped = this.#tenant !== undefined;
+    const { rows } = await this.#pool.query<unknown[]>({
+      ...named(scoped ? PG_SQL.scopedHistory : PG_SQL.history),
+      values: scoped ? [threadId, this.#tenant] : [threadId],
+      rowMode: 'array',
     });
+    return historyFromRows(rows, threadId, this.#tenant, (value) => value as Date);
   }
 
-  count(threadId: string): Promise<number> {
-    return this.#snapshot(async (client) => {
-      const boundary = await this.#boundary<{ cut_seq: number; message_count: number }>(client, 'cut_seq, message_count', threadId);
-      const after = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM agent_message WHERE thread_id = $1 AND seq > $2 AND event_type IS NULL', [
-        threadId,
-        boundary?.cut_seq ?? 0,
-      ]);
-      return (boundary?.message_count ?? 0) + after.rows[0].n;
+  /** The store's count statement (one), named. */
+  async count(threadId: string): Promise<number> {
+    const scoped = this.#tenant !== undefined;
+    const { rows } = await this.#pool.query<unknown[]>({
+      ...named(scoped ? PG_SQL.scopedCount : PG_SQL.count),
+      values: scoped ? [threadId, this.#tenant] : [threadId],
+      rowMode: 'array',
     });
+    const [owned, total] = rows[0];
+    if (Number(owned) === 0) throw new Error(`thread ${threadId} is not tenant ${this.#tenant}'s`);
+    return Number(total);
   }
 
   /** The store's statements: lock the subtree, tombstones, delete (the cascades do the rest). */
@@ -229,13 +233,6 @@ export class RawPostgres implements Target {
     if (this.#tenant === undefined) await this.#pool.end();
   }
 
-  /** The latest boundary (scoped: joined to the thread under the tenant condition). */
-  async #boundary<T extends pg.QueryResultRow & { cut_seq: number }>(client: pg.PoolClient, columns: string, threadId: string): Promise<T | undefined> {
-    const scoped = this.#tenant !== undefined;
-    const { rows } = await client.query<T>(latestBoundary(columns, '$1', scoped ? '$2' : undefined), scoped ? [threadId, this.#tenant] : [threadId]);
-    return boundaryOf(rows, threadId, this.#tenant);
-  }
-
   async #write(threadId: string, messages: BenchMessage[]): Promise<void> {
     const now = timestamp(new Date());
     if (this.#mode === 'plain') {
@@ -247,7 +244,7 @@ export class RawPostgres implements Target {
     await this.#transaction('BEGIN', async (client) => {
       const scoped = this.#tenant !== undefined;
       const { rows } = await client.query<{ last_seq: number }>(
-        `UPDATE agent_thread SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3${scoped ? ' AND tenant_id = $4' : ''} RETURNING last_seq`,
+        named(`UPDATE agent_thread SET last_seq = last_seq + $1, updated_at = $2 WHERE id = $3${scoped ? ' AND tenant_id = $4' : ''} RETURNING last_seq`),
         [messages.length, now, threadId, ...(scoped ? [this.#tenant] : [])],
       );
       if (rows.length === 0) throw new Error(`no thread ${threadId}${scoped ? ` of tenant ${this.#tenant}` : ''}`);
@@ -275,9 +272,9 @@ export class RawPostgres implements Target {
   }
 }
 
-/** One INSERT of all the messages (a multi-row statement for a batch). */
-function insert(threadId: string, firstSeq: number, messages: BenchMessage[], now: string): [string, unknown[]] {
+/** One INSERT of all the messages (a multi-row statement for a batch), named. */
+function insert(threadId: string, firstSeq: number, messages: BenchMessage[], now: string): [{ name: string; text: string }, unknown[]] {
   const rows = messages.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`).join(', ');
   const params = messages.flatMap((message, i) => [threadId, firstSeq + i, message.role, contentJson(message), now]);
-  return [`INSERT INTO agent_message (thread_id, seq, role, content, created_at) VALUES ${rows}`, params];
+  return [named(`INSERT INTO agent_message (thread_id, seq, role, content, created_at) VALUES ${rows}`), params];
 }

@@ -6,28 +6,25 @@
 import Database from 'better-sqlite3';
 import { SQLITE_PRAGMAS } from '../databases.js';
 import {
-  boundaryMessages,
-  boundaryOf,
+  historyFromRows,
   contentJson,
   EMPTY_REPAIRS,
   FORK_BOUNDARY,
   FORK_MESSAGES,
   FORK_THREAD,
   LATEST_CUT,
-  latestBoundary,
   parseJson,
   PRUNE_BOUNDARIES,
   PRUNE_MESSAGES,
   SESSION_SELECT,
   subtree,
   THREAD_INSERT,
-  toMessage,
   toSession,
-  type MessageRow,
   type SessionRow,
 } from './rows.js';
 import type { AgentTurn } from '../turn.js';
-import { sqliteTurn } from './raw-turns.js';
+import { sqliteTurnWrites } from './raw-turns.js';
+import { SQL as SQLITE_SQL } from '../../src/databases/sqlite/sql.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -98,32 +95,31 @@ export class RawSqlite implements Target {
 
   /** The raw minimum of a turn (raw-turns.ts). */
   async turn(threadId: string, turn: AgentTurn): Promise<void> {
-    sqliteTurn(this.#db, (text) => this.#sql(text), threadId, turn, timestamp(new Date()));
+    await this.getHistory(threadId);
+    sqliteTurnWrites(this.#db, (text: string) => this.#sql(text), threadId, turn, timestamp(new Date()));
   }
 
-  /** The latest boundary and the messages after it, in one read transaction, parsed like the store's. */
+  /** The store's history statement (one: the latest boundary's messages and the log after its cut). */
   async getHistory(threadId: string): Promise<unknown[]> {
-    return this.#read(() => {
-      const boundary = this.#boundary<{ cut_seq: number; messages: string }>('cut_seq, messages', threadId);
-      const rows = this.#sql(
-        'SELECT seq, role, content, message_id, metadata, created_at FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq',
-      ).all(threadId, boundary?.cut_seq ?? 0) as (Omit<MessageRow, 'created_at'> & { created_at: string })[];
-      const messages = rows.map((row) => toMessage({ ...row, created_at: new Date(row.created_at) }, parseJson));
-      return boundary ? [...boundaryMessages(boundary.messages, parseJson), ...messages] : messages;
-    });
+    const scoped = this.#tenant !== undefined;
+    const rows = (
+      scoped
+        ? this.#sql(SQLITE_SQL.scopedHistory).raw().all({ thread: threadId, tenant: this.#tenant })
+        : this.#sql(SQLITE_SQL.history).raw().all({ thread: threadId })
+    ) as unknown[][];
+    return historyFromRows(rows, threadId, this.#tenant, (value) => new Date(value as string));
   }
 
+  /** The store's count statement (one). */
   async count(threadId: string): Promise<number> {
-    return this.#read(() => {
-      const boundary = this.#boundary<{ cut_seq: number; message_count: number }>('cut_seq, message_count', threadId);
-      const after = this.#sql('SELECT COUNT(*) AS n FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL').get(
-        threadId,
-        boundary?.cut_seq ?? 0,
-      ) as {
-        n: number;
-      };
-      return (boundary?.message_count ?? 0) + after.n;
-    });
+    const scoped = this.#tenant !== undefined;
+    const [owned, total] = (
+      scoped
+        ? this.#sql(SQLITE_SQL.scopedCount).raw().get({ thread: threadId, tenant: this.#tenant })
+        : this.#sql(SQLITE_SQL.count).raw().get({ thread: threadId })
+    ) as unknown[];
+    if (Number(owned) === 0) throw new Error(`thread ${threadId} is not tenant ${this.#tenant}'s`);
+    return Number(total);
   }
 
   /** The store's statements, each sent on its own so that a statement count sees them all. */
@@ -208,13 +204,6 @@ export class RawSqlite implements Target {
     if (this.#tenant === undefined) this.#db.close();
   }
 
-  /** The latest boundary (scoped: joined to the thread under the tenant condition). */
-  #boundary<T extends { cut_seq: number }>(columns: string, threadId: string): T | undefined {
-    const scoped = this.#tenant !== undefined;
-    const row = this.#sql(latestBoundary(columns, '?', scoped ? '?' : undefined)).get(threadId, ...(scoped ? [this.#tenant] : [])) as T | undefined;
-    return boundaryOf(row ? [row] : [], threadId, this.#tenant);
-  }
-
   #insertFirst(threadId: string, message: BenchMessage): void {
     const now = timestamp(new Date());
     this.#sql(THREAD_INSERT('?, ?, 1, ?, ?')).run(threadId, this.#tenant ?? null, now, now);
@@ -233,10 +222,6 @@ export class RawSqlite implements Target {
     const rows = messages.map(() => '(?, ?, ?, ?, ?)').join(', ');
     const params = messages.flatMap((message, i) => [threadId, firstSeq + i, message.role, contentJson(message), now]);
     this.#sql(`INSERT INTO agent_message (thread_id, seq, role, content, created_at) VALUES ${rows}`).run(params);
-  }
-
-  #read<T>(work: () => T): T {
-    return this.#db.transaction(work).deferred();
   }
 
   /** Prepared once, as an application on the raw driver would. */

@@ -1,7 +1,6 @@
 // The raw minimum of an agent turn (bench/turn.ts), written by hand for each
 // driver: the fewest statements that keep what the store keeps. The history
-// is one statement (the latest boundary's messages and the log after its cut).
-// Each write is atomic and assigns its sequence numbers from the thread's
+// is one statement, the store's own (each reference's getHistory). Each write is atomic and assigns its sequence numbers from the thread's
 // counter, creating the thread on its first write: one statement on
 // PostgreSQL (a CTE upserts the thread and the INSERT reads its counter),
 // BEGIN, the upsert, one INSERT … SELECT and COMMIT on SQLite and MariaDB,
@@ -11,25 +10,6 @@ import type Database from 'better-sqlite3';
 import type { Pool as MariaDbPool } from 'mariadb';
 import type pg from 'pg';
 import type { AgentTurn, TurnMessage } from '../turn.js';
-import { boundaryMessages, parseJson, toMessage, type MessageRow } from './rows.js';
-
-/** The effective history in one statement: the boundary's messages first (seq NULL), then the messages after its cut. */
-const historySql = (first: string, second: string, nullsFirst: string) =>
-  `WITH b AS (SELECT cut_seq, messages FROM agent_boundary WHERE thread_id = ${first} ORDER BY seq DESC LIMIT 1)
-   SELECT NULL AS seq, NULL AS role, messages AS content, NULL AS message_id, NULL AS metadata, NULL AS created_at FROM b
-   UNION ALL
-   SELECT seq, role, content, message_id, metadata, created_at FROM agent_message
-   WHERE thread_id = ${second} AND event_type IS NULL AND seq > COALESCE((SELECT cut_seq FROM b), 0)
-   ORDER BY seq${nullsFirst}`;
-
-type HistoryRow = Omit<MessageRow, 'seq' | 'created_at'> & { seq: number | null; created_at: unknown };
-
-/** The history's rows as the store's objects. */
-function historyOf(rows: HistoryRow[], dateOf: (value: unknown) => Date): unknown[] {
-  return rows.flatMap((row) =>
-    row.seq === null ? boundaryMessages(row.content, parseJson) : [toMessage({ ...row, seq: row.seq, created_at: dateOf(row.created_at) }, parseJson)],
-  );
-}
 
 /** The writes of a turn: the user's message, each step, the answer with the header. */
 function writesOf(turn: AgentTurn): { messages: TurnMessage[]; header?: AgentTurn['header'] }[] {
@@ -42,27 +22,30 @@ const selectedRows = (count: number) =>
 
 const rowArgs = (messages: TurnMessage[]) => messages.flatMap((message) => [message.role, JSON.stringify(message.content)]);
 
-export async function postgresTurn(pool: pg.Pool, threadId: string, turn: AgentTurn, now: string): Promise<void> {
-  const { rows } = await pool.query<HistoryRow>(historySql('$1', '$1', ' NULLS FIRST'), [threadId]);
-  historyOf(rows, (value) => value as Date);
+/** PostgreSQL: the writes, each one named statement (prepared once per connection, as the store's are). */
+export async function postgresTurnWrites(
+  pool: pg.Pool,
+  threadId: string,
+  turn: AgentTurn,
+  now: string,
+  named: (text: string) => { name: string; text: string },
+): Promise<void> {
   for (const { messages, header } of writesOf(turn)) {
     const values = messages.map((_, i) => `(${i + 1}, $${i * 2 + 4}::text, $${i * 2 + 5}::text)`).join(', ');
     const at = messages.length * 2 + 4;
     const setHeader = header ? `, title = $${at}, metadata = $${at + 1}` : '';
     await pool.query(
-      `WITH t AS (INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, $2, $3::timestamp(3), $3::timestamp(3))
+      named(`WITH t AS (INSERT INTO agent_thread (id, last_seq, created_at, updated_at) VALUES ($1, $2, $3::timestamp(3), $3::timestamp(3))
          ON CONFLICT (id) DO UPDATE SET last_seq = agent_thread.last_seq + EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at${setHeader} RETURNING last_seq)
        INSERT INTO agent_message (thread_id, seq, role, content, created_at)
-       SELECT $1, t.last_seq - $2 + m.ord, m.role, m.content, $3::timestamp(3) FROM t, (VALUES ${values}) AS m (ord, role, content)`,
+       SELECT $1, t.last_seq - $2 + m.ord, m.role, m.content, $3::timestamp(3) FROM t, (VALUES ${values}) AS m (ord, role, content)`),
       [threadId, messages.length, now, ...rowArgs(messages), ...(header ? [header.title, JSON.stringify(header.metadata)] : [])],
     );
   }
 }
 
-/** SQLite: `sql` prepares a statement once; `now` is the store's timestamp text. */
-export function sqliteTurn(db: Database.Database, sql: (text: string) => Database.Statement, threadId: string, turn: AgentTurn, now: string): void {
-  const rows = sql(historySql('?', '?', '')).all(threadId, threadId) as HistoryRow[];
-  historyOf(rows, (value) => new Date(value as string));
+/** SQLite: the writes; `sql` prepares a statement once; `now` is the store's timestamp text. */
+export function sqliteTurnWrites(db: Database.Database, sql: (text: string) => Database.Statement, threadId: string, turn: AgentTurn, now: string): void {
   for (const { messages, header } of writesOf(turn)) {
     db.transaction(() => {
       const setHeader = header ? ', title = ?, metadata = ?' : '';
@@ -78,10 +61,8 @@ export function sqliteTurn(db: Database.Database, sql: (text: string) => Databas
   }
 }
 
-/** MariaDB: `now` is the store's DATETIME(3) text. */
-export async function mariadbTurn(pool: MariaDbPool, threadId: string, turn: AgentTurn, now: string): Promise<void> {
-  const rows = (await pool.query(historySql('?', '?', ''), [threadId, threadId])) as HistoryRow[];
-  historyOf(rows, (value) => new Date(`${String(value).replace(' ', 'T')}Z`));
+/** MariaDB: the writes; `now` is the store's DATETIME(3) text. */
+export async function mariadbTurnWrites(pool: MariaDbPool, threadId: string, turn: AgentTurn, now: string): Promise<void> {
   for (const { messages, header } of writesOf(turn)) {
     const connection = await pool.getConnection();
     try {

@@ -156,5 +156,24 @@ export function jsonlLines(
   return [line(header), ...entries.map((entry) => line(entry.value)), ...children.map((childId) => line({ type: 'subsession', childId }))];
 }
 
+/**
+ * The rows of the store's own history statement (part, seq, role, content, message_id, metadata, provider_options,
+ * value_types, created_at; scoped, first a row of part -1 when the thread is the tenant's), which the raw references
+ * send through their drivers (it is the fewest statements there are: one), as the store's objects.
+ */
+export function historyFromRows(rows: unknown[][], threadId: string, tenant: string | undefined, dateOf: (value: unknown) => Date): unknown[] {
+  if (tenant !== undefined && Number(rows[0]?.[0]) !== -1) throw new Error(`thread ${threadId} is not tenant ${tenant}'s`);
+  return (tenant === undefined ? rows : rows.slice(1)).flatMap(([part, seq, role, content, messageId, metadata, , , createdAt]) =>
+    Number(part) === 0
+      ? boundaryMessages(content, parseJson)
+      : [
+          toMessage(
+            { seq: Number(seq), role: role as string, content, message_id: messageId as string | null, metadata, created_at: dateOf(createdAt) },
+            parseJson,
+          ),
+        ],
+  );
+}
+
 /** The content column's value for a message: its JSON text. */
 export const contentJson = (message: BenchMessage) => JSON.stringify(message.content);
