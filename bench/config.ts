@@ -1,4 +1,4 @@
-// The benchmark's sizes and command line. The default run fits in about five
+// The benchmark's sizes and command line. The default run takes about ten
 // minutes on the project's 2-core machines; --quick only checks the harness.
 import type { Cluster } from './clusters.js';
 import type { Engine } from './targets/target.js';
