@@ -27,7 +27,7 @@ import {
 } from './rows.js';
 import type { AgentTurn } from '../turn.js';
 import { mariadbTurnWrites } from './raw-turns.js';
-import { SQL as MYSQL_SQL } from '../../src/databases/mysql/sql.js';
+import { historyOrder, SQL as MYSQL_SQL } from '../../src/databases/mysql/sql.js';
 import type { BenchMessage, SessionPage, Target } from './target.js';
 
 type Mode = 'atomic' | 'plain';
@@ -104,9 +104,7 @@ export class RawMariaDb implements Target {
   /** The store's history statement (one: the latest boundary's messages and the log after its cut), its parts put in order here. */
   async getHistory(threadId: string): Promise<unknown[]> {
     const { text, args } = MYSQL_SQL.history(threadId, this.#tenant);
-    const rows = ((await this.#pool.query({ sql: text, rowsAsArray: true }, args)) as unknown[][]).sort(
-      (a, b) => Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1]),
-    );
+    const rows = ((await this.#pool.query({ sql: text, rowsAsArray: true }, args)) as unknown[][]).sort(historyOrder);
     return historyFromRows(rows, threadId, this.#tenant, (value) => new Date(Number(value)));
   }
 

@@ -12,7 +12,7 @@ import { listSessionsSql, messageInserts, updateHeaderSql } from '../../engine/p
 import type { Row } from '../../engine/adapter-statement.js';
 import type { FastPaths } from '../../engine/provider-kit.js';
 import { appendInHost } from './host-append.js';
-import { placeholder, SQL } from './sql.js';
+import { historyOrder, placeholder, SQL } from './sql.js';
 import {
   inMariaDbTransaction,
   mariadbConnectionOf,
@@ -119,7 +119,7 @@ function readsOn(connection: Connection): Omit<FastPaths, 'append'> {
     // One statement: one snapshot, one round trip; its parts in order here (see SQL.history).
     async history(threadId, tenantId) {
       const { text, args } = SQL.history(threadId, tenantId);
-      const rows = (await connection.query(text, args)).sort((a, b) => Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1]));
+      const rows = (await connection.query(text, args)).sort(historyOrder);
       if (tenantId === undefined) return historyOf(rows);
       return Number(rows[0]?.[0]) === -1 ? historyOf(rows.slice(1)) : null;
     },

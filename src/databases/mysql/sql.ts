@@ -42,6 +42,9 @@ function history(threadId: string, tenantId: string | undefined): { text: string
 /** The savepoint of an append in an application's transaction (see host-append.ts). */
 const SAVEPOINT = 'nestjs_agent_store_append';
 
+/** The rows of `history` in their order: by part, then seq. */
+export const historyOrder = (a: unknown[], b: unknown[]) => Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1]);
+
 export const SQL = {
   history,
   /** The latest boundary of the thread ?, after a SELECT of its columns. */

@@ -150,20 +150,11 @@ export function postgresHostFastPaths(transaction: Transaction, assertOpen: () =
   return {
     ...readsOn(rows),
     // One statement, as an append's: should the database fail it, PostgreSQL has ended the transaction.
-    updateHeader: (id, changes, now, tenantId) =>
-      headerUpdate(rows, id, changes, now, tenantId).catch((error: unknown) => {
-        throw error instanceof BrokenHostTransaction
-          ? error
-          : new BrokenHostTransaction('a store write failed in your transaction, which PostgreSQL then ended', error);
-      }),
+    updateHeader: (id, changes, now, tenantId) => headerUpdate(rows, id, changes, now, tenantId).catch(endedTransaction),
     async append(threadId, messages, now, tenantId) {
       const runs = insertRuns(messages.map(messageColumns), textLength);
       if (runs.length === 1 && messages.every((message) => message.id === undefined)) {
-        const { last, deleted } = await appendToExisting(rows, threadId, runs[0], now, tenantId).catch((error: unknown) => {
-          throw error instanceof BrokenHostTransaction
-            ? error
-            : new BrokenHostTransaction('a store write failed in your transaction, which PostgreSQL then ended', error);
-        });
+        const { last, deleted } = await appendToExisting(rows, threadId, runs[0], now, tenantId).catch(endedTransaction);
         if (last !== null || tenantId !== undefined) return last;
         if (deleted) throw new StoreNotFoundError(`thread ${threadId} was deleted`);
         // The thread does not exist (or was deleted while the statement waited): nothing was written.
@@ -179,6 +170,13 @@ export function postgresHostFastPaths(transaction: Transaction, assertOpen: () =
       });
     },
   };
+}
+
+/** A store write of one statement failed in the application's transaction: PostgreSQL has ended that transaction. */
+function endedTransaction(error: unknown): never {
+  throw error instanceof BrokenHostTransaction
+    ? error
+    : new BrokenHostTransaction('a store write failed in your transaction, which PostgreSQL then ended', error);
 }
 
 /** SessionStore.update in one statement (updateHeaderReturningSql); null when no thread (of the tenant) matched. */
