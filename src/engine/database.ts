@@ -100,6 +100,11 @@ export class StoreDatabase {
     return host ? transactionKey(host) : this;
   }
 
+  /** Whether a call made now runs in the application's transaction. */
+  inHost(): boolean {
+    return this.#hostTransaction?.() !== undefined;
+  }
+
   /**
    * Runs a job that erases so that what it deletes leaves the database's files, where its kit sees to
    * that (SQLite: erasure.ts). A bulk job (`'bulk'`) always ends by rebuilding the files whole; a single

@@ -34,6 +34,8 @@ export interface Dialect {
   ensureThread(tx: PrismaTx, id: string, now: Date): Promise<boolean>;
   /** The clause after an INSERT for a row whose key `keys` is taken: it keeps the row, or sets its `update` columns to the inserted values. */
   onConflict(keys: string[], update: string[]): string;
+  /** A DELETE or UPDATE made to count what it changed: statements to run in order, the last giving one row, the count. */
+  counted(statement: string): string[];
   /** How the i-th parameter (from 0) of a statement is spelled: in `$queryRawUnsafe`, on the driver, in the migrator (see spelled()). */
   placeholder(index: number): string;
 }

@@ -3,7 +3,7 @@
 import { jest } from '@jest/globals';
 import { StoreDatabase } from '../../src/engine/database.js';
 import type { FastPaths } from '../../src/engine/provider-kit.js';
-import { StoreNotFoundError, StoreValidationError, type Message, type MessageInput } from '../../src/index.js';
+import { StoreConflictError, StoreNotFoundError, StoreValidationError, type Message, type MessageInput, type MessageStore } from '../../src/index.js';
 import { PrismaMessageStore } from '../../src/stores/messages/message-store.service.js';
 import { PrismaSessionStore } from '../../src/stores/sessions/session-store.service.js';
 import Database from 'better-sqlite3';
@@ -233,6 +233,52 @@ eachDatabase((database) => {
       expect(spy).toHaveBeenCalledTimes(1);
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  test("pruneTranscript and getTranscriptPage agree on the driver and through Prisma's raw queries: reports, rows, pages and stale cursors", async () => {
+    const full = new PrismaMessageStore(fullPath());
+    const compacted = async (id: string) => {
+      await store.messages.appendMany(
+        id,
+        Array.from({ length: 12 }, (_, i): MessageInput => ({ role: 'user', content: `m${i}`, metadata: { i } })),
+      );
+      await store.sessions.append(id, { type: 'note', data: { kept: true } });
+      await store.messages.appendCompaction(id, [{ role: 'system', content: 'first' }], 5, 0);
+      await store.messages.appendRepair(id, { role: 'tool', content: [{ type: 'text', text: 'repair' }] }, [{ role: 'user', content: 'balanced' }], 1);
+      await store.messages.appendCompaction(id, [{ role: 'system', content: 'second' }], 4, 0);
+      return id;
+    };
+    const pages = async (messages: MessageStore, id: string) => {
+      const read = [];
+      for (let cursor: string | undefined; ;) {
+        const page = await messages.getTranscriptPage(id, { limit: 3, cursor });
+        read.push(page);
+        if (page.nextCursor === null) return read;
+        cursor = page.nextCursor;
+      }
+    };
+    const [onDriver, onPrisma] = [await compacted(unique('prune-driver')), await compacted(unique('prune-prisma'))];
+    const before = await pages(store.messages, onDriver);
+    expect(await pages(full, onDriver)).toEqual(before);
+    expect(before.flatMap((page) => page.messages).map((m) => m.content)).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
+    const history = await store.messages.getHistory(onDriver);
+    const stored = async (id: string) => (await store.messages.getTranscript(id)).length;
+    const [driverBefore, prismaBefore] = [await stored(onDriver), await stored(onPrisma)];
+    const report = await store.messages.pruneTranscript(onDriver);
+    expect(await full.pruneTranscript(onPrisma)).toEqual(report);
+    expect(report).toEqual({ messages: driverBefore - (await stored(onDriver)), boundaries: 1 });
+    expect(report.messages).toBeGreaterThan(0);
+    expect(prismaBefore - (await stored(onPrisma))).toBe(report.messages);
+    expect(await store.messages.getHistory(onDriver)).toEqual(history);
+    expect((await store.messages.getHistory(onPrisma)).map((m) => [m.seq, m.content])).toEqual(history.map((m) => [m.seq, m.content]));
+    const after = await pages(store.messages, onDriver);
+    expect(await pages(full, onDriver)).toEqual(after);
+    expect(await store.messages.pruneTranscript(onDriver)).toEqual({ messages: 0, boundaries: 0 });
+    expect(await full.pruneTranscript(onPrisma)).toEqual({ messages: 0, boundaries: 0 });
+    // A cursor on a pruned message is stale on either path.
+    for (const messages of [store.messages, full]) {
+      await expect(messages.getTranscriptPage(onDriver, { limit: 3, cursor: before[0].nextCursor! })).rejects.toThrow(StoreConflictError);
     }
   });
 

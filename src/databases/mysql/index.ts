@@ -115,6 +115,7 @@ export const mysql: ProviderKit = {
     lockThreads: selectForUpdate(placeholder),
     lockSubtree: lockSubtreeForUpdate,
     onConflict: SQL.onConflict,
+    counted: (statement) => [statement, 'SELECT ROW_COUNT()'],
     placeholder,
     // A racing insert of the same id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
     async ensureThread(tx, id, now) {

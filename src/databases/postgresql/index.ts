@@ -62,6 +62,7 @@ export const postgresql: ProviderKit = {
     lockSubtree: lockSubtreeForUpdate,
     ensureThread: insertIfMissing,
     onConflict: onConflictDo,
+    counted: (statement) => [`WITH changed AS (${statement} RETURNING 1) SELECT COUNT(*) FROM changed`],
     placeholder,
   },
 

@@ -51,6 +51,7 @@ export const sqlite: ProviderKit = {
     lockSubtree: async () => {},
     ensureThread: insertIfMissing,
     onConflict: onConflictDo,
+    counted: (statement) => [statement, 'SELECT changes()'],
     placeholder,
   },
 

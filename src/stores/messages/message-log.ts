@@ -6,7 +6,8 @@ import type { HistoryMessage, Message, RepairRecord, StoredMessage } from '../..
 import { StoreConflictError, StoreValidationError, type StoreError } from '../../store.errors.js';
 import type { StoreDatabase } from '../../engine/database.js';
 import * as repo from '../../engine/tables/message-rows.js';
-import { asHistory, asStored } from '../../engine/row-codec.js';
+import { asHistory, asStored, fromColumns, MESSAGE_COLUMNS } from '../../engine/row-codec.js';
+import { inStatements } from '../../engine/store-statements.js';
 import type { StoreTx } from '../../engine/dialect.js';
 import { assertOwned, lockOwned, notFound, readOwned } from '../../engine/tables/tenancy.js';
 
@@ -239,11 +240,18 @@ export class MessageLog {
    * From a replica that has this store's writes, if there is one (and from the primary when the replica lacks the cursor's message).
    */
   transcriptAfter(threadId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
+    const tenantId = this.tenantId;
     return this.db.onReplica((db) =>
-      db.read(async (tx) => {
-        await assertOwned(tx, threadId, this.tenantId);
-        if (afterSeq > 0 && !(await repo.messageExists(tx, threadId, afterSeq))) throw await staleOrForged(tx, threadId, afterSeq, 'transcript');
-        return repo.messagesAfter(tx, threadId, afterSeq, limit + 1);
+      inStatements(db, false, async (run) => {
+        if (tenantId !== undefined && (await run('SELECT 1 FROM agent_thread WHERE id = ? AND tenant_id = ?', [threadId, tenantId])).length === 0) {
+          throw notFound(threadId);
+        }
+        if (afterSeq > 0 && (await run('SELECT 1 FROM agent_message WHERE thread_id = ? AND seq = ?', [threadId, afterSeq])).length === 0) {
+          const [last] = await run('SELECT last_seq FROM agent_thread WHERE id = ?', [threadId]);
+          throw last !== undefined && afterSeq > Number(last[0]) ? forgedCursor('transcript') : staleCursor(threadId);
+        }
+        const page = `SELECT seq, ${MESSAGE_COLUMNS} FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq LIMIT ${limit + 1}`;
+        return (await run(page, [threadId, afterSeq])).map(fromColumns);
       }),
     );
   }

@@ -7,12 +7,14 @@
 // bounded batch per transaction, and a crash between two leaves a thread that the next call finishes.
 import type { PruneAllReport, PruneReport } from '../../lifecycle.types.js';
 import type { StoreDatabase } from '../../engine/database.js';
-import type { StoreTx } from '../../engine/dialect.js';
+import type { Dialect, StoreTx } from '../../engine/dialect.js';
+import type { Run, Value } from '../../engine/adapter-statement.js';
 import { boundaryText } from '../../engine/row-codec.js';
-import { readOwned } from '../../engine/tables/tenancy.js';
+import { changedBy, inStatements } from '../../engine/store-statements.js';
+import { notFound } from '../../engine/tables/tenancy.js';
 
 /** Messages deleted per transaction. */
-export const PRUNE_BATCH = 2_000;
+export const PRUNE_BATCH = 5_000;
 /** Boundaries deleted (or emptied) per transaction: each can hold a whole history in its replacement messages. */
 export const PRUNE_BOUNDARY_BATCH = 100;
 /** Threads read per page by pruneThreads. */
@@ -38,9 +40,13 @@ export async function pruneThread(db: StoreDatabase, threadId: string, options: 
 const changed = (pruned: Pruned) => pruned.messages + pruned.boundaries + pruned.emptied > 0;
 
 async function pruneOne(db: StoreDatabase, threadId: string, options: { keepRepairs: boolean }, tenantId?: string): Promise<Pruned> {
-  const latest = await readOwned(db, threadId, tenantId, (tx) =>
-    tx.prisma.agentBoundary.findFirst({ where: { threadId }, orderBy: { seq: 'desc' }, select: { seq: true, cutSeq: true } }),
-  );
+  const latest = await inStatements(db, false, async (run) => {
+    if (tenantId !== undefined && (await run('SELECT 1 FROM agent_thread WHERE id = ? AND tenant_id = ?', [threadId, tenantId])).length === 0) {
+      throw notFound(threadId);
+    }
+    const [row] = await run('SELECT seq, cut_seq FROM agent_boundary WHERE thread_id = ? ORDER BY seq DESC LIMIT 1', [threadId]);
+    return row && { seq: Number(row[0]), cutSeq: Number(row[1]) };
+  });
   if (!latest) return { messages: 0, boundaries: 0, emptied: 0 };
   return pruneLog(db, threadId, latest, options.keepRepairs);
 }
@@ -92,9 +98,6 @@ async function latestBoundaries(tx: StoreTx, ids: string[]): Promise<{ threadId:
   });
 }
 
-/** Rows a batch pruned, by what they count as. */
-type Count = [keyof Pruned, number];
-
 /** One kind of row to prune, a batch at a time, highest seq first. */
 interface Prunable {
   /** What its rows count as in the report. */
@@ -103,10 +106,12 @@ interface Prunable {
   top: number;
   /** Rows per transaction. */
   batch: number;
-  /** The seq of the `n`-th of its rows at or below `upTo`, highest first; null when fewer are left. */
-  nth(tx: StoreTx, upTo: number, n: number): Promise<number | null>;
-  /** Deletes (or empties) its rows from `from` to `upTo`; returns how many. */
-  prune(tx: StoreTx, from: number, upTo: number): Promise<number>;
+  /** Its table, and the condition its rows meet (the thread's id its one parameter). */
+  table: string;
+  where: string;
+  /** What is done to them: a DELETE or UPDATE up to its WHERE, and its parameters. */
+  change: string;
+  changeArgs: Value[];
 }
 
 /**
@@ -119,87 +124,80 @@ interface Prunable {
  * back with the application's, and fails whole.
  */
 async function pruneLog(db: StoreDatabase, threadId: string, latest: Latest, keepRepairs: boolean): Promise<Pruned> {
-  const all = prunables(threadId, latest, keepRepairs);
+  const all = prunables(latest, keepRepairs).filter((kind) => kind.top > 0);
   // Read first: a thread pruned before (as pruneThreads finds most of them) costs no write transaction.
-  const kinds = await db.read(async (tx) => {
+  const kinds = await inStatements(db, false, async (run) => {
     const left: Prunable[] = [];
-    for (const kind of all) if (kind.top > 0 && (await kind.nth(tx, kind.top, 1)) !== null) left.push(kind);
+    for (const kind of all)
+      if ((await run(`SELECT seq FROM ${kind.table} WHERE ${kind.where} AND seq <= ? LIMIT 1`, [threadId, kind.top])).length > 0) left.push(kind);
     return left;
   });
   const pruned: Pruned = { messages: 0, boundaries: 0, emptied: 0 };
+  const dialect = db.kit.dialect;
+  if (db.inHost()) {
+    await inStatements(db, true, async (run) => {
+      for (const kind of kinds) for (let top: number | null = kind.top; top !== null;) top = await pruneBatch(run, dialect, threadId, kind, top, pruned);
+    });
+    return pruned;
+  }
   for (const kind of kinds) {
-    for (let upTo: number | null = kind.top; upTo !== null;) {
-      const top: number = upTo;
-      const batch = await db.write(async (tx): Promise<{ counts: Count[]; next: number | null; whole: boolean }> => {
-        if (tx.inHost) return { counts: await wholly(tx, kinds), next: null, whole: true };
-        // The first row below this batch, if any: the next batch starts there.
-        const below = await kind.nth(tx, top, kind.batch + 1);
-        return { counts: [[kind.counted, await kind.prune(tx, below === null ? 0 : below + 1, top)]], next: below, whole: false };
-      }, kind.batch);
-      for (const [counted, count] of batch.counts) pruned[counted] += count;
-      if (batch.whole) return pruned;
-      upTo = batch.next;
+    for (let top: number | null = kind.top; top !== null;) {
+      const upTo: number = top;
+      const counted: Pruned = { messages: 0, boundaries: 0, emptied: 0 };
+      // In an object: a transaction whose work returns null rolls back.
+      ({ next: top } = await inStatements(db, true, async (run) => ({ next: await pruneBatch(run, dialect, threadId, kind, upTo, counted) }), kind.batch));
+      pruned[kind.counted] += counted[kind.counted];
     }
   }
   return pruned;
 }
 
-/** Every kind at once, in one transaction (the application's). */
-async function wholly(tx: StoreTx, kinds: Prunable[]): Promise<Count[]> {
-  const counts: Count[] = [];
-  for (const kind of kinds) counts.push([kind.counted, await kind.prune(tx, 0, kind.top)]);
-  return counts;
+/**
+ * Prunes the highest `kind.batch` of `kind`'s rows at or below `top`, adding how many it changed to
+ * `pruned` (a racing prune's rows are counted by the one that changed them); the top of the next
+ * batch, or null when this was the last.
+ */
+async function pruneBatch(run: Run, dialect: Dialect, threadId: string, kind: Prunable, top: number, pruned: Pruned): Promise<number | null> {
+  // The first row below this batch, if any: the next batch starts there.
+  const [below] = await run(`SELECT seq FROM ${kind.table} WHERE ${kind.where} AND seq <= ? ORDER BY seq DESC LIMIT 1 OFFSET ${kind.batch}`, [threadId, top]);
+  const next = below === undefined ? null : Number(below[0]);
+  pruned[kind.counted] += await changedBy(run, dialect, `${kind.change} WHERE ${kind.where} AND seq > ? AND seq <= ?`, [
+    ...kind.changeArgs,
+    threadId,
+    next ?? 0,
+    top,
+  ]);
+  return next;
 }
 
-function prunables(threadId: string, latest: Latest, keepRepairs: boolean): Prunable[] {
-  const messages = { threadId, eventType: null };
-  const earlier = { threadId, ...(keepRepairs && { kind: 'compaction' }) };
-  const repairs = { threadId, kind: 'repair', messageCount: { gt: 0 } };
-  const nth = async (row: { seq: number } | null) => row?.seq ?? null;
+function prunables(latest: Latest, keepRepairs: boolean): Prunable[] {
+  const boundaries = { table: 'agent_boundary', top: latest.seq - 1, batch: PRUNE_BOUNDARY_BATCH };
   return [
     {
       counted: 'messages',
+      table: 'agent_message',
+      where: 'thread_id = ? AND event_type IS NULL',
       top: latest.cutSeq,
       batch: PRUNE_BATCH,
-      nth: async (tx, upTo, n) =>
-        nth(
-          await tx.prisma.agentMessage.findFirst({ where: { ...messages, seq: { lte: upTo } }, orderBy: { seq: 'desc' }, skip: n - 1, select: { seq: true } }),
-        ),
-      prune: async (tx, from, upTo) => (await tx.prisma.agentMessage.deleteMany({ where: { ...messages, seq: { gte: from, lte: upTo } } })).count,
+      change: 'DELETE FROM agent_message',
+      changeArgs: [],
     },
     {
       counted: 'boundaries',
-      top: latest.seq - 1,
-      batch: PRUNE_BOUNDARY_BATCH,
-      nth: async (tx, upTo, n) =>
-        nth(
-          await tx.prisma.agentBoundary.findFirst({ where: { ...earlier, seq: { lte: upTo } }, orderBy: { seq: 'desc' }, skip: n - 1, select: { seq: true } }),
-        ),
+      ...boundaries,
+      where: keepRepairs ? "thread_id = ? AND kind = 'compaction'" : 'thread_id = ?',
       // A repair's evidence (agent_repair) goes with its boundary, by the foreign key's cascade.
-      prune: async (tx, from, upTo) => (await tx.prisma.agentBoundary.deleteMany({ where: { ...earlier, seq: { gte: from, lte: upTo } } })).count,
+      change: 'DELETE FROM agent_boundary',
+      changeArgs: [],
     },
     ...(keepRepairs
       ? [
           {
             counted: 'emptied',
-            top: latest.seq - 1,
-            batch: PRUNE_BOUNDARY_BATCH,
-            nth: async (tx, upTo, n) =>
-              nth(
-                await tx.prisma.agentBoundary.findFirst({
-                  where: { ...repairs, seq: { lte: upTo } },
-                  orderBy: { seq: 'desc' },
-                  skip: n - 1,
-                  select: { seq: true },
-                }),
-              ),
-            prune: async (tx, from, upTo) =>
-              (
-                await tx.prisma.agentBoundary.updateMany({
-                  where: { ...repairs, seq: { gte: from, lte: upTo } },
-                  data: { messages: boundaryText([]), messageCount: 0 },
-                })
-              ).count,
+            ...boundaries,
+            where: "thread_id = ? AND kind = 'repair' AND message_count > 0",
+            change: 'UPDATE agent_boundary SET messages = ?, message_count = 0',
+            changeArgs: [boundaryText([])],
           } satisfies Prunable,
         ]
       : []),
