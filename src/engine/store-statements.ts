@@ -2,7 +2,8 @@
 // client in between), through Prisma's raw queries elsewhere; one body of SQL either way, its
 // parameters `?`, its rows lists of columns. Retries, the application's transaction (a write in a
 // savepoint there) and replicas are the door's (database.ts), as for every store call.
-import { spelled, type Run, type Value } from './adapter-statement.js';
+import { spelled, type ReadPlan, type Run, type Value } from './adapter-statement.js';
+import { runPlan } from './adapter-transactions.js';
 import type { StoreDatabase } from './database.js';
 import type { Dialect, StoreTx } from './dialect.js';
 
@@ -16,18 +17,27 @@ const READS = /^\s*(SELECT|WITH)\b/i;
 export async function inStatements<T>(db: StoreDatabase, write: boolean, work: (run: Run) => Promise<T>, rows = 0): Promise<T> {
   const fast = await db.fastPaths();
   if (fast?.transaction) return fast.transaction(write, work);
+  return write ? db.write((tx) => work(onPrisma(db, tx)), rows) : db.read((tx) => work(onPrisma(db, tx)));
+}
+
+/** Runs a read plan (see ReadPlan) in one snapshot, as `inStatements` runs a read (a kit may run a plan faster). */
+export async function readPlanned<T>(db: StoreDatabase, plan: () => ReadPlan<T>): Promise<T> {
+  const fast = await db.fastPaths();
+  if (fast?.readAll) return fast.readAll(plan);
+  return db.read((tx) => runPlan(plan(), onPrisma(db, tx)));
+}
+
+/** Statements through Prisma's raw queries in the store's transaction `tx`. */
+function onPrisma(db: StoreDatabase, tx: StoreTx): Run {
   const placeholder = db.kit.dialect.placeholder;
-  const on =
-    (tx: StoreTx): Run =>
-    async (text, args) => {
-      const spelt = spelled(text, placeholder);
-      if (!READS.test(text)) {
-        await tx.prisma.$executeRawUnsafe(spelt, ...args);
-        return [];
-      }
-      return (await tx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(spelt, ...args)).map(Object.values);
-    };
-  return write ? db.write((tx) => work(on(tx)), rows) : db.read((tx) => work(on(tx)));
+  return async (text, args) => {
+    const spelt = spelled(text, placeholder);
+    if (!READS.test(text)) {
+      await tx.prisma.$executeRawUnsafe(spelt, ...args);
+      return [];
+    }
+    return (await tx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(spelt, ...args)).map(Object.values);
+  };
 }
 
 /** Runs a DELETE or UPDATE in `run`'s transaction and returns how many rows it changed. */

@@ -282,6 +282,31 @@ eachDatabase((database) => {
     }
   });
 
+  test("exportJsonl reads the same lines on the driver and through Prisma's raw queries, scoped or not", async () => {
+    const lines = async (sessions: { exportJsonl(id: string): AsyncIterable<string> }, id: string) => {
+      const read: string[] = [];
+      for await (const line of sessions.exportJsonl(id)) read.push(line);
+      return read;
+    };
+    const id = await store.sessions.create({ id: unique('export'), tenantId: 'exporter', title: 'ex', metadata: { k: [1, 'x'] } });
+    await store.sessions.create({ id: unique('export-child'), tenantId: 'exporter', parentId: id });
+    await store.messages.appendMany(
+      id,
+      Array.from({ length: 8 }, (_, i): MessageInput => ({ role: 'user', content: `m${i}`, id: `x${i}` })),
+    );
+    await store.sessions.append(id, { type: 'note', data: { at: 'the middle' } });
+    await store.messages.appendCompaction(id, [{ role: 'system', content: 'summary' }], 4, 0);
+    await store.messages.appendRepair(id, { role: 'tool', content: [{ type: 'text', text: 'repair' }] }, [{ role: 'user', content: 'balanced' }], 1);
+    const onDriver = await lines(store.sessions, id);
+    expect(onDriver.length).toBeGreaterThan(12);
+    expect(await lines(new PrismaSessionStore(fullPath()), id)).toEqual(onDriver);
+    expect(await lines(new PrismaSessionStore(fullPath(), 'exporter'), id)).toEqual(onDriver);
+    expect(await lines(store.tenants.forTenant('exporter').sessions, id)).toEqual(onDriver);
+    for (const sessions of [new PrismaSessionStore(fullPath(), 'other-exporter'), store.tenants.forTenant('other-exporter').sessions]) {
+      await expect(lines(sessions, id)).rejects.toThrow(StoreNotFoundError);
+    }
+  });
+
   test('dates read back to the millisecond across the whole range the store takes, before 1970 included', async () => {
     const id = unique();
     const dates = ['1000-01-01T00:00:00.000Z', '1969-07-20T20:17:40.001Z', '1970-01-01T00:00:00.000Z', '2026-11-30T01:02:03.999Z', '9999-12-31T23:59:59.999Z'];

@@ -10,7 +10,6 @@ import { toStoredMessage } from '../row-codec.js';
 import { sessionOf, type SessionListQuery } from './session-list.js';
 import { listSessionsSql } from '../portable-sql.js';
 import type { StoreTx } from '../dialect.js';
-import { readPaged } from '../paged-reads.js';
 
 const META_SELECT = {
   id: true,
@@ -144,9 +143,6 @@ export async function logRowsAfter(
     };
   });
 }
-
-/** The whole log, a page at a time in the transaction's snapshot (see readPaged). */
-export const allLogRows = (tx: StoreTx, threadId: string) => readPaged((after, take) => logRowsAfter(tx, threadId, after, take), 0);
 
 /**
  * Deletes sessions and everything they own (messages, boundaries, repairs and

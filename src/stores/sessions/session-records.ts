@@ -9,9 +9,10 @@ import * as messages from '../../engine/tables/message-rows.js';
 import * as sessions from '../../engine/tables/session-rows.js';
 import { pageOf, type SessionListQuery } from '../../engine/tables/session-list.js';
 import type { StoreTx } from '../../engine/dialect.js';
-import { attachChild, childrenOf } from '../../engine/tables/subsession-graph.js';
+import { attachChild } from '../../engine/tables/subsession-graph.js';
 import { notFound } from '../../engine/tables/tenancy.js';
 import { forkSession } from './session-forks.js';
+import { readSnapshot, type MessageOrEventEntry, type SessionSnapshot, type StoredBoundary } from './session-snapshot.js';
 import { assertIdFree, assertNotDeletedSince, unavailable } from './session-ids.js';
 import type { CheckedFork } from '../../engine/lifecycle-options.js';
 
@@ -25,21 +26,8 @@ export interface NewSessionRow {
 
 export type EntryToAppend = { kind: 'message'; message: Message } | { kind: 'event'; type: string; data: JsonValue };
 
-export type StoredBoundary = Awaited<ReturnType<typeof messages.boundariesOf>>[number];
-
-export type MessageOrEventEntry = Extract<JsonlLogEntry, { type: 'message' | 'event' }>;
-
 /** A log entry as read: a message or event as the JSONL log writes it, or a boundary as stored. */
 export type LogRow = MessageOrEventEntry | StoredBoundary;
-
-/** A session as exportJsonl writes it, read from one snapshot. */
-export interface SessionSnapshot {
-  meta: SessionMeta;
-  /** Messages and events, as the JSONL log writes them (events with the value types of a binding's values). */
-  entries: MessageOrEventEntry[];
-  boundaries: StoredBoundary[];
-  children: string[];
-}
 
 export class SessionRecords {
   constructor(
@@ -131,18 +119,7 @@ export class SessionRecords {
 
   /** A session whole, for its export, from a replica that has this store's writes, if there is one. */
   snapshot(id: string): Promise<SessionSnapshot> {
-    return this.db.onReplica((db) =>
-      db.read(async (tx) => {
-        const meta = await sessions.metaOf(tx, id, this.tenantId);
-        if (!meta) throw notFound(id);
-        return {
-          meta,
-          entries: await sessions.allLogRows(tx, id),
-          boundaries: await messages.boundariesOf(tx, id),
-          children: await childrenOf(tx, id),
-        };
-      }),
-    );
+    return readSnapshot(this.db, id, this.tenantId);
   }
 
   /**

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { CHAT_MESSAGE_EVENT, CHAT_ORDER_EVENT } from '../chats/index.js';
 import type { StoreDatabase } from '../../engine/database.js';
-import { SessionRecords, type EntryToAppend, type LogRow, type StoredBoundary } from './session-records.js';
+import { SessionRecords, type EntryToAppend, type LogRow } from './session-records.js';
+import type { StoredBoundary } from './session-snapshot.js';
 import { decodeLogCursor, encodeLogCursor, pageOptionsOf } from '../messages/index.js';
 import { decodeListCursor, type SessionListQuery } from '../../engine/tables/session-list.js';
 import { headerLine, logLine, parseJsonl, subsessionLine } from './session-jsonl.js';
