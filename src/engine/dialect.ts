@@ -26,6 +26,12 @@ export interface Dialect {
    * snapshot may predate the delete; `inHost`: in the application's transaction, at its level).
    */
   isDeleted(tx: PrismaTx, id: string, inHost: boolean): Promise<boolean>;
+  /**
+   * A statement returning a row when the id `?` has a tombstone, run right after a new session's insert, where the
+   * next statement's snapshot may miss a delete in flight (MySQL: a locking read, which waits for it); absent where
+   * a later statement sees every delete committed before it.
+   */
+  readonly tombstoneLockingRead?: string;
   /** Locks existing thread rows until the transaction ends, in id order, in one statement. */
   lockThreads(tx: PrismaTx, ids: string[]): Promise<void>;
   /** Locks `id` and every session below it until the transaction ends. */

@@ -116,6 +116,7 @@ export const mysql: ProviderKit = {
     lockSubtree: lockSubtreeForUpdate,
     onConflict: SQL.onConflict,
     counted: (statement) => [statement, 'SELECT ROW_COUNT()'],
+    tombstoneLockingRead: SQL.tombstone,
     placeholder,
     // A racing insert of the same id makes ours a duplicate, which (MySQL keeps the transaction) means it exists.
     async ensureThread(tx, id, now) {

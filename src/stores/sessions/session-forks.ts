@@ -6,98 +6,65 @@
 // a lock would not hold another node's writers anyway, and their commits would abort the fork). The
 // write then copies the rows that snapshot saw and checks that it found exactly them: rows up to the
 // fork point only change by a clear, a replaceHistory, a prune or an adapter marking its items, and
-// then the fork is planned again from a new snapshot.
+// then the fork is planned again from a new snapshot. Where the fast paths run, outside the
+// application's transaction, the plan, the copy and the check are one transaction on the driver
+// (fork-on-driver.ts); elsewhere a read on Prisma's client, then a write.
 import type { CheckedFork } from '../../engine/lifecycle-options.js';
-import type { ForkPoint } from '../../lifecycle.types.js';
 import type { HistoryMessage, Message } from '../../message.types.js';
 import type { SessionMeta } from '../../session.types.js';
-import { StoreConflictError, StoreValidationError } from '../../store.errors.js';
-import { balanceToolCalls, toolCallRepairMessage } from '../messages/index.js';
+import { StoreConflictError } from '../../store.errors.js';
+import { toolCallRepairMessage } from '../messages/index.js';
 import { messageOf, messagesOf } from '../../values/validation.js';
 import type { StoreDatabase } from '../../engine/database.js';
 import { insertBoundaryAt } from '../messages/index.js';
 import * as repo from '../../engine/tables/message-rows.js';
 import { MESSAGE_SELECT } from '../../engine/tables/message-rows.js';
-import { asHistory, boundaryMessages, boundaryText, toStoredMessage } from '../../engine/row-codec.js';
+import { toStoredMessage } from '../../engine/row-codec.js';
 import * as sessions from '../../engine/tables/session-rows.js';
 import { assertIdFree, assertNotDeletedSince } from './session-ids.js';
 import type { StoreTx } from '../../engine/dialect.js';
 import { notFound } from '../../engine/tables/tenancy.js';
 import { readPaged } from '../../engine/paged-reads.js';
-
-/** The source's latest boundary as its row holds it. */
-interface BoundaryRow {
-  seq: number;
-  kind: string;
-  cutSeq: number;
-  messages: string;
-  messageCount: number;
-  sourceCount: number;
-  retainedCount: number | null;
-  createdAt: Date;
-  repair: { message: string; createdAt: Date } | null;
-}
-
-/** What the fork takes of the source: `kept` messages of its boundary, then its log rows after the cut up to `endSeq`. */
-interface ForkCut {
-  /** The source's last seq when it was read: the plan holds nothing written after it. */
-  lastSeq: number;
-  /** The rows after the cut up to endSeq, as the snapshot saw them: messages and events (by their type). */
-  rows: LogRow[];
-  boundary: BoundaryRow | null;
-  kept: number;
-  /** The last seq of the source's log whose rows the fork copies (the cut, when it copies none). */
-  endSeq: number;
-  /** Where the fork came from, in the source's log (see ForkOrigin). */
-  originSeq: number;
-  /** The fork's history as copied: the boundary's kept messages, then the messages after the cut up to endSeq. */
-  history: HistoryMessage[];
-}
-
-type LogRow = { seq: number; eventType: string | null };
-
-/** The source, as one snapshot saw it, and what the fork takes of it. */
-interface ForkPlan {
-  source: SessionMeta;
-  cut: ForkCut;
-  repair: ReturnType<typeof balanceToolCalls>;
-}
-
-/** Thrown in the fork's write when the source's rows are no longer those its plan saw: the fork is planned again. */
-class SourceChanged extends StoreConflictError {
-  constructor(sourceId: string) {
-    super(`session ${sourceId} was cleared, replaced or pruned while it was forked, ${MAX_REPLANS} times: nothing was written, fork it again`);
-  }
-}
-
-/** How many times a fork is planned again after its source changed under it. */
-const MAX_REPLANS = 3;
+import { spelled } from '../../engine/adapter-statement.js';
+import {
+  copiedBoundary,
+  COPY_MESSAGES,
+  cutOf,
+  MAX_REPLANS,
+  planOf,
+  sameRows,
+  SourceChanged,
+  type BoundaryRow,
+  type ForkCut,
+  type ForkPlan,
+  type LogRow,
+} from './fork-plan.js';
+import { forkOnDriver, givingWay } from './fork-on-driver.js';
 
 export async function forkSession(db: StoreDatabase, sourceId: string, options: CheckedFork & { id: string }, tenantId?: string): Promise<SessionMeta> {
+  // On the driver, outside the application's transaction (whose fork runs on Prisma's client, as every store call there does the
+  // same way), for a fork that appends nothing after its copy (an edited message): one transaction.
+  const fast = options.replaceLastUserMessage === undefined && !db.inHost() ? await db.fastPaths() : undefined;
   for (let attempt = 1; ; attempt++) {
-    const plan = await db.read((tx) => planFork(tx, sourceId, options, tenantId));
     try {
+      if (fast?.transaction) {
+        const forked = await fast.transaction(true, (run) => forkOnDriver(givingWay(run), db.kit.dialect, sourceId, options, tenantId));
+        if ('meta' in forked) return forked.meta;
+        // The copy needs a repair boundary: written on Prisma's client, from the plan the driver's transaction read.
+        return await db.write((tx) => writeFork(tx, sourceId, options, forked.plan, tenantId), forked.plan.cut.rows.length);
+      }
+      const plan = await db.read((tx) => planFork(tx, sourceId, options, tenantId));
       return await db.write((tx) => writeFork(tx, sourceId, options, plan, tenantId), plan.cut.rows.length);
     } catch (error) {
       if (!(error instanceof SourceChanged) || attempt === MAX_REPLANS) throw error;
     }
   }
 }
-
 async function planFork(tx: StoreTx, sourceId: string, options: CheckedFork, tenantId: string | undefined): Promise<ForkPlan> {
   const source = await sessions.metaOf(tx, sourceId, tenantId);
   if (!source) throw notFound(sourceId);
-  const cut = await forkCut(tx, sourceId, options);
-  const repair = balanceToolCalls(cut.history);
-  if (repair && options.unansweredToolCalls === 'refuse') {
-    const calls = repair.orphans.map((orphan) => orphan.toolCallId).join(', ');
-    throw new StoreValidationError(
-      `the fork point leaves tool calls without their results (${calls}): fork after their results, or pass unansweredToolCalls: 'repair' to answer them with an error result`,
-    );
-  }
-  return { source, cut, repair };
+  return planOf(source, await forkCut(tx, sourceId, options), options);
 }
-
 async function writeFork(
   tx: StoreTx,
   sourceId: string,
@@ -141,7 +108,6 @@ async function writeFork(
   if (replacement) await appendReplacement(tx, forkId, replacement, cut.history);
   return (await sessions.metaOf(tx, forkId))!;
 }
-
 /** The source's log after the cut up to its last seq, messages and events, a page at a time (see readPaged). */
 async function logAfter(tx: StoreTx, threadId: string, cutSeq: number, lastSeq: number) {
   return readPaged(
@@ -155,7 +121,6 @@ async function logAfter(tx: StoreTx, threadId: string, cutSeq: number, lastSeq: 
     cutSeq,
   );
 }
-
 /** The thread's rows after the cut up to endSeq: seq and event type only. */
 async function logRows(tx: StoreTx, threadId: string, { boundary, endSeq }: Pick<ForkCut, 'boundary' | 'endSeq'>): Promise<LogRow[]> {
   return tx.prisma.agentMessage.findMany({
@@ -164,7 +129,6 @@ async function logRows(tx: StoreTx, threadId: string, { boundary, endSeq }: Pick
     select: { seq: true, eventType: true },
   });
 }
-
 /** The source is still there, with the boundary the plan copied (a deleted or cleared source copies no rows to compare). */
 async function sameSource(tx: StoreTx, sourceId: string, tenantId: string | undefined, cut: ForkCut): Promise<boolean> {
   if (!(await repo.threadExists(tx, sourceId, tenantId))) return false;
@@ -175,9 +139,6 @@ async function sameSource(tx: StoreTx, sourceId: string, tenantId: string | unde
   });
   return (boundary?.seq ?? null) === (cut.boundary?.seq ?? null);
 }
-
-const sameRows = (a: LogRow[], b: LogRow[]) => a.length === b.length && a.every((row, i) => row.seq === b[i].seq && row.eventType === b[i].eventType);
-
 /**
  * Where the fork ends in the source, and what it takes of it. Every read is bounded by the source's
  * last seq, read first, and the rows after the cut are read once: in the application's transaction
@@ -187,45 +148,14 @@ const sameRows = (a: LogRow[], b: LogRow[]) => a.length === b.length && a.every(
 async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Promise<ForkCut> {
   const lastSeq = (await repo.lastSeqOf(tx, sourceId)) ?? 0;
   const boundary = await latestBoundaryRow(tx, sourceId, lastSeq);
-  const summary = boundary ? boundaryMessages(boundary.messages) : [];
-  const cutSeq = boundary?.cutSeq ?? 0;
-  const log = await logAfter(tx, sourceId, cutSeq, lastSeq);
-  const after = log.flatMap((row) => (row.eventType === null ? [toStoredMessage({ ...row, role: row.role! })] : []));
-  const take = async (kept: number, endSeq: number, originSeq = endSeq): Promise<ForkCut> => ({
-    lastSeq,
-    rows: log.filter((row) => row.seq <= endSeq).map(({ seq, eventType }) => ({ seq, eventType })),
-    boundary,
-    kept,
-    endSeq,
-    originSeq,
-    history: [...asHistory(summary.slice(0, kept)), ...after.filter((message) => message.seq <= endSeq)],
-  });
-  // Inside the summary: the boundary's first messages, nothing after its cut; the origin is the boundary.
-  const inSummary = (kept: number) => take(kept, cutSeq, boundary!.seq);
-  if (options.replaceLastUserMessage !== undefined) {
-    const user = after.findLast((message) => message.role === 'user');
-    if (user) return take(summary.length, user.seq - 1);
-    const index = summary.findLastIndex((message) => message.role === 'user');
-    if (index < 0) throw new StoreValidationError(`session ${sourceId} has no user message in its history to replace`);
-    return inSummary(index);
-  }
-  const at: ForkPoint | undefined = options.at;
-  if (at === undefined) return take(summary.length, lastSeq);
-  if ('seq' in at) {
-    if (!after.some((message) => message.seq === at.seq)) {
-      throw new StoreValidationError(
-        `seq ${at.seq} is not a message of the effective history of ${sourceId} (after its latest compaction or repair): fork at a position instead`,
-      );
-    }
-    return take(summary.length, at.seq);
-  }
-  const effective = summary.length + after.length;
-  if (at.position > effective)
-    throw new StoreValidationError(`position ${at.position} exceeds the ${effective} messages of the effective history of ${sourceId}`);
-  if (at.position <= summary.length && boundary) return inSummary(at.position);
-  return take(summary.length, at.position === 0 ? cutSeq : after[at.position - summary.length - 1].seq);
+  const log = await logAfter(tx, sourceId, boundary?.cutSeq ?? 0, lastSeq);
+  const entries = log.map((row) => ({
+    seq: row.seq,
+    eventType: row.eventType,
+    message: row.eventType === null ? toStoredMessage({ ...row, role: row.role! }) : null,
+  }));
+  return cutOf(sourceId, options, lastSeq, boundary, entries);
 }
-
 /** The latest boundary at or below `lastSeq`, with a repair's evidence (read only for a repair: Prisma reads a relation with a statement of its own). */
 async function latestBoundaryRow(tx: StoreTx, threadId: string, lastSeq: number): Promise<BoundaryRow | null> {
   const row = await tx.prisma.agentBoundary.findFirst({
@@ -240,36 +170,18 @@ async function latestBoundaryRow(tx: StoreTx, threadId: string, lastSeq: number)
       : null;
   return { ...row, repair };
 }
-
 /** The boundary's kept messages (with its repair evidence), then the rows after the cut up to endSeq, at their seqs, as they are stored. */
-async function copyLog(tx: StoreTx, sourceId: string, forkId: string, { boundary, kept, endSeq }: ForkCut): Promise<void> {
-  if (boundary && kept > 0) {
-    const whole = kept === boundary.messageCount;
-    await tx.prisma.agentBoundary.create({
-      data: {
-        threadId: forkId,
-        seq: boundary.seq,
-        kind: boundary.kind,
-        cutSeq: boundary.cutSeq,
-        messages: whole ? boundary.messages : boundaryText(boundaryMessages(boundary.messages).slice(0, kept)),
-        messageCount: kept,
-        sourceCount: boundary.sourceCount,
-        // The verbatim messages are the replacement's last ones: a fork inside it keeps those before the cut.
-        retainedCount: boundary.retainedCount === null ? null : Math.max(0, boundary.retainedCount - (boundary.messageCount - kept)),
-        createdAt: boundary.createdAt,
-      },
-    });
-    if (boundary.repair) await tx.prisma.agentRepair.create({ data: { threadId: forkId, seq: boundary.seq, ...boundary.repair } });
+async function copyLog(tx: StoreTx, sourceId: string, forkId: string, cut: ForkCut): Promise<void> {
+  const boundary = copiedBoundary(cut);
+  if (boundary) {
+    await tx.prisma.agentBoundary.create({ data: { threadId: forkId, ...boundary } });
+    if (cut.boundary!.repair) await tx.prisma.agentRepair.create({ data: { threadId: forkId, seq: boundary.seq, ...cut.boundary!.repair } });
   }
-  const from = boundary?.cutSeq ?? 0;
-  if (endSeq <= from) return;
+  const from = cut.boundary?.cutSeq ?? 0;
+  if (cut.endSeq <= from) return;
   // One statement, in the database: no row travels to the store and back.
-  await tx.prisma.$executeRaw`
-    INSERT INTO agent_message (thread_id, seq, role, event_type, content, message_id, metadata, provider_options, value_types, created_at)
-    SELECT ${forkId}, seq, role, event_type, content, message_id, metadata, provider_options, value_types, created_at
-    FROM agent_message WHERE thread_id = ${sourceId} AND seq > ${from} AND seq <= ${endSeq}`;
+  await tx.prisma.$executeRawUnsafe(spelled(COPY_MESSAGES, tx.dialect.placeholder), forkId, sourceId, from, cut.endSeq);
 }
-
 /** The edited message, after the copied history: its id must not be one the fork's history holds. */
 async function appendReplacement(tx: StoreTx, forkId: string, message: Message, history: HistoryMessage[]): Promise<void> {
   if (message.id !== undefined && history.some((held) => held.id === message.id)) {
