@@ -1,11 +1,11 @@
-// The SQL of the store's full (Prisma) path that differs between databases, and
-// the transaction it runs in. Each database kit gives one (ProviderKit.dialect).
+// The SQL that differs between databases, for the store's own statements (on Prisma's client or
+// on the driver), and the transactions they run in. Each database kit gives one (ProviderKit.dialect).
 import type { PrismaTx } from './store-client.js';
 
 /** Prisma's isolation level names; SQLite's adapter reads Serializable as "take the write lock up front". */
 export type IsolationLevel = 'Serializable' | 'RepeatableRead' | 'ReadCommitted';
 
-/** The SQL of the full (Prisma) path that differs between databases; run inside a store transaction. */
+/** The SQL that differs between databases; run inside a store transaction. */
 export interface Dialect {
   /** Writes lock their thread row first; read committed then sees every write that committed before the lock. */
   readonly writeIsolation: IsolationLevel;

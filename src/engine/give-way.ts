@@ -6,6 +6,7 @@
 // timers and I/O), so nothing else in the process waits much longer than a slice
 // and one statement.
 import { performance } from 'node:perf_hooks';
+import type { Run } from './adapter-statement.js';
 
 /** How long store work runs before the rest of the process gets a turn. */
 export const SLICE_MS = 5;
@@ -33,3 +34,12 @@ export function giveWay(): Promise<void> | undefined {
   if (now - began < SLICE_MS) return undefined;
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/** `run`, the event loop given its turn (above) before each statement: a long job's statements on SQLite's synchronous driver would hold the process to its end. */
+export const givingWay =
+  (run: Run): Run =>
+  async (text, args) => {
+    const turn = giveWay();
+    if (turn) await turn;
+    return run(text, args);
+  };

@@ -2,8 +2,7 @@
 // client in between), through Prisma's raw queries elsewhere; one body of SQL either way, its
 // parameters `?`, its rows lists of columns. Retries, the application's transaction (a write in a
 // savepoint there) and replicas are the door's (database.ts), as for every store call.
-import { spelled, type ReadPlan, type Run, type Value } from './adapter-statement.js';
-import { runPlan } from './adapter-transactions.js';
+import { spelled, type Run, type Value } from './adapter-statement.js';
 import type { StoreDatabase } from './database.js';
 import type { Dialect, StoreTx } from './dialect.js';
 
@@ -20,14 +19,7 @@ export async function inStatements<T>(db: StoreDatabase, write: boolean, work: (
   return write ? db.write((tx) => work(onPrisma(db, tx)), rows) : db.read((tx) => work(onPrisma(db, tx)));
 }
 
-/** Runs a read plan (see ReadPlan) in one snapshot, as `inStatements` runs a read (a kit may run a plan faster). */
-export async function readPlanned<T>(db: StoreDatabase, plan: () => ReadPlan<T>): Promise<T> {
-  const fast = await db.fastPaths();
-  if (fast?.readAll) return fast.readAll(plan);
-  return db.read((tx) => runPlan(plan(), onPrisma(db, tx)));
-}
-
-/** Statements through Prisma's raw queries in the store's transaction `tx`. */
+/** Statements through Prisma's raw queries in the store's transaction `tx`: a row's columns by name, so a statement's must be unique. */
 function onPrisma(db: StoreDatabase, tx: StoreTx): Run {
   const placeholder = db.kit.dialect.placeholder;
   return async (text, args) => {

@@ -1,7 +1,7 @@
 // A fork whose plan copies no log rows (a source whose history is all summary) is still checked against
 // its source when it writes: a source deleted, or its tenant erased, between the fork's read and its write
-// is not forked. Drives forkSession with a StoreDatabase whose first write runs the racing deletion first
-// (the interleaving two apps produce).
+// is not forked. Drives forkSession on Prisma's path (as in the application's transaction) with a
+// StoreDatabase whose first write runs the racing deletion first (the interleaving two apps produce).
 import { forkSession } from '../../src/stores/sessions/session-forks.js';
 import { StoreNotFoundError } from '../../src/index.js';
 import type { StoreDatabase } from '../../src/engine/database.js';
@@ -22,6 +22,8 @@ describe('[SQLite] a fork racing the deletion of its source', () => {
     let raced = false;
     return new Proxy(ops.db, {
       get(target, key) {
+        // Prisma's path (fork-on-driver-races.test.ts races the driver's).
+        if (key === 'fastPaths') return async () => undefined;
         const value = Reflect.get(target, key, target);
         if (key === 'write')
           return async (...args: unknown[]) => {

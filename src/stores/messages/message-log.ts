@@ -250,8 +250,8 @@ export class MessageLog {
           const [last] = await run('SELECT last_seq FROM agent_thread WHERE id = ?', [threadId]);
           throw last !== undefined && afterSeq > Number(last[0]) ? forgedCursor('transcript') : staleCursor(threadId);
         }
-        const page = `SELECT seq, ${MESSAGE_COLUMNS} FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq LIMIT ${limit + 1}`;
-        return (await run(page, [threadId, afterSeq])).map(fromColumns);
+        const page = `SELECT seq, ${MESSAGE_COLUMNS} FROM agent_message WHERE thread_id = ? AND seq > ? AND event_type IS NULL ORDER BY seq LIMIT ?`;
+        return (await run(page, [threadId, afterSeq, limit + 1])).map(fromColumns);
       }),
     );
   }

@@ -33,6 +33,7 @@ export const encodeTranscriptCursor = (threadId: string, seq: number) => encode(
 
 export function decodeTranscriptCursor(cursor: string, threadId: string): number {
   const [seq] = decode(cursor, 't', threadId, 1);
+  if (seq > MAX_INTEGER) throw forgedCursor('transcript');
   return seq;
 }
 

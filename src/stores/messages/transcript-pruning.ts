@@ -134,40 +134,42 @@ async function pruneLog(db: StoreDatabase, threadId: string, latest: Latest, kee
   });
   const pruned: Pruned = { messages: 0, boundaries: 0, emptied: 0 };
   const dialect = db.kit.dialect;
+  const batch = (run: Run, kind: Prunable, top: number) => pruneBatch(run, dialect, threadId, kind, top);
   if (db.inHost()) {
     await inStatements(db, true, async (run) => {
-      for (const kind of kinds) for (let top: number | null = kind.top; top !== null;) top = await pruneBatch(run, dialect, threadId, kind, top, pruned);
+      for (const kind of kinds) {
+        for (let top: number | null = kind.top; top !== null;) {
+          const { changed, next } = await batch(run, kind, top);
+          pruned[kind.counted] += changed;
+          top = next;
+        }
+      }
     });
     return pruned;
   }
   for (const kind of kinds) {
     for (let top: number | null = kind.top; top !== null;) {
       const upTo: number = top;
-      const counted: Pruned = { messages: 0, boundaries: 0, emptied: 0 };
-      // In an object: a transaction whose work returns null rolls back.
-      ({ next: top } = await inStatements(db, true, async (run) => ({ next: await pruneBatch(run, dialect, threadId, kind, upTo, counted) }), kind.batch));
-      pruned[kind.counted] += counted[kind.counted];
+      // Counted once committed: a transaction run again (a conflict, retried) counts its rows once.
+      const { changed, next } = await inStatements(db, true, (run) => batch(run, kind, upTo), kind.batch);
+      pruned[kind.counted] += changed;
+      top = next;
     }
   }
   return pruned;
 }
 
 /**
- * Prunes the highest `kind.batch` of `kind`'s rows at or below `top`, adding how many it changed to
- * `pruned` (a racing prune's rows are counted by the one that changed them); the top of the next
- * batch, or null when this was the last.
+ * Prunes the highest `kind.batch` of `kind`'s rows at or below `top`: how many it changed (a racing
+ * prune's rows are counted by the one that changed them), and the top of the next batch, or null
+ * when this was the last.
  */
-async function pruneBatch(run: Run, dialect: Dialect, threadId: string, kind: Prunable, top: number, pruned: Pruned): Promise<number | null> {
+async function pruneBatch(run: Run, dialect: Dialect, threadId: string, kind: Prunable, top: number): Promise<{ changed: number; next: number | null }> {
   // The first row below this batch, if any: the next batch starts there.
   const [below] = await run(`SELECT seq FROM ${kind.table} WHERE ${kind.where} AND seq <= ? ORDER BY seq DESC LIMIT 1 OFFSET ${kind.batch}`, [threadId, top]);
   const next = below === undefined ? null : Number(below[0]);
-  pruned[kind.counted] += await changedBy(run, dialect, `${kind.change} WHERE ${kind.where} AND seq > ? AND seq <= ?`, [
-    ...kind.changeArgs,
-    threadId,
-    next ?? 0,
-    top,
-  ]);
-  return next;
+  const range = [...kind.changeArgs, threadId, next ?? 0, top];
+  return { changed: await changedBy(run, dialect, `${kind.change} WHERE ${kind.where} AND seq > ? AND seq <= ?`, range), next };
 }
 
 function prunables(latest: Latest, keepRepairs: boolean): Prunable[] {

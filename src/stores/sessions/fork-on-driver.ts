@@ -7,7 +7,6 @@ import type { SessionMeta } from '../../session.types.js';
 import { driverDate, fromColumns, MESSAGE_COLUMNS } from '../../engine/row-codec.js';
 import { notFound } from '../../engine/tables/tenancy.js';
 import { LOG_PAGE, readPaged } from '../../engine/paged-reads.js';
-import { giveWay } from '../../engine/give-way.js';
 import type { Run } from '../../engine/adapter-statement.js';
 import { SESSION_COLUMNS } from '../../engine/portable-sql.js';
 import { sessionOf } from '../../engine/tables/session-list.js';
@@ -15,24 +14,15 @@ import { copiedBoundary, COPY_MESSAGES, cutOf, planOf, sameRows, SourceChanged, 
 import { deletedIdRefusal, takenIdRefusal } from './session-ids.js';
 import type { Dialect } from '../../engine/dialect.js';
 
-/**
- * `run`, the event loop given a turn before a statement once the store's work has held it a slice (give-way.ts): SQLite's
- * statements are synchronous, and a long log's pages would otherwise hold the process from the first to the commit.
- */
-export const givingWay =
-  (run: Run): Run =>
-  async (text, args) => {
-    const turn = giveWay();
-    if (turn) await turn;
-    return run(text, args);
-  };
 /** What the driver's transaction made of a fork: the new session's header, or (nothing written) the plan of one that needs a repair boundary. */
 export type DriverFork = { meta: SessionMeta } | { plan: ForkPlan };
+
 /**
  * The fork in one write transaction on the driver (READ COMMITTED; SQLite's is its one writer's). The plan's reads
  * are one statement, which sees one snapshot as planFork's transaction does: the source's header, last seq, latest
  * boundary (with a repair's evidence) and log after its cut, and whether the fork's id is free (a longer log's rest
- * follows a page at a time: below the last seq rows only go, which the check sees). Reads in statements of their
+ * follows a page at a time; below the last seq rows only go, so the statement also counts them, and a log that
+ * read fewer is one that lost rows meanwhile: planned again). Reads in statements of their
  * own would not do here: a replaceHistory committed between the read of the last seq and that of the log would
  * leave the plan and the copy both empty, and the check content. Then the fork's header, its boundary (and
  * evidence), the rows after the cut by INSERT … SELECT; then one statement checks what was copied, that the source
@@ -62,10 +52,12 @@ export async function forkOnDriver(
     .filter((row) => Number(row[0]) === 1)
     .map((row) => logEntry(row.slice(1 + PLAN_COLUMNS.length)))
     .sort((a, b) => a.seq - b.seq);
-  // A log longer than the first statement's seqs: the rest a page at a time, as forkCut reads it (below the last seq, rows only go: the copy's check sees it).
+  // A log longer than the first statement's seqs: the rest a page at a time, as forkCut reads it.
   const firstEnd = (boundary?.cutSeq ?? 0) + LOG_PAGE;
   if (firstEnd < lastSeq)
     log.push(...(await readPaged(async (after, take) => (await run(FORK_SQL.logPage, [sourceId, after, lastSeq, take])).map(logEntry), firstEnd)));
+  // Rows a page did not find went after the first statement (a prune, a replaceHistory): the check could not tell.
+  if (log.length !== Number(head[23])) throw new SourceChanged(sourceId);
   const plan = planOf(source, cutOf(sourceId, options, lastSeq, boundary, log), options);
   if (plan.repair) return { plan };
   // assertIdFree, on what the first statement read of the fork's id.
@@ -112,6 +104,7 @@ export async function forkOnDriver(
     },
   };
 }
+
 /** The latest boundary's columns (seq, kind, cut_seq, messages, message_count, source_count, retained_count, created_at, then the repair's message and created_at) as a BoundaryRow; null when there is none. */
 function boundaryOf([
   seq,
@@ -138,11 +131,13 @@ function boundaryOf([
     repair: kind === 'repair' && repairMessage !== null ? { message: repairMessage as string, createdAt: driverDate(repairCreatedAt) } : null,
   };
 }
+
 /** A row of FORK_SQL.logPage: seq, MESSAGE_COLUMNS, event_type. */
 const logEntry = (row: unknown[]): LogEntry => {
   const eventType = row[8] as string | null;
   return { seq: Number(row[0]), eventType, message: eventType === null ? fromColumns(row.slice(0, 8)) : null };
 };
+
 /** The plan's columns of part 0 (see FORK_SQL.plan). */
 const PLAN_COLUMNS = [
   ...SESSION_COLUMNS.split(', '),
@@ -153,11 +148,16 @@ const PLAN_COLUMNS = [
   '(SELECT COUNT(*) FROM agent_tombstone WHERE id = ?)',
   'f.id',
   'f.tenant_id',
+  // The source's log after the cut up to its last seq, counted in the same snapshot.
+  '(SELECT COUNT(*) FROM agent_message x WHERE x.thread_id = t.id AND x.seq > COALESCE(b.cut_seq, 0) AND x.seq <= t.last_seq)',
 ];
+
 /** The columns of a row of the log, as logEntry reads them. */
 const LOG_COLUMNS = ['seq', ...MESSAGE_COLUMNS.split(', '), 'event_type'];
+
 /** The latest boundary of the source (as t) at or below its last seq: its key. */
 const LATEST_BOUNDARY = 'b.thread_id = t.id AND b.seq = (SELECT MAX(seq) FROM agent_boundary WHERE thread_id = t.id AND seq <= t.last_seq)';
+
 /** The fork's statements on the driver, with `?` placeholders (the kit numbers them), in SQL all three databases speak. */
 const FORK_SQL = {
   /**
@@ -188,6 +188,7 @@ const FORK_SQL = {
      UNION ALL SELECT 1, seq, event_type FROM agent_message WHERE thread_id = ? AND seq > ? AND seq <= ?` +
     (tombstone ? ' UNION ALL SELECT 2, NULL, NULL FROM agent_tombstone WHERE id = ?' : ''),
 };
+
 function planSql(scoped: boolean): string {
   const tenant = scoped ? ' AND t.tenant_id = ?' : '';
   const nulls = (count: number) => Array<string>(count).fill('NULL').join(', ');

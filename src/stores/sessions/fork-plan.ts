@@ -22,6 +22,7 @@ export interface BoundaryRow {
   createdAt: Date;
   repair: { message: string; createdAt: Date } | null;
 }
+
 /** What the fork takes of the source: `kept` messages of its boundary, then its log rows after the cut up to `endSeq`. */
 export interface ForkCut {
   /** The source's last seq when it was read: the plan holds nothing written after it. */
@@ -37,6 +38,7 @@ export interface ForkCut {
   /** The fork's history as copied: the boundary's kept messages, then the messages after the cut up to endSeq. */
   history: HistoryMessage[];
 }
+
 export type LogRow = { seq: number; eventType: string | null };
 /** The source, as one snapshot saw it, and what the fork takes of it. */
 export interface ForkPlan {
@@ -44,14 +46,17 @@ export interface ForkPlan {
   cut: ForkCut;
   repair: ReturnType<typeof balanceToolCalls>;
 }
+
 /** Thrown in the fork's write when the source's rows are no longer those its plan saw: the fork is planned again. */
 export class SourceChanged extends StoreConflictError {
   constructor(sourceId: string) {
     super(`session ${sourceId} was cleared, replaced or pruned while it was forked, ${MAX_REPLANS} times: nothing was written, fork it again`);
   }
 }
+
 /** How many times a fork is planned again after its source changed under it. */
 export const MAX_REPLANS = 3;
+
 /** The plan of a fork of `source` at `cut`: refused when the cut leaves tool calls unanswered and the caller did not ask for a repair. */
 export function planOf(source: SessionMeta, cut: ForkCut, options: CheckedFork): ForkPlan {
   const repair = balanceToolCalls(cut.history);
@@ -63,6 +68,7 @@ export function planOf(source: SessionMeta, cut: ForkCut, options: CheckedFork):
   }
   return { source, cut, repair };
 }
+
 export const sameRows = (a: LogRow[], b: LogRow[]) => a.length === b.length && a.every((row, i) => row.seq === b[i].seq && row.eventType === b[i].eventType);
 /** A row of the source's log after the cut: a message (with its seq) or an event (by its type). */
 export interface LogEntry {
@@ -70,6 +76,7 @@ export interface LogEntry {
   eventType: string | null;
   message: StoredMessage | null;
 }
+
 /** The fork's cut, from the source's last seq, its latest boundary at or below it, and its log after that boundary's cut up to it, in order. */
 export function cutOf(sourceId: string, options: CheckedFork, lastSeq: number, boundary: BoundaryRow | null, log: LogEntry[]): ForkCut {
   const summary = boundary ? boundaryMessages(boundary.messages) : [];
@@ -109,6 +116,7 @@ export function cutOf(sourceId: string, options: CheckedFork, lastSeq: number, b
   if (at.position <= summary.length && boundary) return inSummary(at.position);
   return take(summary.length, at.position === 0 ? cutSeq : after[at.position - summary.length - 1].seq);
 }
+
 /** The fork's boundary: the source's, holding the messages the fork keeps of it; null when it keeps none. */
 export function copiedBoundary({ boundary, kept }: ForkCut) {
   if (!boundary || kept === 0) return null;
@@ -125,6 +133,7 @@ export function copiedBoundary({ boundary, kept }: ForkCut) {
     createdAt: boundary.createdAt,
   };
 }
+
 /** The source's rows after the cut up to endSeq copied to the fork at their seqs (fork, source, cut, endSeq). */
 export const COPY_MESSAGES = `INSERT INTO agent_message (thread_id, seq, role, event_type, content, message_id, metadata, provider_options, value_types, created_at)
   SELECT ?, seq, role, event_type, content, message_id, metadata, provider_options, value_types, created_at

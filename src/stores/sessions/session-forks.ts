@@ -39,11 +39,11 @@ import {
   type ForkPlan,
   type LogRow,
 } from './fork-plan.js';
-import { forkOnDriver, givingWay } from './fork-on-driver.js';
+import { forkOnDriver } from './fork-on-driver.js';
+import { givingWay } from '../../engine/give-way.js';
 
 export async function forkSession(db: StoreDatabase, sourceId: string, options: CheckedFork & { id: string }, tenantId?: string): Promise<SessionMeta> {
-  // On the driver, outside the application's transaction (whose fork runs on Prisma's client, as every store call there does the
-  // same way), for a fork that appends nothing after its copy (an edited message): one transaction.
+  // One transaction on the driver, outside the application's transaction, unless the fork appends an edited message after its copy.
   const fast = options.replaceLastUserMessage === undefined && !db.inHost() ? await db.fastPaths() : undefined;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -60,11 +60,13 @@ export async function forkSession(db: StoreDatabase, sourceId: string, options: 
     }
   }
 }
+
 async function planFork(tx: StoreTx, sourceId: string, options: CheckedFork, tenantId: string | undefined): Promise<ForkPlan> {
   const source = await sessions.metaOf(tx, sourceId, tenantId);
   if (!source) throw notFound(sourceId);
   return planOf(source, await forkCut(tx, sourceId, options), options);
 }
+
 async function writeFork(
   tx: StoreTx,
   sourceId: string,
@@ -108,6 +110,7 @@ async function writeFork(
   if (replacement) await appendReplacement(tx, forkId, replacement, cut.history);
   return (await sessions.metaOf(tx, forkId))!;
 }
+
 /** The source's log after the cut up to its last seq, messages and events, a page at a time (see readPaged). */
 async function logAfter(tx: StoreTx, threadId: string, cutSeq: number, lastSeq: number) {
   return readPaged(
@@ -121,6 +124,7 @@ async function logAfter(tx: StoreTx, threadId: string, cutSeq: number, lastSeq: 
     cutSeq,
   );
 }
+
 /** The thread's rows after the cut up to endSeq: seq and event type only. */
 async function logRows(tx: StoreTx, threadId: string, { boundary, endSeq }: Pick<ForkCut, 'boundary' | 'endSeq'>): Promise<LogRow[]> {
   return tx.prisma.agentMessage.findMany({
@@ -129,6 +133,7 @@ async function logRows(tx: StoreTx, threadId: string, { boundary, endSeq }: Pick
     select: { seq: true, eventType: true },
   });
 }
+
 /** The source is still there, with the boundary the plan copied (a deleted or cleared source copies no rows to compare). */
 async function sameSource(tx: StoreTx, sourceId: string, tenantId: string | undefined, cut: ForkCut): Promise<boolean> {
   if (!(await repo.threadExists(tx, sourceId, tenantId))) return false;
@@ -139,11 +144,13 @@ async function sameSource(tx: StoreTx, sourceId: string, tenantId: string | unde
   });
   return (boundary?.seq ?? null) === (cut.boundary?.seq ?? null);
 }
+
 /**
  * Where the fork ends in the source, and what it takes of it. Every read is bounded by the source's
  * last seq, read first, and the rows after the cut are read once: in the application's transaction
  * at READ COMMITTED, where the reads are no snapshot, a write that lands between them is left out of
- * all of them alike (below the last seq, rows only go, which the copy's check sees).
+ * all of them alike (below the last seq, rows only go, which the copy's check sees; not rows that went
+ * before the log's read, which neither holds: fork-on-driver.ts reads and counts them in one statement).
  */
 async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Promise<ForkCut> {
   const lastSeq = (await repo.lastSeqOf(tx, sourceId)) ?? 0;
@@ -156,6 +163,7 @@ async function forkCut(tx: StoreTx, sourceId: string, options: CheckedFork): Pro
   }));
   return cutOf(sourceId, options, lastSeq, boundary, entries);
 }
+
 /** The latest boundary at or below `lastSeq`, with a repair's evidence (read only for a repair: Prisma reads a relation with a statement of its own). */
 async function latestBoundaryRow(tx: StoreTx, threadId: string, lastSeq: number): Promise<BoundaryRow | null> {
   const row = await tx.prisma.agentBoundary.findFirst({
@@ -170,6 +178,7 @@ async function latestBoundaryRow(tx: StoreTx, threadId: string, lastSeq: number)
       : null;
   return { ...row, repair };
 }
+
 /** The boundary's kept messages (with its repair evidence), then the rows after the cut up to endSeq, at their seqs, as they are stored. */
 async function copyLog(tx: StoreTx, sourceId: string, forkId: string, cut: ForkCut): Promise<void> {
   const boundary = copiedBoundary(cut);
@@ -182,6 +191,7 @@ async function copyLog(tx: StoreTx, sourceId: string, forkId: string, cut: ForkC
   // One statement, in the database: no row travels to the store and back.
   await tx.prisma.$executeRawUnsafe(spelled(COPY_MESSAGES, tx.dialect.placeholder), forkId, sourceId, from, cut.endSeq);
 }
+
 /** The edited message, after the copied history: its id must not be one the fork's history holds. */
 async function appendReplacement(tx: StoreTx, forkId: string, message: Message, history: HistoryMessage[]): Promise<void> {
   if (message.id !== undefined && history.some((held) => held.id === message.id)) {

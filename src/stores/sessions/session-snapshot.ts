@@ -1,18 +1,18 @@
-// A session whole, for its export, as one read plan in one snapshot: its header (and parent), its
-// log (messages and events), its boundaries with their repairs, and its children; four statements on
-// the driver where the kit has fast paths, the same four through Prisma's raw queries elsewhere.
-// The rows are turned into entries after the snapshot has ended, the process given its turns meanwhile.
+// A session whole, for its export, read in one snapshot: its header (and parent), its log (messages
+// and events), its boundaries with their repairs, and its children; on the driver where the kit has
+// fast paths, the same statements through Prisma's raw queries elsewhere.
 import type { JsonValue } from '../../message.types.js';
 import type { ValueTypes } from '../../values/stored-values.js';
 import type { StoreDatabase } from '../../engine/database.js';
-import type { ReadPlan, Row } from '../../engine/adapter-statement.js';
-import { readPlanned } from '../../engine/store-statements.js';
+import type { Row } from '../../engine/adapter-statement.js';
+import { inStatements } from '../../engine/store-statements.js';
+import { readPaged } from '../../engine/paged-reads.js';
 import { boundaryMessages, driverDate, fromColumns, MESSAGE_COLUMNS } from '../../engine/row-codec.js';
 import { SESSION_COLUMNS } from '../../engine/portable-sql.js';
 import { sessionOf } from '../../engine/tables/session-list.js';
 import { notFound } from '../../engine/tables/tenancy.js';
 import { deserializeMessage, type SerializedMessage } from '../../values/message-json.js';
-import { giveWay } from '../../engine/give-way.js';
+import { givingWay } from '../../engine/give-way.js';
 import type { JsonlLogEntry } from '../../jsonl.types.js';
 import type { SessionMeta } from '../../session.types.js';
 import type { boundariesOf } from '../../engine/tables/message-rows.js';
@@ -33,8 +33,8 @@ export interface SessionSnapshot {
 /** The header and its parent; scoped, only the tenant's session. */
 const HEADER = `SELECT ${SESSION_COLUMNS} FROM agent_thread t LEFT JOIN agent_subsession e ON e.child_id = t.id WHERE t.id = ?`;
 const SCOPED_HEADER = `${HEADER} AND t.tenant_id = ?`;
-/** The whole log in append order: [seq, event_type, ...MESSAGE_COLUMNS]. */
-const LOG = `SELECT seq, event_type, ${MESSAGE_COLUMNS} FROM agent_message WHERE thread_id = ? ORDER BY seq`;
+/** A page of the log in append order, after seq ? and at most ? rows: [seq, event_type, ...MESSAGE_COLUMNS]. */
+const LOG_PAGE_AFTER = `SELECT seq, event_type, ${MESSAGE_COLUMNS} FROM agent_message WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?`;
 /** The boundaries in log order, each with its repair's message (NULL for a compaction). */
 const BOUNDARIES =
   'SELECT b.seq, b.kind, b.cut_seq, b.messages, b.source_count, b.retained_count, b.created_at, r.message AS repair_message ' +
@@ -42,47 +42,25 @@ const BOUNDARIES =
 /** The children in registration order. */
 const CHILDREN = 'SELECT child_id FROM agent_subsession WHERE parent_id = ? ORDER BY id';
 
-interface SnapshotRows {
-  header: Row;
-  log: Row[];
-  boundaries: Row[];
-  children: Row[];
-}
-
-/** The export's reads: null, after one statement, when the session does not exist (or, scoped, is not the tenant's). */
-function* snapshotPlan(id: string, tenantId: string | undefined): ReadPlan<SnapshotRows | null> {
-  const [header] = yield tenantId === undefined ? { text: HEADER, args: [id] } : { text: SCOPED_HEADER, args: [id, tenantId] };
-  if (header === undefined) return null;
-  const log = yield { text: LOG, args: [id] };
-  const boundaries = yield { text: BOUNDARIES, args: [id] };
-  const children = yield { text: CHILDREN, args: [id] };
-  return { header, log, boundaries, children };
-}
-
-/** A session whole, for its export, from a replica that has this store's writes, if there is one. */
+/**
+ * A session whole, for its export, from a replica that has this store's writes, if there is one: in one read
+ * transaction, the header first (nothing more when it is missing or, scoped, not the tenant's), the log a page
+ * at a time, the process given its turns between statements (SQLite's run synchronously).
+ */
 export function readSnapshot(db: StoreDatabase, id: string, tenantId: string | undefined): Promise<SessionSnapshot> {
   return db.onReplica(async (on) => {
-    const rows = await readPlanned(on, () => snapshotPlan(id, tenantId));
-    if (!rows) throw notFound(id);
-    return snapshotOf(rows);
+    const snapshot = await inStatements(on, false, async (statement) => {
+      const run = givingWay(statement);
+      const [header] = await run(tenantId === undefined ? HEADER : SCOPED_HEADER, tenantId === undefined ? [id] : [id, tenantId]);
+      if (header === undefined) return { missing: true } as const;
+      const entries = await readPaged(async (after, take) => (await run(LOG_PAGE_AFTER, [id, after, take])).map(logEntryOf), 0);
+      const boundaries = (await run(BOUNDARIES, [id])).map(boundaryOf);
+      const children = (await run(CHILDREN, [id])).map(([childId]) => childId as string);
+      return { meta: sessionOf(header), entries, boundaries, children };
+    });
+    if ('missing' in snapshot) throw notFound(id);
+    return snapshot;
   });
-}
-
-async function snapshotOf(rows: SnapshotRows): Promise<SessionSnapshot> {
-  const entries: MessageOrEventEntry[] = [];
-  for (const row of rows.log) {
-    // A long log is many rows to convert: the rest of the process gets its turns meanwhile.
-    const turn = giveWay();
-    if (turn) await turn;
-    entries.push(logEntryOf(row));
-  }
-  const boundaries: StoredBoundary[] = [];
-  for (const row of rows.boundaries) {
-    const turn = giveWay();
-    if (turn) await turn;
-    boundaries.push(boundaryOf(row));
-  }
-  return { meta: sessionOf(rows.header), entries, boundaries, children: rows.children.map(([childId]) => childId as string) };
 }
 
 /** A log row, [seq, event_type, ...MESSAGE_COLUMNS], as the JSONL log writes it (see logRowsAfter). */
